@@ -1,0 +1,95 @@
+"""The one settings object: every knob Sleuth reads from the environment or a `.env` file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Mode = Literal["light", "heavy"]
+Strategy = Literal["exploratory", "focused", "balanced"]
+Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
+
+
+class Settings(BaseSettings):
+    """Sleuth settings. Environment variables use the `SLEUTH_` prefix."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SLEUTH_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # Models (any litellm model string). Roles fall back to `model`.
+    model: str = "offline"
+    planner_model: str | None = None
+    orchestrator_model: str | None = None
+    researcher_model: str | None = None
+    report_model: str | None = None
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    reasoning: bool | None = Field(
+        default=None, description="Force reasoning-model behaviour on/off; unset = ask litellm."
+    )
+
+    # Sources and storage.
+    search: str = "local"
+    corpus: str | None = None
+    data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
+
+    # Flow.
+    clarify: bool = True
+    mode: Mode = "heavy"
+    strategy: Strategy = "balanced"
+    max_parallel_agents: int = Field(default=3, ge=1, le=3)
+    max_cycles: int | None = Field(default=None, ge=1, description="Unset: 8, or 4 for reasoning models.")
+    agent_max_cycles: int = Field(default=6, ge=1)
+    plan_max_steps: int = Field(default=6, ge=1, le=6)
+    search_results: int = Field(default=6, ge=1, le=20)
+    intermediate_report_max_tokens: int = Field(default=1200, ge=64)
+    orchestrator_max_tokens: int = Field(default=1024, ge=64)
+    page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
+    history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
+
+    # Failure and time (seconds).
+    agent_force_report_s: float = Field(default=720.0, gt=0)
+    agent_timeout_s: float = Field(default=1800.0, gt=0)
+    force_report_s: float = Field(default=1800.0, gt=0)
+    report_timeout_s: float = Field(default=300.0, gt=0)
+    agent_report_grace_s: float = Field(
+        default=60.0, ge=0, description="Agents are told to report this long before the orchestrator's force report."
+    )
+    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + 10 s.")
+
+    # LLM gateway.
+    llm_retries: int = Field(default=4, ge=0)
+    llm_backoff_base_s: float = Field(default=0.5, ge=0)
+    llm_backoff_max_s: float = Field(default=20.0, ge=0)
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+
+    @field_validator("api_base", "corpus", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    def model_for(self, role: Role) -> str:
+        """The litellm model string for a role, falling back to `model`."""
+        by_role = {
+            "clarifier": self.planner_model,
+            "planner": self.planner_model,
+            "orchestrator": self.orchestrator_model,
+            "researcher": self.researcher_model,
+            "report": self.report_model,
+        }
+        return by_role[role] or self.model
+
+    @property
+    def effective_deadline_s(self) -> float:
+        """Hard bound on a run's total time."""
+        if self.deadline_s is not None:
+            return self.deadline_s
+        return self.force_report_s + self.report_timeout_s + 10.0
+
+    @property
+    def search_providers(self) -> list[str]:
+        return [name.strip() for name in self.search.split(",") if name.strip()]

@@ -1,0 +1,1 @@
+"""The LLM gateway: the only code in Sleuth that talks to litellm."""

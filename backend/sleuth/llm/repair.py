@@ -1,0 +1,102 @@
+"""The repair layer: what to do with the tool calls and messages models get slightly wrong."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any
+
+from sleuth.llm.types import ToolCall
+
+EMPTY_ASSISTANT = "(no text)"
+EMPTY_TOOL = "(the tool returned nothing)"
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def resolve_tool_name(name: str, available: list[str]) -> str | None:
+    """The real tool a possibly mangled name means, or None when it is unknown or ambiguous."""
+    if name in available:
+        return name
+    candidate = name.strip().split(".")[-1].split(":")[-1].strip()  # "functions.search", "tool:search"
+    if candidate in available:
+        return candidate
+    squashed = {_squash(tool): tool for tool in available}
+    if _squash(candidate) in squashed:
+        return squashed[_squash(candidate)]
+    close = difflib.get_close_matches(_squash(candidate), list(squashed), n=2, cutoff=0.75)
+    if len(close) == 1:
+        return squashed[close[0]]
+    if len(close) == 2:
+        first = difflib.SequenceMatcher(None, _squash(candidate), close[0]).ratio()
+        second = difflib.SequenceMatcher(None, _squash(candidate), close[1]).ratio()
+        if first - second >= 0.1:
+            return squashed[close[0]]
+    return None
+
+
+def _strip_fences(text: str) -> str:
+    text = text.strip()
+    match = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.S)
+    return match.group(1) if match else text
+
+
+def _check_type(value: Any, spec: dict[str, Any]) -> bool:
+    expected = spec.get("type")
+    checks: dict[str, type | tuple[type, ...]] = {
+        "string": str, "array": list, "object": dict, "boolean": bool, "integer": int, "number": (int, float),
+    }
+    if not isinstance(expected, str) or expected not in checks:
+        return True
+    return isinstance(value, checks[expected])
+
+
+def repair_tool_call(call: ToolCall, schemas: dict[str, dict[str, Any]]) -> ToolCall:
+    """Resolve the name and parse/validate the arguments; set `error` to a message for the model."""
+    available = list(schemas)
+    resolved = resolve_tool_name(call.name, available)
+    if resolved is None:
+        call.error = f"Unknown tool '{call.name}'. Available tools: {', '.join(available)}."
+        return call
+    call.resolved_name = resolved
+    raw = _strip_fences(call.arguments or "") or "{}"
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        call.error = f"The arguments for '{resolved}' are not valid JSON ({exc.msg}). Call it again with a JSON object."
+        return call
+    if not isinstance(parsed, dict):
+        call.error = f"The arguments for '{resolved}' must be a JSON object."
+        return call
+    params = schemas[resolved].get("parameters", {})
+    properties: dict[str, Any] = params.get("properties", {})
+    missing = [name for name in params.get("required", []) if name not in parsed]
+    if missing:
+        call.error = f"'{resolved}' is missing required argument(s): {', '.join(missing)}."
+        return call
+    wrong = [name for name, value in parsed.items() if name in properties and not _check_type(value, properties[name])]
+    if wrong:
+        call.error = f"'{resolved}' got argument(s) of the wrong type: {', '.join(wrong)}."
+        return call
+    call.parsed = parsed
+    return call
+
+
+def sanitize_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Replace empty content that some providers reject, without touching the caller's list."""
+    clean: list[dict[str, Any]] = []
+    for message in messages:
+        message = dict(message)
+        content = message.get("content")
+        empty = content is None or (isinstance(content, str) and not content.strip())
+        if message.get("role") == "assistant" and empty:
+            message["content"] = None if message.get("tool_calls") else EMPTY_ASSISTANT
+        elif message.get("role") == "tool" and empty:
+            message["content"] = EMPTY_TOOL
+        elif message.get("role") in ("user", "system") and empty:
+            message["content"] = "(empty)"
+        clean.append(message)
+    return clean

@@ -1,0 +1,32 @@
+"""Token counting and truncation with tiktoken, using encodings available offline."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from sleuth.llm.setup import litellm_module
+
+
+@cache
+def _encoding():  # type: ignore[no-untyped-def]
+    litellm_module()  # sets TIKTOKEN_CACHE_DIR before tiktoken looks for files
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str) -> int:
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
+def truncate_tokens(text: str, max_tokens: int) -> str:
+    """Cut `text` to at most `max_tokens`, preferring to end at a sentence or line boundary."""
+    enc = _encoding()
+    tokens = enc.encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    cut = enc.decode(tokens[:max_tokens])
+    boundary = max(cut.rfind(". "), cut.rfind(".\n"), cut.rfind("\n"))
+    if boundary > len(cut) // 2:
+        cut = cut[: boundary + 1]
+    return cut.rstrip()

@@ -1,0 +1,1 @@
+"""The research engine: clarify, plan, orchestrate parallel agents, report, verify citations."""

@@ -1,0 +1,189 @@
+"""Citation markers: one global numbering across agents, and verification of the final report."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sleuth.documents import Document
+from sleuth.research.sources import SourceRegistry
+from sleuth.stream.packets import NumberedSource, RemovedCitation
+
+# `[3]`, `[1, 2]`, `[1][4]`, but not `items[0]` or `f(x)[1]`
+_CITATION = re.compile(r"(?<![\w)\]`])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()|(?<=\])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((\S+?)\)")
+_BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
+
+
+def _outside_code(text: str, fn: Callable[[str], str]) -> str:
+    """Apply `fn` to the parts of markdown that are not code, leaving code untouched."""
+    out: list[str] = []
+    last = 0
+    for match in _CODE.finditer(text):
+        out.append(fn(text[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(fn(text[last:]))
+    return "".join(out)
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every citation number in `text`, in order of appearance (repeats included)."""
+    numbers: list[int] = []
+
+    def collect(part: str) -> str:
+        for match in _CITATION.finditer(part):
+            group = match.group(1) or match.group(2)
+            numbers.extend(int(n) for n in re.split(r"\s*,\s*", group))
+        return part
+
+    _outside_code(text, collect)
+    return numbers
+
+
+def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
+    """Replace each cited number via `mapping`; numbers mapped to None are dropped."""
+
+    def one(match: re.Match[str]) -> str:
+        group = match.group(1) or match.group(2)
+        kept: list[int] = []
+        for raw in re.split(r"\s*,\s*", group):
+            new = mapping(int(raw))
+            if new is not None and new not in kept:
+                kept.append(new)
+        return "".join(f"[{n}]" for n in kept)
+
+    def part(segment: str) -> str:
+        rewritten = _CITATION.sub(one, segment)
+        return re.sub(r"[ \t]+([.,;:])", r"\1", rewritten) if rewritten != segment else segment
+
+    return _outside_code(text, part)
+
+
+@dataclass
+class AgentCitations:
+    """An agent's own numbering: the n-th new document it was shown gets [n], from 1."""
+
+    by_number: dict[int, Document] = field(default_factory=dict)
+    by_id: dict[str, int] = field(default_factory=dict)
+
+    def number(self, document: Document) -> int:
+        if document.id not in self.by_id:
+            n = len(self.by_number) + 1
+            self.by_number[n] = document
+            self.by_id[document.id] = n
+        return self.by_id[document.id]
+
+
+@dataclass
+class GlobalCitations:
+    """The run's single numbering, assigned in tab order as agents' reports are collapsed."""
+
+    by_number: dict[int, Document] = field(default_factory=dict)
+    by_id: dict[str, int] = field(default_factory=dict)
+
+    def number(self, document: Document) -> int:
+        if document.id not in self.by_id:
+            n = len(self.by_number) + 1
+            self.by_number[n] = document
+            self.by_id[document.id] = n
+        return self.by_id[document.id]
+
+    def numbered_sources(self) -> list[NumberedSource]:
+        return [NumberedSource(number=n, **doc.model_dump()) for n, doc in sorted(self.by_number.items())]
+
+
+@dataclass
+class CollapsedReport:
+    text: str
+    cited: list[Document]  # in the order of their global numbers
+    dropped: list[int]  # local numbers that pointed at no document the agent was shown
+
+
+def collapse_citations(reports: list[tuple[str, AgentCitations]], numbering: GlobalCitations) -> list[CollapsedReport]:
+    """Renumber each agent's `[n]` into the run's global numbering, in tab order.
+
+    A document already cited elsewhere keeps its number; a number the agent was never shown
+    is removed from the text.
+    """
+    collapsed: list[CollapsedReport] = []
+    for text, local in reports:
+        dropped: list[int] = []
+        cited_ids: list[str] = []
+
+        def to_global(n: int) -> int | None:
+            document = local.by_number.get(n)
+            if document is None:
+                dropped.append(n)
+                return None
+            if document.id not in cited_ids:
+                cited_ids.append(document.id)
+            return numbering.number(document)
+
+        new_text = rewrite_citations(text, to_global)
+        cited = sorted((numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id])
+        collapsed.append(CollapsedReport(text=new_text, cited=cited, dropped=dropped))
+    return collapsed
+
+
+@dataclass
+class VerifiedReport:
+    markdown: str
+    sources: list[NumberedSource]
+    removed: list[RemovedCitation]
+
+
+UnsafeUrlCheck = Callable[[str], str | None]
+
+
+def verify_report(
+    markdown: str, given: dict[int, Document], registry: SourceRegistry, unsafe_reason: UnsafeUrlCheck
+) -> VerifiedReport:
+    """Keep only citations of documents really retrieved, strip unsafe or unknown links, renumber 1..k."""
+    removed: list[RemovedCitation] = []
+    final: dict[str, int] = {}
+    ordered: list[Document] = []
+
+    def check(n: int) -> int | None:
+        document = given.get(n)
+        reason: str | None = None
+        if document is None:
+            reason = "no source with this number was given to the report"
+        elif document.id not in registry:
+            reason = "the source was not retrieved by any tool"
+        else:
+            reason = unsafe_reason(document.url)
+        if reason is not None or document is None:
+            removed.append(RemovedCitation(marker=f"[{n}]", reason=reason or "unknown source"))
+            return None
+        if document.id not in final:
+            final[document.id] = len(ordered) + 1
+            ordered.append(document)
+        return final[document.id]
+
+    def links(segment: str) -> str:
+        def link(match: re.Match[str]) -> str:
+            label, url = match.group(1), match.group(2).strip("<>")
+            reason = unsafe_reason(url) or (None if registry.by_url(url) else "the URL was not retrieved by any tool")
+            if reason:
+                removed.append(RemovedCitation(marker=url, reason=reason))
+                return label
+            return match.group(0)
+
+        def bare(match: re.Match[str]) -> str:
+            url = match.group(0).rstrip(".,;:")
+            tail = match.group(0)[len(url):]
+            reason = unsafe_reason(url) or (None if registry.by_url(url) else "the URL was not retrieved by any tool")
+            if reason:
+                removed.append(RemovedCitation(marker=url, reason=reason))
+                return "" + tail
+            return match.group(0)
+
+        return _BARE_URL.sub(bare, _LINK.sub(link, segment))
+
+    text = rewrite_citations(markdown, check)
+    text = _outside_code(text, links)
+    sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
+    return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)

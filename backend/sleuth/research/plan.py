@@ -1,0 +1,54 @@
+"""The research plan: one streamed model step, parsed into at most `plan_max_steps` steps."""
+
+from __future__ import annotations
+
+import re
+
+from sleuth.llm.gateway import LLMError
+from sleuth.llm.types import StreamHandlers
+from sleuth.prompting import render
+from sleuth.research.context import history_text
+from sleuth.research.llm_step import llm_step
+from sleuth.research.state import RunState
+from sleuth.stream.packets import Error, PlanDelta, PlanDone, PlanStart, SectionEnd
+
+_STEP = re.compile(r"^\s*(?:\d+[.)]|[-*•]|Step\s+\d+[:.)]?)\s*(.+?)\s*$", re.I)
+
+
+def parse_plan(text: str, max_steps: int) -> list[str]:
+    """Numbered (or bulleted) steps from the model's text; empty when nothing usable is there."""
+    steps = []
+    for line in text.splitlines():
+        match = _STEP.match(line)
+        if match:
+            step = match.group(1).strip().strip("*").strip()
+            if len(step) >= 3:
+                steps.append(step)
+    return steps[:max_steps]
+
+
+async def make_plan(state: RunState) -> list[str]:
+    """Stream the plan to clients; fall back to a one-step plan rather than fail."""
+    request = state.request
+    state.new_turn()
+    state.emit(PlanStart(content=""))
+    system = render(
+        "plan", today=state.today, max_steps=state.settings.plan_max_steps,
+        history=history_text(request.history, state.settings.history_max_tokens),
+    )
+    user = render("plan_user", question=request.question, clarification=request.clarification)
+    try:
+        result = await llm_step(
+            state, "planner", [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
+        )
+        steps = parse_plan(result.content, state.settings.plan_max_steps)
+    except LLMError as exc:
+        state.emit(Error(message=f"Planning failed; researching the question as one step. ({exc})", recoverable=True))
+        steps = []
+    if not steps:
+        steps = [request.question]
+    state.plan = steps
+    state.emit(PlanDone(steps=steps))
+    state.emit(SectionEnd())
+    return steps

@@ -1,0 +1,73 @@
+"""The final report: one streamed model step over cited findings, then citation verification."""
+
+from __future__ import annotations
+
+from sleuth.documents import Document
+from sleuth.llm.gateway import LLMError
+from sleuth.llm.types import StreamHandlers
+from sleuth.prompting import render
+from sleuth.research.citations import VerifiedReport, verify_report
+from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.llm_step import llm_step
+from sleuth.research.state import RunState
+from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
+
+
+def start_report(state: RunState) -> None:
+    """Open the report block once (the deadline path may have to open it too)."""
+    if state.report_started:
+        return
+    state.report_started = True
+    state.new_turn()
+    state.emit(MessageStart(final_documents=[Document(**s.model_dump(exclude={"number"})) for s in state.citations.numbered_sources()]))
+
+
+def fallback_report(state: RunState, note: str) -> str:
+    """A report assembled from the agents' findings without a model, for when the model can't write one."""
+    findings = [f for f in state.findings if f.report.strip()]
+    return render("responses/report_fallback", note=note, findings=findings)
+
+
+async def write_report(state: RunState) -> VerifiedReport:
+    """Stream the final report, cut at its timeout, then verify and publish it."""
+    start_report(state)
+    findings = [f for f in state.findings if f.report.strip()]
+    messages = [
+        {"role": "system", "content": render("report", today=state.today)},
+        {"role": "user", "content": render(
+            "report_user", question=state.request.question, clarification=state.request.clarification,
+            plan=state.plan, findings=findings, sources=state.citations.numbered_sources(),
+            partial=any(f.status != "done" for f in state.findings),
+        )},
+    ]
+
+    def on_text(delta: str) -> None:
+        state.report_draft += delta
+        state.emit(MessageDelta(content=delta))
+
+    end_at = state.deadlines.report_end_at(state.clock.now())
+    try:
+        result = await run_until(state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text)))
+        text = result.content
+    except DeadlineReached:
+        state.emit(Degraded(level="report_timeout", detail="The report hit its time limit and was cut."))
+        text = state.report_draft
+    except LLMError as exc:
+        state.emit(Error(message=f"The report model failed; showing the research findings instead. ({exc})", recoverable=True))
+        text = state.report_draft
+    if not text.strip():
+        text = fallback_report(state, render("responses/fallback_note"))
+    return publish_report(state, text)
+
+
+def publish_report(state: RunState, text: str) -> VerifiedReport:
+    """Verify citations against what tools really returned; send `citation_info`s and the `report`."""
+    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    for source in verified.sources:
+        state.emit(CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title))
+    state.emit(Report(
+        report_id=state.request.report_id, markdown=verified.markdown, sources=verified.sources,
+        removed_citations=verified.removed,
+    ))
+    state.emit(SectionEnd())
+    return verified

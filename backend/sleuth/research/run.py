@@ -1,0 +1,169 @@
+"""The engine entry point: one research run, from question to verified report."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from sleuth.clock import Clock, SystemClock
+from sleuth.config import Settings
+from sleuth.llm.capabilities import supports_reasoning
+from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.offline_registration import is_offline
+from sleuth.prompting import render
+from sleuth.research.citations import VerifiedReport
+from sleuth.research.clarify import clarify
+from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
+from sleuth.research.orchestrator import orchestrate
+from sleuth.research.plan import make_plan
+from sleuth.research.report import fallback_report, publish_report, start_report, write_report
+from sleuth.research.state import RunState
+from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.research.url_safety import unsafe_citation_reason
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
+from sleuth.tools.toolbox import Toolbox
+
+log = logging.getLogger(__name__)
+
+ROLES = ("planner", "orchestrator", "researcher", "report")
+
+
+@dataclass
+class _Outcome:
+    reason: StopReason
+    report: VerifiedReport | None = None
+    questions: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _model_label(model: str) -> str:
+    return f"{model} (extractive, offline)" if is_offline(model) else model
+
+
+def _budgets(settings: Settings, mode: str, reasoning: bool) -> tuple[int, int, int]:
+    """(orchestrator cycles, agent cycles, lanes) for a mode: light halves the budget and uses 2 lanes."""
+    cycles = settings.max_cycles or (4 if reasoning else 8)
+    agent_cycles = settings.agent_max_cycles
+    lanes = settings.max_parallel_agents
+    if mode == "light":
+        return max(2, cycles // 2), max(2, agent_cycles // 2), min(2, lanes)
+    return cycles, agent_cycles, lanes
+
+
+def new_state(
+    request: ResearchRequest, settings: Settings, emitter: Emitter, clock: Clock, toolbox: Toolbox
+) -> RunState:
+    mode = request.mode or settings.mode
+    reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
+    cycles, agent_cycles, lanes = _budgets(settings, mode, reasoning)
+    return RunState(
+        run_id=emitter.run_id, request=request, settings=settings, emitter=emitter,
+        gateway=LLMGateway(settings, clock), toolbox=toolbox, clock=clock,
+        deadlines=RunDeadlines.start(settings, clock.now()), unsafe_url=unsafe_citation_reason,
+        reasoning_model=reasoning, max_cycles=cycles, agent_max_cycles=agent_cycles, lanes=lanes,
+    )
+
+
+async def _pipeline(state: RunState) -> _Outcome:
+    request = state.request
+    wants_clarify = state.settings.clarify if request.clarify is None else request.clarify
+    if wants_clarify and request.clarification is None:
+        questions = await clarify(state)
+        if questions:
+            return _Outcome(reason="clarification", questions=questions)
+    await make_plan(state)
+    if await orchestrate(state) == "error":
+        return _Outcome(reason="error", error="The orchestrator could not start the research.")
+    return _Outcome(reason="completed", report=await write_report(state))
+
+
+async def _cancel_agents(state: RunState) -> None:
+    for task in list(state.agent_tasks):
+        task.cancel()
+    await asyncio.gather(*state.agent_tasks, return_exceptions=True)
+
+
+def _title_and_summary(markdown: str, question: str) -> tuple[str, str]:
+    heading = re.search(r"^#{1,3}\s+(.+)$", markdown, re.M)
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
+    summary = re.sub(r"\s+", " ", paragraphs[0])[:600] if paragraphs else ""
+    return (heading.group(1).strip() if heading else question.strip()[:120]), summary
+
+
+def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
+    report = outcome.report
+    title, summary = _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
+    status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(outcome.reason, "error")
+    return ResearchResult(
+        status=status, stop_reason=outcome.reason,  # type: ignore[arg-type]
+        report_id=state.request.report_id if report else None, question=state.request.question,
+        title=title, summary=summary, markdown=report.markdown if report else "",
+        sources=report.sources if report else [], removed_citations=report.removed if report else [],
+        clarification_questions=outcome.questions, plan=state.plan, error=outcome.error,
+        elapsed_s=round(state.clock.now() - state.deadlines.started_at, 3),
+        input_tokens=state.totals.input_tokens, output_tokens=state.totals.output_tokens,
+        cost_usd=round(state.totals.cost_usd, 6),
+    )
+
+
+def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
+    result = _result(state, outcome)
+    state.emit(Summary(
+        elapsed_s=max(0.0, result.elapsed_s), sources_seen=state.registry.seen, sources_fetched=state.registry.fetched,
+        sources_cited=len(result.sources), input_tokens=result.input_tokens, output_tokens=result.output_tokens,
+        cost_usd=result.cost_usd, report_id=result.report_id,
+    ))
+    state.emitter.stop(Placement(turn_index=state.turn), outcome.reason)
+    return result
+
+
+async def run_research(
+    request: ResearchRequest,
+    settings: Settings,
+    emitter: Emitter,
+    *,
+    clock: Clock | None = None,
+    toolbox: Toolbox | None = None,
+) -> ResearchResult:
+    """Run one research request, emitting every packet through `emitter`; always ends with `stop`.
+
+    The run cannot outlive `settings.effective_deadline_s`: at the deadline all work is cancelled
+    and the report is assembled from what exists. Cancelling the task running this coroutine ends
+    the run with stop reason `cancelled` (and re-raises CancelledError).
+    """
+    clock = clock or SystemClock()
+    if toolbox is None:
+        from sleuth.tools.factory import build_toolbox
+
+        toolbox = build_toolbox(settings)
+    state = new_state(request, settings, emitter, clock, toolbox)
+    state.emit(RunStart(
+        session_id=request.session_id, question=request.question, mode=request.mode or settings.mode,
+        models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+    ))
+    try:
+        outcome = await run_until(clock, state.deadlines.deadline_at, _pipeline(state))
+    except DeadlineReached:
+        await _cancel_agents(state)
+        state.emit(Degraded(level="deadline", detail="The run reached its hard deadline; the report uses what was written so far."))
+        start_report(state)
+        text = state.report_draft if state.report_draft.strip() else fallback_report(state, render("responses/deadline_note"))
+        outcome = _Outcome(reason="deadline", report=publish_report(state, text))
+    except asyncio.CancelledError:
+        await _cancel_agents(state)
+        _finish(state, _Outcome(reason="cancelled"))
+        raise
+    except Exception as exc:  # a bug must still end the run cleanly for every client
+        log.exception("run %s failed", state.run_id)
+        await _cancel_agents(state)
+        state.emit(Error(message=f"Internal error: {type(exc).__name__}: {exc}", recoverable=False))
+        outcome = _Outcome(reason="error", error=str(exc))
+    return _finish(state, outcome)
+
+
+def new_run_id() -> str:
+    return "run_" + uuid.uuid4().hex[:16]

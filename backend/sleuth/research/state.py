@@ -1,0 +1,120 @@
+"""The explicit state of one run, shared by its orchestrator and agents (one event loop, no locks)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from sleuth.clock import Clock
+from sleuth.config import Settings
+from sleuth.llm.gateway import LLMGateway
+from sleuth.research.citations import GlobalCitations, UnsafeUrlCheck
+from sleuth.research.deadlines import RunDeadlines
+from sleuth.research.sources import SourceRegistry
+from sleuth.research.types import ResearchRequest
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import PacketObj, Placement
+from sleuth.tools.base import Page
+from sleuth.tools.toolbox import SearchOutcome, Toolbox
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class OnceCache(Generic[K, V]):
+    """Computes each key once per run; concurrent askers share the one in-flight computation.
+
+    Failures are cached too (a page that failed to open is not fetched again), except
+    cancellation: if the agent computing a value is cancelled, the next asker computes it.
+    """
+
+    def __init__(self) -> None:
+        self._futures: dict[K, asyncio.Future[V]] = {}
+        self.hits = 0
+
+    async def get(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
+        while (future := self._futures.get(key)) is not None:
+            self.hits += 1
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                if not future.cancelled():
+                    raise  # we were cancelled ourselves
+        future = asyncio.get_running_loop().create_future()
+        self._futures[key] = future
+        try:
+            value = await compute()
+        except asyncio.CancelledError:
+            del self._futures[key]
+            future.cancel()
+            raise
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters may not exist
+            raise
+        future.set_result(value)
+        return value
+
+
+@dataclass
+class Finding:
+    """One agent's contribution, with citations already in the run's global numbering."""
+
+    task: str
+    report: str
+    tab_index: int
+    turn_index: int
+    status: str  # done | failed | timed_out
+
+
+@dataclass
+class Totals:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class RunState:
+    """Everything one run knows. Passed explicitly to every step; nothing global."""
+
+    run_id: str
+    request: ResearchRequest
+    settings: Settings
+    emitter: Emitter
+    gateway: LLMGateway
+    toolbox: Toolbox
+    clock: Clock
+    deadlines: RunDeadlines
+    unsafe_url: UnsafeUrlCheck
+    reasoning_model: bool
+    max_cycles: int
+    agent_max_cycles: int
+    lanes: int
+    turn: int = 0
+    plan: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    registry: SourceRegistry = field(default_factory=SourceRegistry)
+    citations: GlobalCitations = field(default_factory=GlobalCitations)
+    url_cache: OnceCache[str, Page] = field(default_factory=OnceCache)
+    query_cache: OnceCache[str, SearchOutcome] = field(default_factory=OnceCache)
+    totals: Totals = field(default_factory=Totals)
+    tasks_total: int = 0
+    tasks_done: int = 0
+    report_draft: str = ""
+    report_started: bool = False
+    agent_tasks: set[asyncio.Task[object]] = field(default_factory=set)
+
+    @property
+    def today(self) -> str:
+        return dt.date.today().isoformat()
+
+    def new_turn(self) -> int:
+        self.turn += 1
+        return self.turn
+
+    def emit(self, obj: PacketObj, *, turn: int | None = None, tab: int = 0, sub: int | None = None) -> None:
+        self.emitter.emit(Placement(turn_index=self.turn if turn is None else turn, tab_index=tab, sub_turn_index=sub), obj)

@@ -1,0 +1,64 @@
+"""Tool schemas shown to models. The mock tools are intercepted by the engine, never executed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.prompting import render
+
+GENERATE_PLAN = "generate_plan"
+RESEARCH_AGENT = "research_agent"
+GENERATE_REPORT = "generate_report"
+THINK_TOOL = "think_tool"
+SEARCH = "search"
+OPEN_URL = "open_url"
+
+
+def _tool(name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": render(f"tools/{name}"),
+            "parameters": {"type": "object", "properties": properties or {}, "required": required or []},
+        },
+    }
+
+
+def _string_list(description_template: str, max_items: int) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max_items,
+            "description": render(description_template)}
+
+
+def generate_plan() -> dict[str, Any]:
+    return _tool(GENERATE_PLAN)
+
+
+def research_agent() -> dict[str, Any]:
+    return _tool(RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"])
+
+
+def generate_report() -> dict[str, Any]:
+    return _tool(GENERATE_REPORT)
+
+
+def think_tool() -> dict[str, Any]:
+    return _tool(THINK_TOOL, {"reasoning": {"type": "string", "description": render("tools/think_tool_reasoning")}}, ["reasoning"])
+
+
+def search() -> dict[str, Any]:
+    return _tool(SEARCH, {"queries": _string_list("tools/search_queries", 3)}, ["queries"])
+
+
+def open_url() -> dict[str, Any]:
+    return _tool(OPEN_URL, {"urls": _string_list("tools/open_url_urls", 3)}, ["urls"])
+
+
+def orchestrator_tools(with_think: bool) -> list[dict[str, Any]]:
+    tools = [research_agent(), generate_report()]
+    return tools + [think_tool()] if with_think else tools
+
+
+def agent_tools(with_think: bool) -> list[dict[str, Any]]:
+    tools = [search(), open_url(), generate_report()]
+    return tools + [think_tool()] if with_think else tools

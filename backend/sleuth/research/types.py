@@ -1,0 +1,65 @@
+"""What goes into a research run and what comes out of it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from sleuth.config import Mode, Strategy
+from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason
+
+
+@dataclass
+class ClarificationExchange:
+    """Questions Sleuth asked and the user's answer to them."""
+
+    questions: list[str]
+    answer: str
+
+    @property
+    def questions_text(self) -> str:
+        return "\n".join(f"{i}. {q}" for i, q in enumerate(self.questions, 1))
+
+
+@dataclass
+class PriorReport:
+    """An earlier report in the same session, given as context to the clarifier and planner."""
+
+    question: str
+    markdown: str
+
+
+@dataclass
+class ResearchRequest:
+    question: str
+    session_id: str = field(default_factory=lambda: "s_" + uuid.uuid4().hex[:12])
+    mode: Mode | None = None  # None: the settings' mode
+    strategy: Strategy | None = None
+    clarify: bool | None = None  # None: the settings' `clarify`
+    clarification: ClarificationExchange | None = None  # set when this message answers questions
+    history: list[PriorReport] = field(default_factory=list)
+    report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
+
+
+class ResearchResult(BaseModel):
+    """The outcome of a run, as stored and as returned by the reports API."""
+
+    status: Literal["completed", "error", "waiting_for_input"]
+    stop_reason: StopReason
+    report_id: str | None = None
+    question: str
+    title: str = ""
+    summary: str = ""
+    markdown: str = ""
+    sources: list[NumberedSource] = Field(default_factory=list)
+    removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    clarification_questions: list[str] = Field(default_factory=list)
+    plan: list[str] = Field(default_factory=list)
+    error: str | None = None
+    elapsed_s: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0

@@ -1,0 +1,1 @@
+"""Packets, their placement, and the one emitter per run."""

@@ -1,0 +1,249 @@
+"""Every packet type of the streaming protocol (ARCHITECTURE.md §3) as pydantic models."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from sleuth.documents import Document
+
+StopReason = Literal["completed", "clarification", "cancelled", "error", "deadline"]
+DegradedLevel = Literal[
+    "agent_force_report", "agent_hard_timeout", "orchestrator_force_report", "report_timeout", "deadline"
+]
+
+
+class Placement(BaseModel):
+    """Where a packet sits in the timeline: block, parallel lane, and step inside an agent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn_index: int = Field(ge=0)
+    tab_index: int = Field(default=0, ge=0)
+    sub_turn_index: int | None = Field(default=None, ge=0)
+
+
+class _Obj(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunStart(_Obj):
+    type: Literal["run_start"] = "run_start"
+    session_id: str
+    question: str
+    mode: str
+    models: dict[str, str]
+
+
+class Clarification(_Obj):
+    type: Literal["clarification"] = "clarification"
+    questions: list[str]
+
+
+class PlanStart(_Obj):
+    type: Literal["plan_start"] = "plan_start"
+    content: str = ""
+
+
+class PlanDelta(_Obj):
+    type: Literal["plan_delta"] = "plan_delta"
+    content: str
+
+
+class PlanDone(_Obj):
+    """Extension: the parsed plan steps, sent once the plan has streamed."""
+
+    type: Literal["plan_done"] = "plan_done"
+    steps: list[str]
+
+
+class ReasoningStart(_Obj):
+    type: Literal["reasoning_start"] = "reasoning_start"
+    reasoning: str = ""
+
+
+class ReasoningDelta(_Obj):
+    type: Literal["reasoning_delta"] = "reasoning_delta"
+    reasoning: str
+
+
+class ReasoningDone(_Obj):
+    type: Literal["reasoning_done"] = "reasoning_done"
+    reasoning: str = ""
+
+
+class TopLevelBranching(_Obj):
+    type: Literal["top_level_branching"] = "top_level_branching"
+    num_parallel_branches: int = Field(ge=1)
+
+
+class ResearchAgentStart(_Obj):
+    type: Literal["research_agent_start"] = "research_agent_start"
+    task: str
+
+
+class SearchStart(_Obj):
+    type: Literal["search_start"] = "search_start"
+    provider: str
+
+
+class SearchQueries(_Obj):
+    type: Literal["search_queries"] = "search_queries"
+    queries: list[str]
+
+
+class SearchDocuments(_Obj):
+    type: Literal["search_documents"] = "search_documents"
+    documents: list[Document]
+
+
+class OpenUrlStart(_Obj):
+    type: Literal["open_url_start"] = "open_url_start"
+
+
+class OpenUrlUrls(_Obj):
+    type: Literal["open_url_urls"] = "open_url_urls"
+    urls: list[str]
+
+
+class OpenUrlDocuments(_Obj):
+    type: Literal["open_url_documents"] = "open_url_documents"
+    documents: list[Document]
+
+
+class IntermediateReportStart(_Obj):
+    type: Literal["intermediate_report_start"] = "intermediate_report_start"
+    content: str = ""
+
+
+class IntermediateReportDelta(_Obj):
+    type: Literal["intermediate_report_delta"] = "intermediate_report_delta"
+    content: str
+
+
+class IntermediateReportCitedDocs(_Obj):
+    type: Literal["intermediate_report_cited_docs"] = "intermediate_report_cited_docs"
+    documents: list[Document]
+
+
+class MessageStart(_Obj):
+    type: Literal["message_start"] = "message_start"
+    final_documents: list[Document] = Field(default_factory=list)
+
+
+class MessageDelta(_Obj):
+    type: Literal["message_delta"] = "message_delta"
+    content: str
+
+
+class CitationInfo(_Obj):
+    type: Literal["citation_info"] = "citation_info"
+    citation_number: int = Field(ge=1)
+    document_id: str
+    url: str
+    title: str
+
+
+class RemovedCitation(BaseModel):
+    marker: str
+    reason: str
+
+
+class NumberedSource(Document):
+    """A document with its citation number in the final report."""
+
+    number: int = Field(ge=1)
+
+
+class Report(_Obj):
+    type: Literal["report"] = "report"
+    report_id: str
+    markdown: str
+    sources: list[NumberedSource]
+    removed_citations: list[RemovedCitation] = Field(default_factory=list)
+
+
+class Progress(_Obj):
+    type: Literal["progress"] = "progress"
+    processed_tasks: int = Field(ge=0)
+    total_tasks: int = Field(ge=0)
+
+
+class Usage(_Obj):
+    type: Literal["usage"] = "usage"
+    role: str
+    model: str
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cost_usd: float = Field(ge=0)
+
+
+class Degraded(_Obj):
+    type: Literal["degraded"] = "degraded"
+    level: DegradedLevel
+    detail: str
+
+
+class Error(_Obj):
+    type: Literal["error"] = "error"
+    message: str
+    recoverable: bool
+
+
+class SectionEnd(_Obj):
+    type: Literal["section_end"] = "section_end"
+
+
+class Summary(_Obj):
+    type: Literal["summary"] = "summary"
+    elapsed_s: float = Field(ge=0)
+    sources_seen: int = Field(ge=0)
+    sources_fetched: int = Field(ge=0)
+    sources_cited: int = Field(ge=0)
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cost_usd: float = Field(ge=0)
+    report_id: str | None = None
+
+
+class Stop(_Obj):
+    type: Literal["stop"] = "stop"
+    reason: StopReason
+
+
+PacketObj = Annotated[
+    Union[
+        RunStart, Clarification, PlanStart, PlanDelta, PlanDone,
+        ReasoningStart, ReasoningDelta, ReasoningDone, TopLevelBranching, ResearchAgentStart,
+        SearchStart, SearchQueries, SearchDocuments, OpenUrlStart, OpenUrlUrls, OpenUrlDocuments,
+        IntermediateReportStart, IntermediateReportDelta, IntermediateReportCitedDocs,
+        MessageStart, MessageDelta, CitationInfo, Report, Progress, Usage, Degraded, Error,
+        SectionEnd, Summary, Stop,
+    ],
+    Field(discriminator="type"),
+]
+
+
+class Packet(BaseModel):
+    """One placed, numbered event of a run. `seq` is also the SSE id."""
+
+    seq: int = Field(ge=0)
+    run_id: str
+    placement: Placement
+    obj: PacketObj
+
+
+packet_adapter: TypeAdapter[Packet] = TypeAdapter(Packet)
+
+
+def packet_json_schema() -> dict[str, Any]:
+    """JSON Schema of a packet (with the union of every `obj` type), for other clients."""
+    return Packet.model_json_schema()
+
+
+def parse_packet(data: str | bytes | dict[str, Any]) -> Packet:
+    """Validate a packet from JSON text or a dict."""
+    if isinstance(data, dict):
+        return Packet.model_validate(data)
+    return Packet.model_validate_json(data)

@@ -1,0 +1,43 @@
+"""The narrow interface every search provider and page reader implements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from sleuth.documents import Document
+
+
+class ToolError(Exception):
+    """A tool failed in a way the agent (and the user) should be told about; the run goes on."""
+
+
+@dataclass
+class Page:
+    """An opened document: its metadata and its full text."""
+
+    document: Document
+    text: str
+
+
+@runtime_checkable
+class SearchProvider(Protocol):
+    """Answers a query with ranked documents. `name` appears in `search_start.provider`."""
+
+    name: str
+
+    async def search(self, query: str, *, limit: int) -> list[Document]:
+        ...
+
+
+@runtime_checkable
+class PageReader(Protocol):
+    """Opens documents by URL. `handles` says whether this reader owns a URL."""
+
+    name: str
+
+    def handles(self, url: str) -> bool:
+        ...
+
+    async def read(self, url: str) -> Page:
+        ...

@@ -1,0 +1,54 @@
+"""The set of providers and readers one run uses, with merged, de-duplicated search."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from sleuth.documents import Document, normalise_url
+from sleuth.tools.base import Page, PageReader, SearchProvider, ToolError
+
+
+@dataclass
+class SearchOutcome:
+    documents: list[Document]
+    errors: list[str] = field(default_factory=list)  # one message per provider that failed
+
+
+@dataclass
+class Toolbox:
+    providers: list[SearchProvider]
+    readers: list[PageReader]
+
+    @property
+    def provider_label(self) -> str:
+        return ",".join(provider.name for provider in self.providers)
+
+    async def search(self, query: str, *, limit: int) -> SearchOutcome:
+        """Ask every provider at once; merge by normalised URL, interleaving their rankings."""
+        results = await asyncio.gather(
+            *(provider.search(query, limit=limit) for provider in self.providers), return_exceptions=True
+        )
+        errors: list[str] = []
+        ranked: list[list[Document]] = []
+        for provider, result in zip(self.providers, results):
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                errors.append(f"{provider.name}: {result}" if isinstance(result, ToolError) else f"{provider.name}: {type(result).__name__}: {result}")
+            else:
+                ranked.append(result)
+        merged: list[Document] = []
+        seen: set[str] = set()
+        for rank in range(max((len(r) for r in ranked), default=0)):
+            for docs in ranked:
+                if rank < len(docs) and normalise_url(docs[rank].url) not in seen:
+                    seen.add(normalise_url(docs[rank].url))
+                    merged.append(docs[rank])
+        return SearchOutcome(documents=merged[:limit], errors=errors)
+
+    async def read(self, url: str) -> Page:
+        for reader in self.readers:
+            if reader.handles(url):
+                return await reader.read(url)
+        raise ToolError(f"No reader can open {url!r}.")

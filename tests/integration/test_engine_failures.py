@@ -1,0 +1,306 @@
+"""Failure scenarios: the cap, broken agents, the timeout cascade, bad model output, rate limits."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import litellm
+import pytest
+
+from sleuth.clock import ScaledClock
+from support.engine import run_engine, scripted_settings
+from support.invariants import check_invariants
+from support.scenarios import ResearchModel, assistant_turns
+from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+def tool_messages(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+async def test_five_agent_calls_in_one_turn_run_three_and_refuse_two() -> None:
+    model = ResearchModel(tasks_per_cycle=[[f"task number {i} about descriptors" for i in range(5)]])
+    with ScriptedLLM(model) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+        second = llm.requests_for("orchestrator")[1]
+    check_invariants(run.packets)
+    assert run.of("top_level_branching")[0].obj.num_parallel_branches == 3
+    assert [p.obj.task for p in run.of("research_agent_start")] == [f"task number {i} about descriptors" for i in range(3)]
+    answers = tool_messages(second)
+    refused = [a for a in answers if a.startswith("Not run")]
+    assert len(refused) == 2 and "at most 3" in refused[0]
+    assert sum(1 for a in answers if "Finding" in a) == 3
+
+
+async def test_light_mode_caps_lanes_at_two() -> None:
+    from sleuth.research.types import ResearchRequest
+
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm), ResearchRequest(question=QUESTION, mode="light"))
+    check_invariants(run.packets)
+    assert [p.obj.num_parallel_branches for p in run.of("top_level_branching")] == [2, 2]
+
+
+class FailingAgent(ResearchModel):
+    """The agent whose task mentions 'broken' gets a non-retryable error from the provider."""
+
+    def agent(self, body: dict[str, Any]) -> Reply:
+        if "broken" in body["messages"][1]["content"]:
+            return Reply(status=400, error_message="invalid request for this agent")
+        return super().agent(body)
+
+
+async def test_agent_that_raises_ends_its_lane_with_an_error_and_the_run_goes_on() -> None:
+    model = FailingAgent(tasks_per_cycle=[["descriptor protocol", "broken task", "__getattr__ fallback"]])
+    with ScriptedLLM(model) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+        answers = tool_messages(llm.requests_for("orchestrator")[1])
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    errors = [p for p in run.of("error") if p.placement.tab_index == 1]
+    assert errors and "Research agent failed" in errors[0].obj.message and errors[0].obj.recoverable
+    assert any("failed and returned nothing" in a for a in answers)
+    assert run.of("report")[0].obj.sources  # the other lanes still reported
+
+
+class HangingAgent(ResearchModel):
+    """The 'slow' agent hangs on its research turn; with `hang_report` its report hangs too."""
+
+    def __init__(self, hang_report: bool, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.hang_report = hang_report
+
+    def agent(self, body: dict[str, Any]) -> Reply:
+        if "slow" in body["messages"][1]["content"] and assistant_turns(body) >= 1:
+            return Reply(hang=True)
+        return super().agent(body)
+
+    def agent_report(self, body: dict[str, Any]) -> Reply:
+        if self.hang_report and "slow" in body["messages"][0]["content"]:
+            return Reply(hang=True)
+        return super().agent_report(body)
+
+
+@pytest.mark.parametrize("hang_report", [False, True])
+async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report: bool) -> None:
+    model = HangingAgent(hang_report, tasks_per_cycle=[["descriptor protocol", "slow attribute lookup task"]])
+    clock = ScaledClock(1000)  # the default 12 min / 30 min cascade in about two real seconds
+    with ScriptedLLM(model) as llm:
+        settings = scripted_settings(llm, force_report_s=3600, report_timeout_s=300)
+        run = await run_engine(settings, QUESTION, clock=clock)
+        answers = tool_messages(llm.requests_for("orchestrator")[1])
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    lane1 = [p for p in run.packets if p.placement.tab_index == 1]
+    levels = [p.obj.level for p in lane1 if p.obj.type == "degraded"]
+    assert levels[0] == "agent_force_report"
+    if hang_report:
+        assert levels == ["agent_force_report", "agent_hard_timeout"]
+        assert any("timed out" in a for a in answers)
+        assert lane1[-1].obj.type == "section_end"
+    else:
+        assert levels == ["agent_force_report"]
+        assert any(p.obj.type == "intermediate_report_cited_docs" for p in lane1)
+    # each level fires at its setting, measured from the agent's start on the injected clock
+    started = run.times[next(p.seq for p in lane1 if p.obj.type == "research_agent_start")]
+    at = {p.obj.level: run.times[p.seq] - started for p in lane1 if p.obj.type == "degraded"}
+    assert 720 <= at["agent_force_report"] < 720 + 100
+    if hang_report:
+        assert 1800 <= at["agent_hard_timeout"] < 1800 + 100
+
+
+class HangingOrchestrator(ResearchModel):
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) >= 1:
+            return Reply(hang=True)
+        return super().orchestrator(body)
+
+
+async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
+    clock = ScaledClock(1000)
+    with ScriptedLLM(HangingOrchestrator()) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report"]
+    assert run.of("report")[0].obj.sources
+    forced = run.of("degraded")[0]
+    assert 1800 <= run.times[forced.seq] < 1800 + 100
+
+
+class EverythingHangs(ResearchModel):
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) >= 1:
+            return Reply(hang=True)
+        return super().orchestrator(body)
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        return Reply(text="Partial report: descriptors win [1] and ", hang=True)
+
+
+async def test_report_timeout_cuts_the_report_and_keeps_the_partial_text() -> None:
+    clock = ScaledClock(1000)
+    with ScriptedLLM(EverythingHangs()) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
+    check_invariants(run.packets)
+    assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report", "report_timeout"]
+    assert run.stop_reason == "completed"
+    assert run.of("report")[0].obj.markdown.startswith("Partial report: descriptors win [1]")
+
+
+async def test_global_deadline_ends_the_run_within_a_second() -> None:
+    clock = ScaledClock(1000)
+    with ScriptedLLM(EverythingHangs()) as llm:
+        # a deadline before the orchestrator's force report: the last line of defence fires
+        settings = scripted_settings(llm, deadline_s=1000)
+        started = time.monotonic()
+        run = await run_engine(settings, QUESTION, clock=clock)
+        real_elapsed = time.monotonic() - started
+    check_invariants(run.packets)
+    assert run.stop_reason == "deadline"
+    assert "deadline" in [p.obj.level for p in run.of("degraded")]
+    # the stop comes less than one real second (1000 scaled seconds) after the deadline
+    assert 1000 <= run.times[-1] - run.times[0] <= 1000 + 1000
+    assert real_elapsed < 10
+    assert run.of("report"), "a report is published even at the deadline"
+
+
+class NoToolCall(ResearchModel):
+    def __init__(self, on_cycle: int) -> None:
+        super().__init__()
+        self.on_cycle = on_cycle
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) == self.on_cycle:
+            return Reply(text="I think I know the answer already.")
+        return super().orchestrator(body)
+
+
+async def test_no_tool_call_on_cycle_zero_is_an_error() -> None:
+    with ScriptedLLM(NoToolCall(0)) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+    check_invariants(run.packets)
+    assert run.stop_reason == "error"
+    assert not run.of("error")[0].obj.recoverable
+    assert not run.of("report") and run.result.status == "error"
+
+
+async def test_no_tool_call_on_a_later_cycle_goes_straight_to_the_report() -> None:
+    with ScriptedLLM(NoToolCall(1)) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+        assert len(llm.requests_for("orchestrator")) == 2
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed" and len(run.of("top_level_branching")) == 1 and run.of("report")
+
+
+class Hallucinating(ResearchModel):
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        cycle = assistant_turns(body)
+        if cycle == 0:
+            return Reply(tool_calls=[
+                Call("functions.Research-Agent", {"task": "descriptor protocol"}),
+                Call("web_browse", {"url": "https://example.com"}),
+                Call("research_agent", '{"task": "unterminated'),
+                Call("research_agent", {"topic": "missing task field"}),
+            ])
+        return Reply(tool_calls=[Call("generate_report", {})])
+
+
+async def test_hallucinated_names_and_invalid_arguments_get_error_responses() -> None:
+    with ScriptedLLM(Hallucinating()) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+        second = llm.requests_for("orchestrator")[1]
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    assert [p.obj.task for p in run.of("research_agent_start")] == ["descriptor protocol"]
+    answers = tool_messages(second)
+    assert "Finding" in answers[0]  # the mangled name was mapped to research_agent and ran
+    assert answers[1].startswith("Unknown tool 'web_browse'")
+    assert "not valid JSON" in answers[2]
+    assert "missing required argument(s): task" in answers[3]
+    # the repaired call goes back to the model under its real name
+    sent = [c["function"]["name"] for m in second["messages"] if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    assert sent[0] == "research_agent"
+
+
+class Fabricating(ResearchModel):
+    """Every agent cites its own [1],[2] (and a [9] it was never shown); the report invents more."""
+
+    def agent_report(self, body: dict[str, Any]) -> Reply:
+        return Reply(text="First fact [1]. Second fact [2]. Invented fact [9].")
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        return Reply(text=(
+            "Summary [1][2]. More [3][4] and [5]. Invented [42]. "
+            "See [this page](https://fabricated.example.com/page) and https://bit.ly/x1 for more."
+        ))
+
+
+async def test_three_agents_citing_one_two_get_one_global_numbering_and_fabrications_are_removed() -> None:
+    model = Fabricating(tasks_per_cycle=[["descriptor protocol __get__", "__getattr__ fallback", "descriptor protocol __get__"]])
+    with ScriptedLLM(model) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION)
+        report_request = llm.requests_for("report")[0]
+    check_invariants(run.packets)
+    cited = sorted(run.of("intermediate_report_cited_docs"), key=lambda p: p.placement.tab_index)
+    assert [len(p.obj.documents) for p in cited] == [2, 2, 2]  # [9] was never shown to the agent
+    # lanes 0 and 2 had the same task, so the same two documents: they share global numbers
+    user = report_request["messages"][1]["content"]
+    assert "Invented fact" in user and "[9]" not in user
+    numbered = sorted({int(n) for n in __import__("re").findall(r"^\[(\d+)\]", user, __import__("re").M)})
+    ids_lane0 = [d.id for d in cited[0].obj.documents]
+    ids_lane2 = [d.id for d in cited[2].obj.documents]
+    assert ids_lane0 == ids_lane2
+    assert numbered == list(range(1, len({d.id for p in cited for d in p.obj.documents}) + 1))
+    report = run.of("report")[0].obj
+    removed = {r.marker: r.reason for r in report.removed_citations}
+    assert "[42]" in removed and "https://fabricated.example.com/page" in removed
+    assert "https://bit.ly/x1" in removed and "shortener" in removed["https://bit.ly/x1"]
+    assert "fabricated.example.com" not in report.markdown and "[42]" not in report.markdown
+    assert [s.number for s in report.sources] == list(range(1, len(report.sources) + 1))
+
+
+async def test_reasoning_model_gets_no_think_tool_and_four_cycles() -> None:
+    litellm.register_model({"openai/scripted-reasoner": {
+        "litellm_provider": "openai", "mode": "chat", "supports_reasoning": True,
+        "supports_function_calling": True, "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6,
+    }})
+    endless = ResearchModel(tasks_per_cycle=[["descriptor protocol"]] * 20)
+    with ScriptedLLM(endless) as llm:
+        run = await run_engine(scripted_settings(llm, model="openai/scripted-reasoner"), QUESTION)
+        orchestrator_calls = llm.requests_for("orchestrator")
+        agent_calls = llm.requests_for("agent")
+    check_invariants(run.packets)
+    assert len(orchestrator_calls) == 4
+    assert all("think_tool" not in tool_names(b) for b in orchestrator_calls + agent_calls)
+    assert run.of("summary")[0].obj.cost_usd > 0  # priced from the registered table
+
+
+async def test_a_burst_of_429s_and_a_500_is_ridden_out() -> None:
+    failures = {"left": 4}
+    model = ResearchModel()
+
+    def flaky(body: dict[str, Any]) -> Reply:
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            return Reply(status=429 if failures["left"] else 500, error_message="slow down")
+        return model(body)
+
+    with ScriptedLLM(flaky) as llm:
+        run = await run_engine(scripted_settings(llm, llm_retries=5), QUESTION)
+        assert classify(llm.requests[0]) == "clarifier" and len([b for b in llm.requests[:5] if classify(b) == "clarifier"]) == 5
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+
+
+async def test_retries_are_bounded() -> None:
+    with ScriptedLLM(lambda body: Reply(status=503)) as llm:
+        run = await run_engine(scripted_settings(llm, llm_retries=2), QUESTION)
+        assert len(llm.requests) == 3  # one try and two retries, then the run ends
+    check_invariants(run.packets)
+    assert run.stop_reason == "error"
+    assert "sk-test-secret" not in json.dumps([p.model_dump() for p in run.packets])

@@ -1,0 +1,48 @@
+"""Run the real engine against a scripted model and collect what it emits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sleuth.clock import Clock, SystemClock
+from sleuth.config import Settings
+from sleuth.research.run import new_run_id, run_research
+from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Packet
+from support.scripted_llm import ScriptedLLM
+
+
+def scripted_settings(llm: ScriptedLLM, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "model": "openai/scripted", "api_base": llm.base_url, "api_key": "sk-test-secret",
+        "llm_backoff_base_s": 0.01, "llm_backoff_max_s": 0.05, "llm_timeout_s": 30,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@dataclass
+class Run:
+    packets: list[Packet]
+    result: ResearchResult
+    times: list[float]  # the run clock's reading when each packet was emitted, by seq
+
+    def of(self, kind: str) -> list[Packet]:
+        return [p for p in self.packets if p.obj.type == kind]
+
+    @property
+    def stop_reason(self) -> str:
+        return self.packets[-1].obj.reason  # type: ignore[union-attr]
+
+
+async def run_engine(settings: Settings, request: ResearchRequest | str, clock: Clock | None = None) -> Run:
+    if isinstance(request, str):
+        request = ResearchRequest(question=request)
+    clock = clock or SystemClock()
+    packets: list[Packet] = []
+    times: list[float] = []
+    emitter = Emitter(new_run_id(), [packets.append, lambda _: times.append(clock.now())])
+    result = await run_research(request, settings, emitter, clock=clock)
+    return Run(packets=packets, result=result, times=times)

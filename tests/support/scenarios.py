@@ -1,0 +1,96 @@
+"""A scripted research model: behaves like a sensible LLM at every Sleuth step.
+
+Tests start from `ResearchModel` and override single steps to inject failures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from support.scripted_llm import Call, Reply, classify, tool_names, user_text
+
+_SOURCE = re.compile(r"^\[(\d+)\] (.*)\nURL: (\S+)", re.M)
+
+
+def sources_in(text: str) -> list[tuple[int, str, str]]:
+    """(number, title, url) of every `[n] title / URL:` block in `text`."""
+    return [(int(n), title, url) for n, title, url in _SOURCE.findall(text)]
+
+
+def assistant_turns(body: dict[str, Any]) -> int:
+    return sum(1 for m in body["messages"] if m["role"] == "assistant")
+
+
+def last_tool_texts(body: dict[str, Any]) -> list[str]:
+    """Tool results after the last assistant message."""
+    out: list[str] = []
+    for message in reversed(body["messages"]):
+        if message["role"] == "assistant":
+            break
+        if message["role"] == "tool":
+            out.append(message.get("content") or "")
+    return list(reversed(out))
+
+
+@dataclass
+class ResearchModel:
+    """Default behaviour of each step; every method returns the scripted Reply."""
+
+    tasks_per_cycle: list[list[str]] = field(default_factory=lambda: [
+        ["descriptor protocol __get__ __set__", "__getattr__ fallback attribute lookup", "__getattribute__ data descriptors"],
+        ["property builtin descriptor", "__slots__ descriptors"],
+    ])
+    clarify_questions: str | None = None  # text to answer the clarifier with, instead of generate_plan
+    use_think: bool = True
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        step = classify(body)
+        return getattr(self, step)(body)
+
+    def clarifier(self, body: dict[str, Any]) -> Reply:
+        if self.clarify_questions and "user's answer" not in user_text(body).lower():
+            return Reply(text=self.clarify_questions)
+        return Reply(tool_calls=[Call("generate_plan", {})])
+
+    def planner(self, body: dict[str, Any]) -> Reply:
+        return Reply(text="1. How descriptors work\n2. How __getattr__ is used\n3. How they interact in lookup")
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        cycle = assistant_turns(body)
+        think = self.use_think and "think_tool" in tool_names(body)
+        if cycle < len(self.tasks_per_cycle):
+            calls = [Call("research_agent", {"task": task}) for task in self.tasks_per_cycle[cycle]]
+            if think:
+                calls.insert(0, Call("think_tool", {"reasoning": f"Cycle {cycle}: covering \"{len(calls)}\" tasks.\nNext: dispatch."}))
+            return Reply(tool_calls=calls)
+        return Reply(tool_calls=[Call("generate_report", {})])
+
+    def agent(self, body: dict[str, Any]) -> Reply:
+        turn = assistant_turns(body)
+        task = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if turn == 0:
+            return Reply(tool_calls=[Call("search", {"queries": [task, task.split()[0]]})])
+        if turn == 1:
+            found = [url for text in last_tool_texts(body) for _, _, url in sources_in(text)]
+            return Reply(tool_calls=[Call("open_url", {"urls": found[:2]})])
+        return Reply(tool_calls=[Call("generate_report", {})])
+
+    def agent_report(self, body: dict[str, Any]) -> Reply:
+        numbers = [n for n, _, _ in sources_in(user_text(body))]
+        if not numbers:
+            return Reply(text="The sources did not answer this task.")
+        sentences = [f"Finding {i} about the task [{n}]." for i, n in enumerate(numbers[:3], 1)]
+        return Reply(text=" ".join(sentences))
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
+        cites = "".join(f"[{n}]" for n in numbers[:2])
+        body_lines = "\n".join(f"- Point backed by source [{n}]." for n in numbers)
+        return Reply(text=f"Descriptors take precedence over __getattr__ {cites}.\n\n## Details\n\n{body_lines}\n")
+
+
+def scripted_json(calls: list[Call]) -> str:
+    return json.dumps([{"name": c.name, "arguments": c.arguments} for c in calls])
