@@ -37,6 +37,22 @@ class Settings(BaseSettings):
     corpus: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
 
+    # Web search providers and page fetching.
+    searxng_url: str | None = Field(default=None, description="SearXNG base URL with the JSON format enabled.")
+    tavily_api_key: SecretStr | None = None
+    brave_api_key: SecretStr | None = None
+    ddgs_backend: str = Field(default="duckduckgo", description="ddgs backend(s), e.g. duckduckgo or auto.")
+    search_timeout_s: float = Field(default=15.0, gt=0)
+    fetch_connect_timeout_s: float = Field(default=5.0, gt=0)
+    fetch_timeout_s: float = Field(default=15.0, gt=0, description="Read timeout for page fetches.")
+    fetch_total_timeout_s: float = Field(default=30.0, gt=0, description="Limit on one whole fetch, redirects included.")
+    fetch_max_bytes: int = Field(default=5_000_000, ge=1)
+    fetch_max_redirects: int = Field(default=5, ge=0)
+    fetch_allow_hosts: str = Field(
+        default="", description="Comma list of host names (wiki.corp, *.corp), IPs or CIDRs that may be fetched although private."
+    )
+    credibility_threshold: float = Field(default=0.2, ge=0, le=1, description="Sources at or below this are not fetched.")
+
     # Flow.
     clarify: bool = True
     mode: Mode = "heavy"
@@ -67,7 +83,7 @@ class Settings(BaseSettings):
     llm_backoff_max_s: float = Field(default=20.0, ge=0)
     llm_timeout_s: float = Field(default=120.0, gt=0)
 
-    @field_validator("api_base", "corpus", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
+    @field_validator("api_base", "corpus", "searxng_url", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

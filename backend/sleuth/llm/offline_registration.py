@@ -17,7 +17,9 @@ def register_offline_provider(litellm: ModuleType) -> None:
     entry = {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineExtractiveLLM()}
     if not any(item.get("provider") == OFFLINE_PROVIDER for item in litellm.custom_provider_map):
         litellm.custom_provider_map.append(entry)
-        litellm.custom_llm_setup()
+        from litellm.utils import custom_llm_setup
+
+        custom_llm_setup()
 
 
 def litellm_model_name(model: str) -> str:

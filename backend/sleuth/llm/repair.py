@@ -27,6 +27,9 @@ def resolve_tool_name(name: str, available: list[str]) -> str | None:
     squashed = {_squash(tool): tool for tool in available}
     if _squash(candidate) in squashed:
         return squashed[_squash(candidate)]
+    prefixed = [tool for tool in squashed if tool.startswith(_squash(candidate))]
+    if len(prefixed) > 1:
+        return None  # "generate" could be generate_plan or generate_report
     close = difflib.get_close_matches(_squash(candidate), list(squashed), n=2, cutoff=0.75)
     if len(close) == 1:
         return squashed[close[0]]

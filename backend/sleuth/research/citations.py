@@ -10,10 +10,10 @@ from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
 
-# `[3]`, `[1, 2]`, `[1][4]`, but not `items[0]` or `f(x)[1]`
-_CITATION = re.compile(r"(?<![\w)\]`])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()|(?<=\])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()")
+# A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
+_CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
-_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((\S+?)\)")
+_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
 
 
@@ -35,8 +35,7 @@ def cited_numbers(text: str) -> list[int]:
 
     def collect(part: str) -> str:
         for match in _CITATION.finditer(part):
-            group = match.group(1) or match.group(2)
-            numbers.extend(int(n) for n in re.split(r"\s*,\s*", group))
+            numbers.extend(int(n) for n in re.findall(r"\d+", match.group("run")))
         return part
 
     _outside_code(text, collect)
@@ -47,17 +46,16 @@ def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
     """Replace each cited number via `mapping`; numbers mapped to None are dropped."""
 
     def one(match: re.Match[str]) -> str:
-        group = match.group(1) or match.group(2)
         kept: list[int] = []
-        for raw in re.split(r"\s*,\s*", group):
+        for raw in re.findall(r"\d+", match.group("run")):
             new = mapping(int(raw))
             if new is not None and new not in kept:
                 kept.append(new)
-        return "".join(f"[{n}]" for n in kept)
+        # a marker removed entirely takes its leading space with it ("fact [9]." -> "fact.")
+        return match.group("space") + "".join(f"[{n}]" for n in kept) if kept else ""
 
     def part(segment: str) -> str:
-        rewritten = _CITATION.sub(one, segment)
-        return re.sub(r"[ \t]+([.,;:])", r"\1", rewritten) if rewritten != segment else segment
+        return _CITATION.sub(one, segment)
 
     return _outside_code(text, part)
 

@@ -12,7 +12,8 @@ from sleuth.research.llm_step import llm_step
 from sleuth.research.state import RunState
 from sleuth.stream.packets import Error, PlanDelta, PlanDone, PlanStart, SectionEnd
 
-_STEP = re.compile(r"^\s*(?:\d+[.)]|[-*•]|Step\s+\d+[:.)]?)\s*(.+?)\s*$", re.I)
+# "1. x", "2) x", "- x", "Step 3: x", also wrapped in bold or behind a heading mark
+_STEP = re.compile(r"^\s*(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:\d+[.)]|[-*•]|Step\s+\d+[:.)]?)\s+(.+?)\s*$", re.I)
 
 
 def parse_plan(text: str, max_steps: int) -> list[str]:

@@ -22,10 +22,10 @@ from sleuth.research.plan import make_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
 from sleuth.research.state import RunState
 from sleuth.research.types import ResearchRequest, ResearchResult
-from sleuth.research.url_safety import unsafe_citation_reason
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
 from sleuth.tools.toolbox import Toolbox
+from sleuth.tools.web.credibility import is_unsafe_citation_url
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def new_state(
     return RunState(
         run_id=emitter.run_id, request=request, settings=settings, emitter=emitter,
         gateway=LLMGateway(settings, clock), toolbox=toolbox, clock=clock,
-        deadlines=RunDeadlines.start(settings, clock.now()), unsafe_url=unsafe_citation_reason,
+        deadlines=RunDeadlines.start(settings, clock.now()), unsafe_url=is_unsafe_citation_url,
         reasoning_model=reasoning, max_cycles=cycles, agent_max_cycles=agent_cycles, lanes=lanes,
     )
 

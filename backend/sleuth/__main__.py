@@ -1,0 +1,5 @@
+"""`python -m sleuth` is the `sleuth` command."""
+
+from sleuth.cli import main
+
+main()

@@ -1,0 +1,80 @@
+"""Human-readable live progress of a run in a terminal (the `--json`-less CLI view)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import click
+
+from sleuth.stream.packets import Packet
+
+
+class ProgressPrinter:
+    """Turns packets into short progress lines on `err`; the verified report goes to `out`."""
+
+    def __init__(self, out: TextIO, err: TextIO, color: bool) -> None:
+        self.out = out
+        self.err = err
+        self.color = color
+        self._branch_turns: dict[int, int] = {}
+        self._cycle = 0
+        self.questions: list[str] = []
+
+    def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
+        click.echo(click.style(text, fg=fg, dim=dim) if self.color else text, file=self.err)
+
+    def _lane(self, packet: Packet) -> str:
+        return f"  [lane {packet.placement.tab_index + 1}]"
+
+    def __call__(self, packet: Packet) -> None:
+        obj = packet.obj
+        kind = obj.type
+        if kind == "run_start":
+            models = sorted(set(obj.models.values()))
+            self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
+        elif kind == "plan_done":
+            self._line("Plan:", fg="cyan")
+            for i, step in enumerate(obj.steps, 1):
+                self._line(f"  {i}. {step}")
+        elif kind == "reasoning_done" and packet.placement.sub_turn_index is None and obj.reasoning.strip():
+            self._line(f"  thinking: {_short(obj.reasoning, 160)}", dim=True)
+        elif kind == "top_level_branching":
+            self._cycle += 1
+            self._line(f"Research cycle {self._cycle}: {obj.num_parallel_branches} agents in parallel", fg="cyan")
+        elif kind == "research_agent_start":
+            self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")
+        elif kind == "search_queries":
+            self._line(f"{self._lane(packet)} search: {' | '.join(obj.queries)}", dim=True)
+        elif kind == "search_documents":
+            self._line(f"{self._lane(packet)}   {len(obj.documents)} results", dim=True)
+        elif kind == "open_url_documents" and obj.documents:
+            self._line(f"{self._lane(packet)} read: {'; '.join(_short(d.title or d.url, 50) for d in obj.documents)}", dim=True)
+        elif kind == "intermediate_report_cited_docs":
+            self._line(f"{self._lane(packet)} reported, citing {len(obj.documents)} sources", fg="green")
+        elif kind == "degraded":
+            self._line(f"! {obj.level.replace('_', ' ')}: {obj.detail}", fg="yellow")
+        elif kind == "error":
+            self._line(f"✗ {obj.message}", fg="red")
+        elif kind == "message_start" and not self.questions:
+            self._line("Writing the report…", fg="cyan")
+        elif kind == "clarification":
+            self.questions = obj.questions
+        elif kind == "report":
+            click.echo(obj.markdown, file=self.out)
+            if obj.sources:
+                click.echo("\nSources:", file=self.out)
+                for source in obj.sources:
+                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
+            if obj.removed_citations:
+                self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
+        elif kind == "summary":
+            self._line(
+                f"Done in {obj.elapsed_s:.1f}s · sources seen {obj.sources_seen}, read {obj.sources_fetched}, "
+                f"cited {obj.sources_cited} · tokens {obj.input_tokens}+{obj.output_tokens} · ${obj.cost_usd:.4f}",
+                dim=True,
+            )
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

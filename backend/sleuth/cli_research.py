@@ -1,0 +1,83 @@
+"""`sleuth research` and `sleuth schema`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import click
+from pydantic import ValidationError
+
+from sleuth.cli_progress import ProgressPrinter
+from sleuth.config import Settings
+from sleuth.research.run import new_run_id, run_research
+from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Packet, packet_json_schema
+
+
+def _load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
+
+
+async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
+    from sleuth.tools.factory import build_toolbox
+
+    try:
+        toolbox = build_toolbox(settings)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
+    return await run_research(request, settings, emitter, toolbox=toolbox)
+
+
+@click.command()
+@click.argument("question")
+@click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: 2 lanes, fewer cycles.")
+@click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
+@click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
+@click.option("--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else.")
+def research(question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool) -> None:
+    """Research QUESTION and print a cited report."""
+    if not question.strip():
+        raise click.UsageError("the question is empty")
+    settings = _load_settings()
+    request = ResearchRequest(question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None)  # type: ignore[arg-type]
+
+    def json_sink(packet: Packet) -> None:
+        sys.stdout.write(packet.model_dump_json() + "\n")
+        sys.stdout.flush()
+
+    printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
+    sink = json_sink if as_json else printer
+    try:
+        result = asyncio.run(_run(request, settings, sink))
+        if result.status == "waiting_for_input" and not as_json:
+            click.echo("Sleuth needs a few details before researching:", err=True)
+            for i, q in enumerate(result.clarification_questions, 1):
+                click.echo(f"  {i}. {q}", err=True)
+            if not sys.stdin.isatty():
+                click.echo("Run again with more detail in the question, or --no-clarify.", err=True)
+                return
+            answer = click.prompt("Your answer", err=True)
+            request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
+            result = asyncio.run(_run(request, settings, sink))
+    except KeyboardInterrupt:
+        click.echo("cancelled", err=True)
+        sys.exit(130)
+    if result.status == "error":
+        if not as_json:
+            click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
+        sys.exit(1)
+
+
+@click.command()
+def schema() -> None:
+    """Print the JSON Schema of a packet (every `obj` type), for other clients."""
+    click.echo(json.dumps(packet_json_schema(), indent=2))

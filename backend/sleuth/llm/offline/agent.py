@@ -1,0 +1,197 @@
+"""The research agent step: search with the task's key terms, open the best results, report.
+
+The agent sees only its task (the user message) and its own tool results, like a real one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.llm.offline.text import (
+    NumberedBlock,
+    chunks,
+    first_paragraph,
+    numbered_blocks,
+    page_sentences,
+    stem,
+    term_set,
+    tokens,
+)
+
+MAX_QUERIES = 3
+MAX_OPEN = 3
+MAX_SEARCH_ROUNDS = 2
+MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once more
+_DEFAULT_AGENT_ROUNDS = 6
+
+# Words that describe the kind of step, not the subject; useless (or harmful) as search terms.
+_STEP_WORDS = frozenset(
+    "what how why concrete common examples example pitfalls pitfall edge cases case limitations limitation step "
+    "internally come comes relate each other differences trade-offs trade-off background part researching "
+    "relevant facts sources report citations find use respect background".split()
+)
+
+
+# What kind of fact a task asks for, recognised from its wording, and the words (stemmed) that
+# sentences of that kind tend to contain. Sibling agents often read the same pages; these cues
+# make each pick the sentences that answer its own step. The last item is a search-query hint.
+_KINDS: list[tuple[re.Pattern[str], frozenset[str], str]] = [
+    (re.compile(r"\bexamples?\b|\bin use\b|\bin practice\b", re.I),
+     frozenset("example e.g instance such consider following illustrat demonstrat".split()), "example"),
+    (re.compile(r"pitfall|limitation|edge case|caveat|gotcha|mistake|error", re.I),
+     frozenset("not cannot never must only error raise fail avoid note warning however unless bypass "
+               "infinite recursion instead rather".split()), "error"),
+    (re.compile(r"\bhow\b.*\bworks?\b|step by step|mechanism|internally", re.I),
+     frozenset("call invok first then before after order search lookup precedence when implement".split()), "invoked"),
+    (re.compile(r"\binteract|\brelate|differen|trade-?off|compar", re.I),
+     frozenset("if unless instead both either precedence override than whereas while also".split()), ""),
+    (re.compile(r"^\s*what\b.*\b(is|are)\b", re.I),
+     frozenset("defin refer mean known term call describ".split()), "definition"),
+]
+
+
+@dataclass
+class TaskTerms:
+    """The task split into its focus (first sentence) and background (the rest)."""
+
+    focus: set[str]
+    background: set[str]
+    focus_phrases: list[str]
+    background_phrases: list[str]
+    cues: frozenset[str] = frozenset()
+    query_hint: str = ""
+    domain: frozenset[str] = frozenset()
+
+    def weight(self, terms: set[str], rarity: dict[str, float] | None = None) -> float:
+        """Focus terms count double: they say what this agent, unlike its siblings, must find.
+        Domain names ("Python") barely count: every page of a Python corpus mentions them.
+        `rarity` (0..1 per term) discounts terms that most candidate sentences share."""
+        def score(term: str, base: float) -> float:
+            return base * (rarity.get(term, 1.0) if rarity else 1.0)
+
+        total = 0.0
+        for term in terms & (self.focus | self.background | self.domain):
+            if term in self.domain:
+                total += score(term, 0.25)
+            elif term in self.focus:
+                total += score(term, 2.0)
+            else:
+                total += score(term, 1.0)
+        return total
+
+    def cue_bonus(self, sentence: str) -> float:
+        """Up to 2 points for sentences of the kind the task asks for."""
+        words = {stem(token.lower()) for token in tokens(sentence)}
+        hits = sum(1 for cue in self.cues if any(word.startswith(cue) for word in words))
+        return float(min(2, hits))
+
+
+def _clean_phrases(text: str) -> list[str]:
+    phrases: list[str] = []
+    for phrase in chunks(text):
+        words = [word for word in phrase.split() if word.lower() not in _STEP_WORDS]
+        if words:
+            phrases.append(" ".join(words))
+    return phrases
+
+
+def task_terms(task: str) -> TaskTerms:
+    """Focus = the first sentence of the task; background = anything after it."""
+    parts = re.split(r"(?<=[.!?])\s+", task.strip(), maxsplit=1)
+    focus_text = parts[0]
+    background_text = parts[1] if len(parts) > 1 else ""
+    focus_phrases = _clean_phrases(focus_text)
+    background_phrases = _clean_phrases(background_text)
+    kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))
+    return TaskTerms(
+        focus=term_set(" ".join(focus_phrases)),
+        background=term_set(" ".join(background_phrases)),
+        focus_phrases=focus_phrases,
+        background_phrases=background_phrases,
+        cues=kind[0],
+        query_hint=kind[1],
+        domain=frozenset(
+            stem(word) for word in tokens(task)
+            if word[:1].isupper() and word[1:].islower() and word.lower() not in _STEP_WORDS
+        ),
+    )
+
+
+def search_queries(terms: TaskTerms, round_index: int, asked: set[str]) -> list[str]:
+    """1-3 short, distinct queries; a second round uses single phrases to widen the net."""
+    phrases = terms.focus_phrases or terms.background_phrases
+    candidates: list[str] = []
+    if round_index == 0:
+        candidates.append(" ".join(phrases[:2]))
+        if len(phrases) > 2:
+            candidates.append(" ".join(phrases[1:3]))
+        if phrases:
+            # the kind of fact wanted, as a search word, pulls in pages the siblings' queries miss
+            candidates.append(f"{phrases[-1]} {terms.query_hint}".strip())
+    else:
+        candidates.extend(phrases[::-1])
+        candidates.extend(terms.background_phrases)
+    queries: list[str] = []
+    for query in candidates:
+        query = " ".join(query.split()[:5])  # short queries match more documents
+        if query and query.lower() not in asked and query.lower() not in (q.lower() for q in queries):
+            queries.append(query)
+    return queries[:MAX_QUERIES]
+
+
+def _results(request: OfflineRequest, name: str) -> list[NumberedBlock]:
+    blocks: list[NumberedBlock] = []
+    for exchange in request.exchanges():
+        if exchange.name == name and exchange.result:
+            found = numbered_blocks(exchange.result)
+            # a search hit is its one-line snippet; anything after it is the engine's nudge
+            blocks.extend([first_paragraph(b) for b in found] if name == "search" else found)
+    return blocks
+
+
+def relevant_sentence_count(pages: list[NumberedBlock], terms: TaskTerms) -> int:
+    return sum(1 for page in pages for sentence in page_sentences(page.body) if terms.weight(term_set(sentence)) >= 2)
+
+
+def _rounds(system: str) -> int:
+    match = re.search(r"after at most (\d+) rounds", system)
+    return int(match.group(1)) if match else _DEFAULT_AGENT_ROUNDS
+
+
+def research(request: OfflineRequest) -> Reply:
+    task = request.first_user
+    terms = task_terms(task)
+    exchanges = request.exchanges()
+    searches = [e for e in exchanges if e.name == "search"]
+    asked = {str(q).lower() for e in searches for q in (e.arguments.get("queries") or []) if isinstance(q, str)}
+    opened_urls = {str(u) for e in exchanges if e.name == "open_url" for u in (e.arguments.get("urls") or [])}
+    search_rounds = len({e.turn for e in searches})
+    remaining = _rounds(request.system) - request.assistant_turns
+
+    if remaining <= 1:
+        return Reply(tool_calls=[("generate_report", {})])
+    if search_rounds == 0:
+        queries = search_queries(terms, 0, asked) or [task[:80]]
+        return Reply(tool_calls=[("search", {"queries": queries})])
+
+    # Open the unopened results that overlap the task most; ties keep the search engine's rank.
+    hits = [hit for hit in _results(request, "search") if hit.url and hit.url not in opened_urls]
+    unique: dict[str, NumberedBlock] = {}
+    for hit in hits:
+        unique.setdefault(hit.url, hit)
+    scored = sorted(unique.values(), key=lambda h: (-terms.weight(term_set(h.title + " " + h.body)), h.number))
+    last_turn = max((e.turn for e in exchanges), default=-1)
+    last_was_search = any(e.name == "search" and e.turn == last_turn for e in exchanges)
+    if last_was_search and scored:
+        best = [hit for hit in scored if terms.weight(term_set(hit.title + " " + hit.body)) > 0][:MAX_OPEN]
+        return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in (best or scored[:2])]})])
+
+    pages = _results(request, "open_url")
+    thin = relevant_sentence_count(pages, terms) < MIN_RELEVANT_SENTENCES
+    if thin and search_rounds < MAX_SEARCH_ROUNDS and remaining >= 3:
+        queries = search_queries(terms, search_rounds, asked)
+        if queries:
+            return Reply(tool_calls=[("search", {"queries": queries})])
+    return Reply(tool_calls=[("generate_report", {})])

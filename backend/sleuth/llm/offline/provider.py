@@ -1,0 +1,137 @@
+"""litellm glue for the offline extractive model (`offline/extractive`).
+
+litellm routes `acompletion(model="offline/extractive", stream=True, ...)` to `astreaming`,
+which yields `GenericStreamingChunk`s; litellm's CustomStreamWrapper turns them into OpenAI-style
+chunks: `text` -> `delta.content`, `tool_use` -> `delta.tool_calls`, `usage` -> the usage chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+# The offline model must never make litellm fetch its remote cost map (no network here).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from litellm import CustomLLM  # noqa: E402
+from litellm.types.utils import GenericStreamingChunk  # noqa: E402
+
+from sleuth.llm.offline.request import OfflineRequest, Reply  # noqa: E402
+from sleuth.llm.offline.router import respond  # noqa: E402
+
+WORDS_PER_TEXT_CHUNK = 3
+ARGUMENT_CHUNK_CHARS = 24
+
+
+def _count(text: str) -> int:
+    """Tokens as tiktoken counts them, or about 4 characters per token if it is unavailable."""
+    try:
+        from sleuth.llm.tokens import count_tokens
+
+        return count_tokens(text)
+    except Exception:
+        return max(1, len(text) // 4) if text else 0
+
+
+def _usage(request: OfflineRequest, reply: Reply) -> dict[str, int]:
+    prompt = "\n".join(
+        str(m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request.messages
+    ) + json.dumps(request.tools)
+    completion = reply.text + "".join(name + json.dumps(args) for name, args in reply.tool_calls)
+    prompt_tokens, completion_tokens = _count(prompt), _count(completion)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
+def _text_pieces(text: str) -> list[str]:
+    """A few words per delta, whitespace kept, so joining the pieces gives the text back exactly."""
+    words = re.findall(r"\S+\s*|\s+", text)
+    return ["".join(words[i : i + WORDS_PER_TEXT_CHUNK]) for i in range(0, len(words), WORDS_PER_TEXT_CHUNK)]
+
+
+def _chunk(text: str = "", tool_use: dict[str, Any] | None = None, finish: str = "",
+           usage: dict[str, int] | None = None) -> GenericStreamingChunk:
+    return {"text": text, "tool_use": tool_use, "is_finished": bool(finish), "finish_reason": finish,
+            "usage": usage, "index": 0}  # type: ignore[typeddict-item]
+
+
+def _limit(request: OfflineRequest, reply: Reply) -> tuple[Reply, str]:
+    """Cut text at max_tokens like a provider would; the finish reason says so."""
+    if request.max_tokens and reply.text and _count(reply.text) > request.max_tokens:
+        cut = reply.text[: request.max_tokens * 4]
+        while cut and _count(cut) > request.max_tokens:
+            cut = cut[: int(len(cut) * 0.9)]
+        return Reply(text=cut, tool_calls=reply.tool_calls), "length"
+    return reply, "tool_calls" if reply.tool_calls else "stop"
+
+
+def answer(messages: list[Any], optional_params: dict[str, Any] | None) -> tuple[OfflineRequest, Reply, str]:
+    request = OfflineRequest.from_call(messages, optional_params)
+    reply, finish = _limit(request, respond(request))
+    return request, reply, finish
+
+
+def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[GenericStreamingChunk]:
+    """The reply as a real model streams it: text in small deltas, then each tool call with its
+    id and name first and its JSON arguments split across several chunks, then usage."""
+    for piece in _text_pieces(reply.text):
+        yield _chunk(text=piece)
+    for index, (name, arguments) in enumerate(reply.tool_calls):
+        call_id = f"call_offline_{uuid.uuid4().hex[:12]}"
+        yield _chunk(tool_use={"id": call_id, "type": "function", "index": index,
+                               "function": {"name": name, "arguments": ""}})
+        encoded = json.dumps(arguments, ensure_ascii=False)
+        for start in range(0, len(encoded), ARGUMENT_CHUNK_CHARS):
+            yield _chunk(tool_use={"id": None, "type": "function", "index": index,
+                                   "function": {"name": None, "arguments": encoded[start : start + ARGUMENT_CHUNK_CHARS]}})
+    yield _chunk(finish=finish, usage=_usage(request, reply))
+
+
+def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, finish: str) -> Any:
+    tool_calls = [
+        {"id": f"call_offline_{uuid.uuid4().hex[:12]}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+        for name, arguments in reply.tool_calls
+    ]
+    message = litellm.Message(content=reply.text or None, role="assistant", tool_calls=tool_calls or None)
+    response = model_response if model_response is not None else litellm.ModelResponse()
+    response.choices = [litellm.Choices(index=0, message=message, finish_reason=finish)]
+    response.model = "offline/extractive"
+    response.created = int(time.time())
+    usage = _usage(request, reply)
+    response.usage = litellm.Usage(**usage)  # type: ignore[attr-defined]
+    return response
+
+
+class OfflineExtractiveLLM(CustomLLM):
+    """Sleuth's embedded extractive model: it reads only the request and never raises."""
+
+    def completion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
+                   model_response: Any = None, **kwargs: Any) -> Any:
+        request, reply, finish = answer(messages, optional_params)
+        return _model_response(model_response, request, reply, finish)
+
+    async def acompletion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
+                          model_response: Any = None, **kwargs: Any) -> Any:
+        request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
+        return _model_response(model_response, request, reply, finish)
+
+    def streaming(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
+                  **kwargs: Any) -> Iterator[GenericStreamingChunk]:
+        request, reply, finish = answer(messages, optional_params)
+        yield from chunks_for(request, reply, finish)
+
+    async def astreaming(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
+                         **kwargs: Any) -> AsyncIterator[GenericStreamingChunk]:  # type: ignore[override]
+        # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
+        request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
+        for chunk in chunks_for(request, reply, finish):
+            yield chunk
+            await asyncio.sleep(0)  # let other lanes' chunks interleave, as network streams would

@@ -1,0 +1,274 @@
+"""The two writing steps: the agent's intermediate report and the final report.
+
+Both are extractive. An intermediate report is a set of sentences copied (whitespace aside)
+from the pages the agent opened, each followed by the [n] that page carried. The final report
+rearranges those cited sentences under the plan's steps, keeping their citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sleuth.llm.offline.agent import TaskTerms, task_terms
+from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.llm.offline.text import (
+    CitedUnit,
+    NumberedBlock,
+    cited_units,
+    first_paragraph,
+    is_dangling,
+    jaccard,
+    numbered_blocks,
+    overlap,
+    page_sentences,
+    term_set,
+    tokens,
+)
+from sleuth.prompting import render
+
+DEFAULT_REPORT_TOKENS = 1200
+MAX_REPORT_SENTENCES = 10
+MAX_PER_SOURCE = 5
+MIN_RELEVANCE = 0.9
+SHORT_SENTENCE_WORDS = 9
+SECTION_SENTENCES = 4
+SUMMARY_SENTENCES = 2
+DUPLICATE_JACCARD = 0.6
+
+
+def approx_tokens(text: str) -> int:
+    """Cheap token estimate (about 4 characters per token) for sizing output to a budget."""
+    return max(1, len(text) // 4)
+
+
+# ---- intermediate report -------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    sentence: str
+    number: int
+    position: int  # order within its page, to keep the page's reading order
+    score: float
+    terms: set[str]
+
+
+def _sources(request: OfflineRequest) -> list[NumberedBlock]:
+    """Every numbered source the model was shown, the fullest text per number.
+
+    The engine lists the agent's sources in the report step's user message (opened pages with
+    their text, unopened results with their snippet). Without such a list, the tool results in
+    the conversation are read instead: opened pages whole, search results' one-line snippets.
+    """
+    found: list[NumberedBlock] = []
+    for text in request.texts("user"):
+        for block in numbered_blocks(text):
+            body = re.split(r"\n\s*(?:Write your intermediate report now|Time is up\.)", block.body)[0]
+            found.append(NumberedBlock(block.number, block.title, block.url, body))
+    if not found:
+        for exchange in request.exchanges():
+            if exchange.name == "open_url" and exchange.result:
+                found.extend(numbered_blocks(exchange.result))
+            elif exchange.name == "search" and exchange.result:
+                found.extend(first_paragraph(block) for block in numbered_blocks(exchange.result))
+    best: dict[int, NumberedBlock] = {}
+    for block in found:
+        if block.number not in best or len(block.body) > len(best[block.number].body):
+            best[block.number] = block
+    return [best[number] for number in sorted(best)]
+
+
+def rarity(sentence_terms: list[set[str]], wanted: set[str]) -> dict[str, float]:
+    """Per task term, 1 / (1 + 4 * share of sentences containing it): a word on nearly every
+    line of the sources (say "attribute" in pages about attributes) tells sentences apart less."""
+    total = max(1, len(sentence_terms))
+    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in sentence_terms) / total) for term in wanted}
+
+
+def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
+    """(ranking score, relevance, terms): relevance decides eligibility, the score the order."""
+    sentence_terms = term_set(sentence)
+    relevance = terms.weight(sentence_terms, rare)
+    score = relevance + 0.75 * terms.cue_bonus(sentence)
+    if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
+        score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
+    if is_dangling(sentence):
+        score *= 0.5  # "It ..." / "This ..." lose their referent once extracted
+    score /= 1.0 + len(tokens(sentence)) / 60.0  # prefer crisp sentences over long ones
+    return score, relevance, sentence_terms
+
+
+def _budget(request: OfflineRequest) -> int:
+    match = re.search(r"At most about (\d+) tokens", request.system)
+    hint = int(match.group(1)) if match else DEFAULT_REPORT_TOKENS
+    return min(hint, request.max_tokens or hint)
+
+
+def agent_report(request: OfflineRequest) -> Reply:
+    task_match = re.search(r"Task:\s*(.+)$", request.system, re.S)
+    task = task_match.group(1).strip() if task_match else request.first_user
+    terms = task_terms(task)
+    sources = _sources(request)
+
+    per_page = [(page, page_sentences(page.body)) for page in sources]
+    all_terms = [term_set(sentence) for _, sentences in per_page for sentence in sentences]
+    rare = rarity(all_terms, set(terms.focus | terms.background))
+    candidates: list[Candidate] = []
+    for page, sentences in per_page:
+        for position, sentence in enumerate(sentences):
+            score, relevance, sentence_terms = _score(sentence, terms, rare)
+            if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
+                candidates.append(Candidate(sentence, page.number, position, score, sentence_terms))
+
+    chosen: list[Candidate] = []
+    budget = int(_budget(request) * 0.9)
+    spent = 0
+    ranked = sorted(candidates, key=lambda c: (-c.score, c.number, c.position))
+    # First pass leaves room for other pages (one page rarely tells the whole story); the
+    # second fills what is left from any page.
+    for per_source in (MAX_PER_SOURCE, MAX_REPORT_SENTENCES):
+        for candidate in ranked:
+            if len(chosen) >= MAX_REPORT_SENTENCES:
+                break
+            if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:
+                continue
+            if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
+                continue
+            cost = approx_tokens(candidate.sentence) + 2
+            if spent + cost > budget:
+                continue
+            chosen.append(candidate)
+            spent += cost
+    if not chosen:
+        return Reply(text=render("offline/agent_no_findings"))
+
+    # One paragraph per source, best source first, sentences in the page's own order.
+    best_rank: dict[int, int] = {}
+    for rank, candidate in enumerate(chosen):
+        best_rank.setdefault(candidate.number, rank)
+    paragraphs = []
+    for number in sorted(best_rank, key=best_rank.__getitem__):
+        sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
+        paragraphs.append(" ".join(f"{c.sentence} [{number}]" for c in sentences))
+    return Reply(text="\n\n".join(paragraphs))
+
+
+# ---- final report --------------------------------------------------------------------------
+
+
+@dataclass
+class Finding:
+    task: str
+    units: list[CitedUnit]
+
+
+@dataclass
+class ReportInput:
+    question: str
+    plan: list[str]
+    findings: list[Finding]
+    partial: bool
+
+
+def parse_report_input(user: str) -> ReportInput:
+    question_match = re.search(r"Question:\s*(.+?)\n", user + "\n")
+    question = question_match.group(1).strip() if question_match else ""
+    plan_match = re.search(r"Research plan:\s*\n(.*?)(?:\n\s*\n|$)", user, re.S)
+    plan = [
+        re.sub(r"^\s*\d+[.)]\s*", "", line).strip()
+        for line in (plan_match.group(1) if plan_match else "").splitlines()
+        if re.match(r"^\s*\d+[.)]", line)
+    ]
+    findings_text = user.split("Findings from the research agents:", 1)[-1] if "Findings from the research agents:" in user else user
+    findings_text = re.split(r"\n\s*Sources:\s*\n", findings_text)[0]
+    findings: list[Finding] = []
+    for match in re.finditer(r"^### Finding \d+: (.*?)\n(.*?)(?=^### Finding \d+: |\Z)", findings_text, re.S | re.M):
+        findings.append(Finding(task=match.group(1).strip(), units=cited_units(match.group(2))))
+    if not findings:
+        findings.append(Finding(task=question, units=cited_units(findings_text)))
+    partial = "research was cut short" in user.lower()
+    return ReportInput(question, plan, findings, partial)
+
+
+def _assign(findings: list[Finding], plan: list[str]) -> dict[int, list[int]]:
+    """Which findings belong to which plan step (by the step text in the task, else overlap)."""
+    owners: dict[int, list[int]] = {i: [] for i in range(len(plan))}
+    for f_index, finding in enumerate(findings):
+        task = finding.task.lower()
+        exact = [i for i, step in enumerate(plan) if step.lower() in task]
+        if exact:
+            owners[exact[0]].append(f_index)
+            continue
+        task_terms_ = term_set(finding.task)
+        scores = [(overlap(task_terms_, term_set(step)), -i) for i, step in enumerate(plan)]
+        if scores:
+            best_score, neg_index = max(scores)
+            if best_score > 0:
+                owners[-neg_index].append(f_index)
+    return owners
+
+
+def _pick(pool: list[tuple[float, CitedUnit]], used: list[CitedUnit], limit: int) -> list[CitedUnit]:
+    picked: list[CitedUnit] = []
+    for _, unit in sorted(pool, key=lambda item: -item[0]):
+        if len(picked) >= limit:
+            break
+        unit_terms = term_set(unit.bare)
+        if any(unit.bare == other.bare or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD for other in used + picked):
+            continue
+        picked.append(unit)
+    return picked
+
+
+def final_report(request: OfflineRequest) -> Reply:
+    data = parse_report_input(request.last_user or request.first_user)
+    plan = data.plan or [finding.task for finding in data.findings if finding.task] or [data.question]
+    question_terms = term_set(data.question)
+    all_units = [(f_index, unit) for f_index, finding in enumerate(data.findings) for unit in finding.units]
+    used: list[CitedUnit] = []
+
+    # Summary: the sentences that overlap the question most, from different findings if possible.
+    summary_pool = [
+        (overlap(term_set(unit.bare), question_terms) * 2 - (0.5 if is_dangling(unit.bare) else 0) - f_index * 0.01, unit)
+        for f_index, unit in all_units
+    ]
+    summary = _pick(summary_pool, used, SUMMARY_SENTENCES)
+    used.extend(summary)
+
+    owners = _assign(data.findings, plan)
+    step_terms = [term_set(step) for step in plan]
+    step_kinds = [task_terms(step) for step in plan]  # what kind of fact each step asks for
+
+    def section_score(s_index: int, f_index: int, unit: CitedUnit) -> float:
+        owned = f_index in owners.get(s_index, [])
+        relevance = overlap(term_set(unit.bare), step_terms[s_index])
+        if not owned and relevance < 0.34:
+            return -1.0  # a sentence from another step's finding must at least be on this step's topic
+        return (1.0 if owned else 0.0) + relevance + 0.25 * step_kinds[s_index].cue_bonus(unit.bare) - (
+            0.3 if is_dangling(unit.bare) else 0.0)
+
+    # Sections draft in turns, each taking its best remaining sentence, so that agents that
+    # found the same facts do not leave the later steps empty.
+    picked: list[list[CitedUnit]] = [[] for _ in plan]
+    for _ in range(SECTION_SENTENCES):
+        for s_index in range(len(plan)):
+            pool = [(section_score(s_index, f_index, unit), unit) for f_index, unit in all_units]
+            choice = _pick([item for item in pool if item[0] >= 0], used, 1)
+            if choice:
+                picked[s_index].extend(choice)
+                used.extend(choice)
+    sections = [
+        f"## {step}\n\n" + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
+        for step, units in zip(plan, picked)
+    ]
+
+    parts = []
+    if summary:
+        parts.append(" ".join(unit.text for unit in summary))
+    parts.extend(sections)
+    parts.append(render("offline/extractive_note", partial=data.partial))
+    text = "\n\n".join(parts)
+    if request.max_tokens and approx_tokens(text) > request.max_tokens:
+        text = text[: request.max_tokens * 4].rsplit("\n", 1)[0]  # a real model stops at its limit too
+    return Reply(text=text)

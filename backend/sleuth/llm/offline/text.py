@@ -1,0 +1,279 @@
+"""Text helpers for the offline extractive model: terms, sentences, numbered blocks, citations.
+
+Everything here is pure string processing so each step stays deterministic and testable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Function words and question scaffolding: they say nothing about the subject of a question.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else few for from
+    further had has have having he her here hers him his how i if in into is it its itself just me
+    more most my no nor not now of off on once only or other our ours out over own same she should so
+    some such than that the their theirs them then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you your yours
+    yourself may might must shall via per let lets get gets got use used using uses make makes want
+    need needs like tell explain describe please know show give find good best way ways work works
+    one two many much really actually just kind sort thing question research look happen happens
+    exactly different difference compared compare vs versus e.g i.e etc mostly mainly especially
+    particularly interested care curious wondering mean means
+    """.split()
+)
+
+# Words that make a request vague when they stand in for the subject ("tell me stuff").
+VAGUE_WORDS: frozenset[str] = frozenset(
+    "stuff things thing something anything everything whatever info information topic topics "
+    "general overview basics misc random interesting cool".split()
+)
+
+# Verbs that signal a relation between the subjects; they shape the plan, not the subject.
+RELATION_WORDS: frozenset[str] = frozenset(
+    "interact interacts interaction interactions relate relates related relation relationship "
+    "affect affects influence influences combine combines differ differs connect connects "
+    "depend depends compare compares versus".split()
+)
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./-][A-Za-z0-9_]+)*")
+_KEYWORD_NOUNS = frozenset("statement statements loop loops clause clauses keyword keywords block blocks expression expressions".split())
+_CITATION_GROUP = re.compile(r"(?:\s*\[\d+\])+")
+
+
+def tokens(text: str) -> list[str]:
+    """Word-like tokens, keeping identifiers such as `__getattr__` and `asyncio.gather` whole."""
+    return _TOKEN.findall(text)
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper so `descriptors`/`descriptor` and `lookups`/`lookup` meet."""
+    word = word.lower()
+    if word.startswith("__") or len(word) <= 3:
+        return word  # dunder names and short words are exact identifiers
+    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Subject-bearing words in order of appearance (original spelling, de-duplicated)."""
+    seen: set[str] = set()
+    words: list[str] = []
+    for token in tokens(text):
+        low = token.lower()
+        if low in STOPWORDS or low in VAGUE_WORDS or (len(low) < 2 and not low.isdigit()):
+            continue
+        key = stem(low)
+        if key not in seen:
+            seen.add(key)
+            words.append(token)
+    return words
+
+
+def term_set(text: str) -> set[str]:
+    """Stemmed content terms, for overlap scoring."""
+    return {stem(word) for word in content_words(text)}
+
+
+def chunks(text: str) -> list[str]:
+    """Runs of consecutive content words: a cheap stand-in for noun phrases.
+
+    "How do Python descriptors and __getattr__ interact during attribute lookup?" gives
+    ["Python descriptors", "__getattr__", "interact", "attribute lookup"].
+    """
+    runs: list[list[str]] = [[]]
+    pieces = re.findall(r"[A-Za-z_][A-Za-z0-9_]*(?:[./-][A-Za-z0-9_]+)*|[^\sA-Za-z_]", text)
+    for position, piece in enumerate(pieces):
+        low = piece.lower()
+        is_word = bool(_TOKEN.fullmatch(piece))
+        following = pieces[position + 1].lower() if position + 1 < len(pieces) else ""
+        # "with statement", "for loop": a keyword named by the next word is part of the subject
+        keyword = low in STOPWORDS and following in _KEYWORD_NOUNS
+        if low in RELATION_WORDS:
+            # a relation verb is its own chunk: it joins subjects rather than belonging to one
+            runs.extend([[piece], []])
+        elif is_word and (keyword or (low not in STOPWORDS and low not in VAGUE_WORDS and len(low) > 1)):
+            runs[-1].append(piece)
+        elif runs[-1]:
+            runs.append([])
+    seen: set[str] = set()
+    phrases: list[str] = []
+    for run in runs:
+        if not run:
+            continue
+        phrase = " ".join(run[:4])  # long runs are usually lists, not one phrase
+        if phrase.lower() not in seen:
+            seen.add(phrase.lower())
+            phrases.append(phrase)
+    return phrases
+
+
+def overlap(a: set[str], b: set[str]) -> float:
+    """Share of `b`'s terms found in `a` (0..1)."""
+    return len(a & b) / len(b) if b else 0.0
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def normalise_space(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def join_phrases(items: list[str], conjunction: str = "and") -> str:
+    """["a"] -> "a"; ["a", "b"] -> "a and b"; ["a", "b", "c"] -> "a, b and c"."""
+    items = [item for item in items if item]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+# ---- sentences ---------------------------------------------------------------------------
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Mr.", "Dr.", "No.", "approx.", "Fig.")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(`*]?[A-Z0-9_])")
+# Sentences that only make sense next to something the reader cannot see.
+_DANGLING_START = re.compile(
+    r"^(?:This|That|These|Those|It|Its|They|Them|Such|Here|There|Also|However|But|And|Or|So|Thus|"
+    r"Hence|Then|Otherwise|Likewise|Similarly|See|Like|Called|Example|For example|In this case)\b"
+)
+_CODE_HINT = re.compile(r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{};]\s*$|==|!=|\+=|->)")
+
+
+def _looks_like_code(paragraph: str) -> bool:
+    lines = [line for line in paragraph.splitlines() if line.strip()]
+    if not lines:
+        return True
+    code_lines = sum(1 for line in lines if _CODE_HINT.search(line))
+    letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
+    return code_lines * 2 >= len(lines) or letters < 0.8 * len(paragraph)
+
+
+def _is_heading(paragraph: str) -> bool:
+    lines = paragraph.strip().splitlines()
+    if len(lines) == 2 and re.fullmatch(r"[*=\-~^#]{3,}", lines[1].strip()):
+        return True
+    single = paragraph.strip()
+    return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?]$", single))
+
+
+def paragraphs(text: str) -> list[str]:
+    """Prose paragraphs of a page: blank-line separated, headings and code blocks dropped."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        if not block.strip() or _is_heading(block) or _looks_like_code(block):
+            continue
+        out.append(normalise_space(block))
+    return out
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Split one normalised paragraph into sentences without breaking at "e.g." and the like."""
+    protected = paragraph
+    for index, abbreviation in enumerate(_ABBREVIATIONS):
+        protected = protected.replace(abbreviation, f"\x00{index}\x00")
+    pieces = _SENTENCE_END.split(protected)
+    sentences: list[str] = []
+    for piece in pieces:
+        for index, abbreviation in enumerate(_ABBREVIATIONS):
+            piece = piece.replace(f"\x00{index}\x00", abbreviation)
+        if piece.strip():
+            sentences.append(piece.strip())
+    return sentences
+
+
+def is_fact_sentence(sentence: str) -> bool:
+    """A sentence that can stand alone as a cited fact: prose, complete, not too short or long."""
+    if not 40 <= len(sentence) <= 420:
+        return False
+    if not re.search(r"[.!?][\"')\]]?$", sentence) or sentence.endswith(":"):
+        return False
+    if not re.match(r"[\"'(`*]?[A-Z0-9_]", sentence):
+        return False
+    if re.match(r"(?:Changed|New|Deprecated) in version", sentence):
+        return False
+    if any(mark in sentence for mark in ("…", "«", "»", "...")):
+        return False  # search-snippet fragments and highlight markers are not the document's text
+    words = tokens(sentence)
+    return len(words) >= 6 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+
+
+def is_dangling(sentence: str) -> bool:
+    return bool(_DANGLING_START.match(sentence))
+
+
+def page_sentences(text: str) -> list[str]:
+    """Candidate fact sentences of a page, in document order, verbatim up to whitespace."""
+    return [s for paragraph in paragraphs(text) for s in split_sentences(paragraph) if is_fact_sentence(s)]
+
+
+# ---- numbered blocks in tool results ------------------------------------------------------
+
+@dataclass
+class NumberedBlock:
+    """One `[n] title / URL: url / body` entry of a search or open_url tool result."""
+
+    number: int
+    title: str
+    url: str
+    body: str
+
+
+_BLOCK_HEAD = re.compile(r"^\[(\d+)\] ?(.*)\nURL: ?(\S*)[ \t]*$", re.M)
+
+
+def numbered_blocks(tool_text: str) -> list[NumberedBlock]:
+    """Parse the engine's `search_results`/`open_url_results` format; other text yields nothing."""
+    heads = list(_BLOCK_HEAD.finditer(tool_text))
+    blocks: list[NumberedBlock] = []
+    for position, head in enumerate(heads):
+        end = heads[position + 1].start() if position + 1 < len(heads) else len(tool_text)
+        body = tool_text[head.end() : end]
+        # trailing engine notes ("Could not open: ...", "Search error: ...") are not page text
+        body = re.split(r"\n(?:Could not open|Search error): ", body)[0]
+        blocks.append(NumberedBlock(int(head.group(1)), head.group(2).strip(), head.group(3).strip(), body.strip("\n")))
+    return blocks
+
+
+def first_paragraph(block: NumberedBlock) -> NumberedBlock:
+    """A search hit's snippet only: text after its first blank line is the engine's, not the source's."""
+    return NumberedBlock(block.number, block.title, block.url, re.split(r"\n\s*\n", block.body, maxsplit=1)[0])
+
+
+# ---- cited units in findings ---------------------------------------------------------------
+
+@dataclass
+class CitedUnit:
+    """A piece of a report that ends in citations: its text and the numbers it cites."""
+
+    text: str  # with its citation markers, as written
+    bare: str  # without citation markers
+    numbers: list[int]
+
+
+def cited_units(report: str) -> list[CitedUnit]:
+    """Split a report into units that each end with `[n]` markers (uncited text is dropped).
+
+    Accepts both "Fact. [1]" (this model's style) and "Fact [1]." (common in LLM output).
+    """
+    units: list[CitedUnit] = []
+    for line in report.splitlines():
+        line = line.strip().lstrip("-*• ").strip()
+        if not line or line.startswith("#"):
+            continue
+        position = 0
+        for match in re.finditer(r"((?:\s*\[\d+\])+)(\.?)", line):
+            segment = line[position : match.end()].strip()
+            position = match.end()
+            numbers = [int(n) for n in re.findall(r"\[(\d+)\]", match.group(1))]
+            bare = normalise_space(_CITATION_GROUP.sub("", segment)).replace(" .", ".")
+            if bare and not re.search(r"[.!?][\"')\]]?$", bare):
+                bare += "."  # "Fact [1]" at the end of a line still reads as a sentence
+            if len(bare) >= 20:
+                units.append(CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in numbers), bare=bare, numbers=numbers))
+    return units

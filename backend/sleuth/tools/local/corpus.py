@@ -1,0 +1,131 @@
+"""The local corpus as one run sees it: which index file, which collections, ready on first use.
+
+Scope (what `local` search covers):
+* `SLEUTH_CORPUS` unset: the built-in `python-reference` plus every collection added by `sleuth index`.
+* `SLEUTH_CORPUS=<folder>`: that folder (indexed incrementally on first use, as collection kind `env`)
+  plus every collection added by `sleuth index`; the built-in reference is not searched.
+* `SLEUTH_CORPUS=<collection name>`: that collection plus every collection added by `sleuth index`.
+The built-in reference is always indexed and can always be opened, whatever the scope.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+
+from sleuth.documents import Document
+from sleuth.tools.base import Page, ToolError
+from sleuth.tools.local import retrieval
+from sleuth.tools.local.builtin import sync_builtin
+from sleuth.tools.local.folders import index_folder
+from sleuth.tools.local.query import fts_query
+from sleuth.tools.local.schema import DB_FILENAME, connect
+from sleuth.tools.local.store import CorpusStore
+from sleuth.tools.local.urls import BUILTIN_COLLECTION, parse_corpus_url
+
+log = logging.getLogger(__name__)
+
+SOURCE = "local"
+_PAGE_SNIPPET_CHARS = 300
+
+
+def db_path_for(data_dir: Path) -> Path:
+    return Path(data_dir).expanduser() / DB_FILENAME
+
+
+class LocalCorpus:
+    """Thread-safe; every method opens its own short-lived connection (call them via to_thread)."""
+
+    def __init__(self, db_path: Path, corpus: str | None) -> None:
+        self.db_path = db_path
+        self.corpus = corpus
+        self._lock = threading.Lock()
+        self._scope: retrieval.Scope | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            return connect(self.db_path)
+        except sqlite3.Error as exc:
+            raise ToolError(f"Local corpus index {self.db_path.name} cannot be opened: {exc}") from exc
+
+    def ensure_ready(self) -> retrieval.Scope:
+        """Index the built-in reference and the SLEUTH_CORPUS folder (incrementally), once per instance.
+
+        One instance per `build_local_tools` call, so each new toolbox picks up changed files.
+        """
+        with self._lock:
+            if self._scope is None:
+                conn = self._connect()
+                try:
+                    self._scope = self._prepare(CorpusStore(conn))
+                except sqlite3.Error as exc:
+                    raise ToolError(f"Local corpus could not be indexed: {exc}") from exc
+                finally:
+                    conn.close()
+            return self._scope
+
+    def _prepare(self, store: CorpusStore) -> retrieval.Scope:
+        sync_builtin(store)
+        if self.corpus is None:
+            return retrieval.Scope((BUILTIN_COLLECTION,))
+        folder = Path(self.corpus).expanduser()
+        if folder.is_dir():
+            report = index_folder(store, folder, name=None, kind="env")
+            for path, reason in report.errors:
+                log.warning("SLEUTH_CORPUS: %s not indexed: %s", path, reason)
+            return retrieval.Scope((report.collection,))
+        if store.collection(self.corpus) is not None:
+            return retrieval.Scope((self.corpus,))
+        raise ToolError(
+            f"SLEUTH_CORPUS={self.corpus!r} is neither a folder nor the name of an indexed collection."
+        )
+
+    def search(self, query: str, limit: int) -> list[Document]:
+        scope = self.ensure_ready()
+        match = fts_query(query)
+        if match is None or limit <= 0:
+            return []
+        conn = self._connect()
+        try:
+            hits = retrieval.search(conn, match, scope, limit)
+        except sqlite3.Error as exc:
+            raise ToolError(f"Local search failed: {exc}") from exc
+        finally:
+            conn.close()
+        return [
+            Document.from_url(
+                hit.url,
+                title=hit.title,
+                # The section heading tells a reader what the passage is about when the title does not.
+                snippet=hit.snippet if hit.heading == hit.title else f"{hit.heading}: {hit.snippet}",
+                source=SOURCE,
+            )
+            for hit in hits
+        ]
+
+    def read(self, url: str) -> Page:
+        try:
+            collection, path = parse_corpus_url(url)
+        except ValueError as exc:
+            raise ToolError(f"Not a local corpus document URL: {url!r}.") from exc
+        try:
+            self.ensure_ready()
+        except ToolError:
+            # A bad SLEUTH_CORPUS is reported by search; documents already indexed stay openable.
+            pass
+        conn = self._connect()
+        try:
+            found = retrieval.document(conn, collection, path)
+            known_collection = found is not None or retrieval.has_collection(conn, collection)
+        except sqlite3.Error as exc:
+            raise ToolError(f"Local corpus read failed: {exc}") from exc
+        finally:
+            conn.close()
+        if found is None:
+            if not known_collection:
+                raise ToolError(f"No local corpus collection named {collection!r} (URL {url!r}).")
+            raise ToolError(f"No document {path!r} in local corpus collection {collection!r}.")
+        snippet = " ".join(found.text[:_PAGE_SNIPPET_CHARS].split())
+        return Page(Document.from_url(found.url, title=found.title, snippet=snippet, source=SOURCE), found.text)

@@ -1,0 +1,42 @@
+"""Free text (from an LLM or a person) to a safe FTS5 query.
+
+Every term is quoted, so FTS5 syntax in the input (quotes, AND/OR/NOT/NEAR, `*`, `^`, `:`,
+parentheses, `-`) is never interpreted; terms are OR-ed so a long question still matches
+passages that contain only some of its words, and bm25 ranks passages with more (and rarer)
+terms first.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TERMS = 32
+_MAX_TERM_CHARS = 64
+
+# Split exactly where the unicode61 tokenizer splits (letters and digits are kept; `_` separates),
+# so a quoted term is always a single token.
+_TERM = re.compile(r"[^\W_]+")
+
+# Words that match almost every passage: they add work and noise, not ranking signal.
+STOPWORDS = frozenset(
+    """a about after all also an and any are as at be been before being between both but by can
+    could did do does doing during each for from had has have having how i if in into is it its
+    just me more most my no nor not of on once only or other our out over own same should so some
+    such than that the their them then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your""".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """The distinct search terms of `text`, in order; stopwords dropped unless nothing else is left."""
+    words = [w.lower() for w in _TERM.findall(text) if len(w) <= _MAX_TERM_CHARS]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    return list(dict.fromkeys(kept))[:MAX_TERMS]
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression for `text`, or None when it has no searchable term."""
+    found = terms(text)
+    if not found:
+        return None
+    return " OR ".join(f'"{term}"' for term in found)

@@ -1,0 +1,84 @@
+"""The on-disk layout of the corpus index and how to open it.
+
+Readable with the sqlite3 shell, e.g.
+`sqlite3 ~/.sleuth/corpus.db "select name, kind, root from collections"`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+DB_FILENAME = "corpus.db"
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS collections (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,       -- host part of corpus:// URLs
+    kind        TEXT NOT NULL,              -- 'builtin' | 'indexed' (sleuth index) | 'env' (SLEUTH_CORPUS)
+    root        TEXT,                       -- absolute folder path; NULL for the built-in reference
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS documents (
+    id            INTEGER PRIMARY KEY,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    path          TEXT NOT NULL,            -- relative to the collection root, '/' separators
+    url           TEXT NOT NULL UNIQUE,     -- corpus://<collection>/<path>
+    title         TEXT NOT NULL,
+    mtime         REAL,                     -- file mtime when indexed (NULL for built-in topics)
+    size          INTEGER NOT NULL,         -- bytes of the source
+    hash          TEXT NOT NULL,            -- sha256 of the source bytes
+    text          TEXT NOT NULL,            -- full extracted text, returned by open_url
+    indexed_at    REAL NOT NULL,
+    UNIQUE (collection_id, path)
+);
+
+CREATE TABLE IF NOT EXISTS chunks (
+    id          INTEGER PRIMARY KEY,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,           -- position within the document
+    title       TEXT NOT NULL,              -- the document title, repeated so every chunk matches on it
+    heading     TEXT NOT NULL,              -- nearest heading above the chunk
+    body        TEXT NOT NULL,
+    UNIQUE (document_id, seq)
+);
+
+-- External-content FTS5: the text lives once, in `chunks`; triggers keep the index in step.
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, heading, body,
+    content = 'chunks', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (new.id, new.title, new.heading, new.body);
+END;
+
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, heading, body)
+    VALUES ('delete', old.id, old.title, old.heading, old.body);
+END;
+
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
+"""
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    """A new connection (one per thread / short task), schema created on first open.
+
+    Autocommit mode: writers say BEGIN IMMEDIATE themselves, so transactions are explicit.
+    """
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db_path, isolation_level=None, timeout=30.0)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+        # WAL lets searches read while an index run writes (server + `sleuth index` at once).
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(_DDL)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn

@@ -1,0 +1,145 @@
+"""Write side of the index: collections, documents and their chunks (one connection, explicit transactions)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sleuth.tools.local.chunking import Chunk
+from sleuth.tools.local.urls import corpus_url
+
+
+@dataclass(frozen=True)
+class Collection:
+    id: int
+    name: str
+    kind: str  # 'builtin' | 'indexed' | 'env'
+    root: str | None
+
+
+@dataclass(frozen=True)
+class CollectionStats:
+    name: str
+    kind: str
+    root: str | None
+    documents: int
+    chunks: int
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: int
+    path: str
+    mtime: float | None
+    size: int
+    hash: str
+
+
+def _collection(row: sqlite3.Row | None) -> Collection | None:
+    return None if row is None else Collection(row["id"], row["name"], row["kind"], row["root"])
+
+
+class CorpusStore:
+    """Every statement that changes the index lives here."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        # IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # Collections
+
+    def collection(self, name: str) -> Collection | None:
+        return _collection(self.conn.execute("SELECT * FROM collections WHERE name = ?", (name,)).fetchone())
+
+    def collection_by_root(self, root: str) -> Collection | None:
+        return _collection(self.conn.execute("SELECT * FROM collections WHERE root = ?", (root,)).fetchone())
+
+    def upsert_collection(self, name: str, kind: str, root: str | None) -> Collection:
+        now = time.time()
+        self.conn.execute(
+            "INSERT INTO collections (name, kind, root, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, root = excluded.root, updated_at = excluded.updated_at"
+            " WHERE kind IS NOT excluded.kind OR root IS NOT excluded.root",
+            (name, kind, root, now, now),
+        )
+        found = self.collection(name)
+        assert found is not None
+        return found
+
+    def touch_collection(self, collection_id: int) -> None:
+        self.conn.execute("UPDATE collections SET updated_at = ? WHERE id = ?", (time.time(), collection_id))
+
+    def remove_collection(self, name: str) -> bool:
+        with self.transaction():
+            # Deleting chunks first (rather than by cascade) keeps the FTS delete trigger's work explicit.
+            self.conn.execute(
+                "DELETE FROM chunks WHERE document_id IN (SELECT d.id FROM documents d JOIN collections c"
+                " ON c.id = d.collection_id WHERE c.name = ?)",
+                (name,),
+            )
+            cur = self.conn.execute("DELETE FROM collections WHERE name = ?", (name,))
+        return cur.rowcount > 0
+
+    def stats(self) -> list[CollectionStats]:
+        rows = self.conn.execute(
+            "SELECT c.name, c.kind, c.root, c.updated_at,"
+            " (SELECT COUNT(*) FROM documents d WHERE d.collection_id = c.id) AS documents,"
+            " (SELECT COUNT(*) FROM chunks ch JOIN documents d ON d.id = ch.document_id"
+            "  WHERE d.collection_id = c.id) AS chunks"
+            " FROM collections c ORDER BY c.kind = 'builtin' DESC, c.name"
+        ).fetchall()
+        return [CollectionStats(r["name"], r["kind"], r["root"], r["documents"], r["chunks"], r["updated_at"]) for r in rows]
+
+    # Documents
+
+    def documents(self, collection_id: int) -> dict[str, StoredDocument]:
+        rows = self.conn.execute(
+            "SELECT id, path, mtime, size, hash FROM documents WHERE collection_id = ?", (collection_id,)
+        ).fetchall()
+        return {r["path"]: StoredDocument(r["id"], r["path"], r["mtime"], r["size"], r["hash"]) for r in rows}
+
+    def put_document(
+        self,
+        collection: Collection,
+        path: str,
+        *,
+        title: str,
+        text: str,
+        mtime: float | None,
+        size: int,
+        digest: str,
+        chunks: list[Chunk],
+    ) -> None:
+        """Insert or replace one document and all its chunks (call inside a transaction)."""
+        self.conn.execute("DELETE FROM documents WHERE collection_id = ? AND path = ?", (collection.id, path))
+        cur = self.conn.execute(
+            "INSERT INTO documents (collection_id, path, url, title, mtime, size, hash, text, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (collection.id, path, corpus_url(collection.name, path), title, mtime, size, digest, text, time.time()),
+        )
+        doc_id = cur.lastrowid
+        self.conn.executemany(
+            "INSERT INTO chunks (document_id, seq, title, heading, body) VALUES (?, ?, ?, ?, ?)",
+            [(doc_id, seq, title, chunk.heading, chunk.body) for seq, chunk in enumerate(chunks)],
+        )
+
+    def touch_document(self, doc_id: int, *, mtime: float | None, size: int) -> None:
+        """Same content, new stat (e.g. a `touch`): remember it so the next run skips the read."""
+        self.conn.execute("UPDATE documents SET mtime = ?, size = ? WHERE id = ?", (mtime, size, doc_id))
+
+    def delete_document(self, doc_id: int) -> None:
+        self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))

@@ -1,0 +1,118 @@
+// Every HTTP call the UI makes (ARCHITECTURE.md §4), in one place so shape changes on the
+// server side are adapted here only. Responses are normalised defensively: the UI must not
+// break because a field was renamed or missing.
+
+export type Mode = "light" | "heavy";
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export interface SessionMessage {
+  role: "user" | "assistant" | string;
+  content: string;
+  runId: string | null;
+}
+
+export interface SessionRun {
+  id: string;
+  status: string;
+  createdAt: string | null;
+}
+
+export interface SessionDetail extends SessionSummary {
+  messages: SessionMessage[];
+  runs: SessionRun[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const BASE = "/api";
+
+async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(BASE + path, {
+    ...init,
+    headers: { Accept: "application/json", ...(init?.body ? { "Content-Type": "application/json" } : {}), ...init?.headers },
+  });
+  if (!res.ok) {
+    let detail = `${res.status} ${res.statusText}`;
+    try {
+      const body = await res.json();
+      if (body && typeof body.detail === "string") detail = body.detail;
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(detail, res.status);
+  }
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+type Json = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null);
+
+function toSummary(raw: Json): SessionSummary {
+  return {
+    id: str(raw.id) ?? str(raw.session_id) ?? "",
+    title: str(raw.title) ?? str(raw.question) ?? "",
+    createdAt: str(raw.created_at),
+    updatedAt: str(raw.updated_at),
+  };
+}
+
+export async function listSessions(): Promise<SessionSummary[]> {
+  const body = await call<unknown>("/sessions");
+  const items = Array.isArray(body) ? body : ((body as Json)?.sessions as unknown[]) ?? [];
+  return (items as Json[]).map(toSummary).filter((s) => s.id);
+}
+
+/** The server names the session (from its first message); an empty body is sent. */
+export async function createSession(): Promise<SessionSummary> {
+  return toSummary(await call<Json>("/sessions", { method: "POST", body: "{}" }));
+}
+
+export async function getSession(id: string): Promise<SessionDetail> {
+  const raw = await call<Json>(`/sessions/${encodeURIComponent(id)}`);
+  const messages = ((raw.messages as Json[]) ?? []).map((m) => ({
+    role: str(m.role) ?? "user",
+    content: str(m.content) ?? "",
+    runId: str(m.run_id),
+  }));
+  const runs = ((raw.runs as Json[]) ?? [])
+    .map((r) => ({ id: str(r.id) ?? str(r.run_id) ?? "", status: str(r.status) ?? "", createdAt: str(r.created_at) ?? str(r.started_at) }))
+    .filter((r) => r.id);
+  return { ...toSummary(raw), messages, runs };
+}
+
+export interface SendOptions {
+  mode?: Mode;
+  clarify?: boolean;
+}
+
+export async function sendMessage(sessionId: string, content: string, opts: SendOptions = {}): Promise<{ runId: string }> {
+  const body = await call<Json>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
+    method: "POST",
+    body: JSON.stringify({ content, mode: opts.mode, clarify: opts.clarify }),
+  });
+  const runId = str(body.run_id) ?? str(body.id);
+  if (!runId) throw new ApiError("server returned no run_id", 500);
+  return { runId };
+}
+
+export async function cancelRun(runId: string): Promise<void> {
+  await call<unknown>(`/runs/${encodeURIComponent(runId)}/cancel`, { method: "POST" });
+}
+
+export function reportMarkdownUrl(reportId: string): string {
+  return `${BASE}/reports/${encodeURIComponent(reportId)}.md`;
+}

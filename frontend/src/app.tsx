@@ -1,0 +1,192 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import * as api from "./api";
+import { Composer } from "./components/Composer";
+import { phaseOf, RunView } from "./components/RunView";
+import { Sidebar } from "./components/Sidebar";
+import { useHashSession } from "./hooks";
+import { useSession, type RunEntry } from "./session";
+import { Icon } from "./components/Icon";
+
+const EXAMPLES = [
+  "How does Python decide where an attribute lookup like obj.x finds its value?",
+  "What exactly happens when a generator is closed, and how do try/finally blocks behave?",
+  "Compare __slots__, descriptors and __getattr__ for memory use and speed.",
+];
+
+export function App() {
+  const [sessionId, navigate] = useHashSession();
+  const { view, send } = useSession(sessionId);
+  const [sessions, setSessions] = useState<api.SessionSummary[]>([]);
+  const [sessionsError, setSessionsError] = useState<string | null>(null);
+  const [navOpen, setNavOpen] = useState(false);
+  const [preset, setPreset] = useState<{ text: string; nonce: number } | null>(null);
+  const [stopError, setStopError] = useState<string | null>(null);
+
+  // Follow the live end of the thread while the reader is there; leave them alone once
+  // they scroll up to read.
+  const threadRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const lastHeight = useRef(0);
+  const onThreadScroll = () => {
+    const el = threadRef.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+  };
+  useLayoutEffect(() => {
+    const el = threadRef.current;
+    if (!el || el.scrollHeight === lastHeight.current) return;
+    lastHeight.current = el.scrollHeight;
+    if (stick.current) el.scrollTop = el.scrollHeight;
+  });
+  useEffect(() => {
+    stick.current = true;
+  }, [sessionId]);
+
+  const refreshSessions = useCallback(() => {
+    api
+      .listSessions()
+      .then((s) => {
+        setSessions(s);
+        setSessionsError(null);
+      })
+      .catch((e: unknown) => setSessionsError(e instanceof Error ? e.message : String(e)));
+  }, []);
+  useEffect(refreshSessions, [refreshSessions]);
+
+  // The latest run drives the composer (busy / Stop) and the status announcements.
+  const runIds = view.thread.flatMap((i) => (i.kind === "user" && i.runId ? [i.runId] : []));
+  const lastRunId = runIds[runIds.length - 1] ?? null;
+  const last: RunEntry | null = lastRunId ? view.runs[lastRunId] ?? null : null;
+  const busy = !!last && last.state.status === "running" && last.conn !== "failed";
+  const awaitingAnswer = !!last && last.state.status === "clarification";
+
+  // A run that ends changes its session's title / order in the list.
+  const lastStatus = last?.state.status;
+  useEffect(() => {
+    if (lastStatus && lastStatus !== "running") refreshSessions();
+  }, [lastStatus, refreshSessions]);
+
+  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean) => {
+    setStopError(null);
+    stick.current = true;
+    await send(text, { mode, clarify }, navigate);
+    refreshSessions();
+  };
+  // The answer starts the research itself, so it goes with the composer's chosen mode.
+  const answer = async (text: string) => {
+    const mode: api.Mode = localStorage.getItem("sleuth.mode") === "heavy" ? "heavy" : "light";
+    stick.current = true;
+    await send(text, { mode }, navigate);
+  };
+  const stop = () => {
+    if (!lastRunId) return;
+    api.cancelRun(lastRunId).catch((e: unknown) => setStopError(e instanceof Error ? e.message : String(e)));
+  };
+
+  const status = last ? (last.conn === "reconnecting" ? "Reconnecting…" : phaseOf(last.state)) : view.loading ? "Loading…" : "";
+  useEffect(() => {
+    document.title = view.title ? `${view.title} · Sleuth` : "Sleuth";
+  }, [view.title]);
+
+  return (
+    <div class={`app ${navOpen ? "nav-open" : ""}`}>
+      <a class="skip-link" href="#composer-input">
+        Skip to the question box
+      </a>
+      <header class="topbar">
+        <button type="button" class="btn btn-ghost nav-toggle" aria-expanded={navOpen} aria-controls="sidebar" onClick={() => setNavOpen(!navOpen)}>
+          <span aria-hidden="true">☰</span>
+          <span class="sr-only">Sessions</span>
+        </button>
+        <a class="brand" href="#/" onClick={() => navigate(null)}>
+          <Icon name="logo" class="logo" /> Sleuth
+        </a>
+        <span class="topbar-title">{view.title}</span>
+        <span class="spacer" />
+        {status ? <span class={`status-pill ${last?.conn === "reconnecting" ? "warn" : busy ? "live" : ""}`}>{status}</span> : null}
+      </header>
+      {/* Announced to screen readers; changes only at phase boundaries, not per token. */}
+      <div class="sr-only" role="status" aria-live="polite" aria-atomic="true">
+        {status}
+      </div>
+      <div id="sidebar" class="sidebar-wrap">
+        <Sidebar
+          sessions={sessions}
+          currentId={sessionId}
+          error={sessionsError}
+          onNew={() => {
+            setNavOpen(false);
+            navigate(null);
+          }}
+          onSelect={() => setNavOpen(false)}
+        />
+      </div>
+      <main class="main" id="main">
+        <div class="thread" ref={threadRef} onScroll={onThreadScroll}>
+          {view.error ? (
+            <div class="notice notice-error" role="alert">
+              Could not open this session: {view.error}
+            </div>
+          ) : null}
+          {!sessionId && !view.thread.length ? <Welcome onPick={(text) => setPreset({ text, nonce: Date.now() })} /> : null}
+          {view.loading ? <p class="muted">Loading session…</p> : null}
+          {view.thread.map((item, i) => {
+            if (item.kind === "assistant") {
+              return (
+                <div class="msg assistant" key={`a${i}`}>
+                  {item.content}
+                </div>
+              );
+            }
+            const entry = item.runId ? view.runs[item.runId] : undefined;
+            const question = item.content || entry?.state.question || "";
+            const isLast = item.runId === lastRunId;
+            return (
+              <article class="exchange" key={item.runId ?? `u${i}`} aria-label={question ? `Question: ${question.slice(0, 80)}` : "Question"}>
+                {question ? (
+                  <div class="msg user">
+                    <span class="sr-only">You asked: </span>
+                    {question}
+                  </div>
+                ) : null}
+                {entry ? <RunView entry={entry} onAnswer={isLast && awaitingAnswer ? answer : null} /> : null}
+              </article>
+            );
+          })}
+        </div>
+        {stopError ? (
+          <p class="notice notice-error" role="alert">
+            Could not stop the run: {stopError}
+          </p>
+        ) : null}
+        <Composer
+          busy={busy}
+          placeholder={awaitingAnswer ? "Answer the questions above, or reply in your own words…" : lastRunId ? "Ask a follow-up or a new question…" : "What should Sleuth research?"}
+          onSend={sendMessage}
+          onStop={busy ? stop : null}
+          preset={preset}
+        />
+      </main>
+    </div>
+  );
+}
+
+function Welcome({ onPick }: { onPick: (text: string) => void }) {
+  return (
+    <div class="welcome">
+      <h1>What should Sleuth research?</h1>
+      <p class="muted">
+        Sleuth asks what it needs to know, writes a plan, sends up to three agents to search and read in parallel, and
+        writes a report where every claim links to its source.
+      </p>
+      <ul class="examples" aria-label="Example questions">
+        {EXAMPLES.map((q) => (
+          <li key={q}>
+            <button type="button" class="btn btn-ghost example" onClick={() => onPick(q)}>
+              {q}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

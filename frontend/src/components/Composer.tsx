@@ -1,0 +1,128 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Mode } from "../api";
+
+interface Props {
+  busy: boolean;
+  placeholder: string;
+  onSend: (text: string, mode: Mode, clarify: boolean) => Promise<void>;
+  onStop: (() => void) | null;
+  /** Text to put in the box (an example question); `nonce` makes repeats apply. */
+  preset?: { text: string; nonce: number } | null;
+}
+
+const MODE_KEY = "sleuth.mode";
+const CLARIFY_KEY = "sleuth.clarify";
+
+export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
+  const [text, setText] = useState("");
+  const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "heavy" ? "heavy" : "light"));
+  const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => localStorage.setItem(MODE_KEY, mode), [mode]);
+  useEffect(() => localStorage.setItem(CLARIFY_KEY, clarify ? "on" : "off"), [clarify]);
+  useEffect(() => {
+    if (preset) {
+      setText(preset.text);
+      ref.current?.focus();
+    }
+  }, [preset]);
+  // Grow with the text, up to a limit set in CSS.
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight}px`;
+  }, [text]);
+  // Give the box focus back when a run ends, so the next question can be typed at once.
+  useEffect(() => {
+    if (!busy) ref.current?.focus();
+  }, [busy]);
+
+  const disabled = busy || sending;
+  const submit = async () => {
+    const t = text.trim();
+    if (!t || disabled) return;
+    setSending(true);
+    setError(null);
+    try {
+      await onSend(t, mode, clarify);
+      setText("");
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    // Enter sends, Shift+Enter is a new line; never send mid IME composition.
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void submit();
+    }
+  };
+
+  return (
+    <form
+      class="composer"
+      aria-label="Ask Sleuth"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      {error ? (
+        <p class="notice notice-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <label for="composer-input" class="sr-only">
+        Your question
+      </label>
+      <textarea
+        id="composer-input"
+        ref={ref}
+        rows={1}
+        value={text}
+        placeholder={placeholder}
+        disabled={disabled}
+        aria-describedby="composer-hint"
+        onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+        onKeyDown={onKeyDown}
+      />
+      <div class="composer-bar">
+        <fieldset class="mode" disabled={disabled}>
+          <legend class="sr-only">Research depth</legend>
+          <label class={mode === "light" ? "on" : ""}>
+            <input type="radio" name="mode" value="light" checked={mode === "light"} onChange={() => setMode("light")} />
+            Light
+          </label>
+          <label class={mode === "heavy" ? "on" : ""}>
+            <input type="radio" name="mode" value="heavy" checked={mode === "heavy"} onChange={() => setMode("heavy")} />
+            Heavy
+          </label>
+        </fieldset>
+        <label class="toggle">
+          <input type="checkbox" checked={clarify} disabled={disabled} onChange={(e) => setClarify((e.currentTarget as HTMLInputElement).checked)} />
+          Ask clarifying questions
+        </label>
+        <span id="composer-hint" class="hint muted small">
+          Enter to send · Shift+Enter for a new line
+        </span>
+        <span class="spacer" />
+        {busy && onStop ? (
+          <button type="button" class="btn btn-danger" onClick={onStop}>
+            ■ Stop
+          </button>
+        ) : (
+          <button type="submit" class="btn btn-primary" disabled={disabled || !text.trim()}>
+            {sending ? "Sending…" : "Research"}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,38 @@
+import { stripNumbering } from "../format";
+import { planStepStates } from "../timeline/selectors";
+import type { Lane, PlanBlock } from "../timeline/state";
+
+const MARK = { done: "✓", active: "◐", todo: "○" } as const;
+const SR = { done: "done", active: "in progress", todo: "to do" } as const;
+
+/** Streams the plan as text, then collapses to numbered steps that tick as lanes finish. */
+export function PlanCard({ plan, lanes }: { plan: PlanBlock; lanes: Lane[] }) {
+  if (!plan.steps) {
+    return (
+      <section class="card plan" aria-label="Research plan">
+        <h3 class="card-title">
+          <span class="spinner" aria-hidden="true" /> Planning…
+        </h3>
+        <pre class="plan-stream">{plan.content}</pre>
+      </section>
+    );
+  }
+  const states = planStepStates(plan.steps, lanes);
+  const done = states.filter((s) => s === "done").length;
+  return (
+    <section class="card plan" aria-label="Research plan">
+      <h3 class="card-title">
+        Plan <span class="muted">· {done}/{plan.steps.length} steps covered</span>
+      </h3>
+      <ol class="plan-steps">
+        {plan.steps.map((step, i) => (
+          <li key={i} class={`plan-step ${states[i]}`}>
+            <span class="tick" aria-hidden="true">{MARK[states[i]]}</span>
+            <span>{stripNumbering(step)}</span>
+            <span class="sr-only"> ({SR[states[i]]})</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

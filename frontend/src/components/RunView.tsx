@@ -1,0 +1,164 @@
+import { formatCost, formatElapsed, formatInt, modelLabel } from "../format";
+import { useNow } from "../hooks";
+import type { RunEntry } from "../session";
+import { allLanes, progressOf } from "../timeline/selectors";
+import type { Block, RunState } from "../timeline/state";
+import { ClarificationCard } from "./Clarification";
+import { LanesRow } from "./Lanes";
+import { Markdown } from "./Markdown";
+import { NoticeView } from "./Notice";
+import { PlanCard } from "./PlanCard";
+import { ReportView } from "./Report";
+import { Thinking } from "./Thinking";
+import { Icon } from "./Icon";
+
+interface Props {
+  entry: RunEntry;
+  /** Set only on the latest run when it ended asking for clarification. */
+  onAnswer: ((text: string) => Promise<void>) | null;
+}
+
+/** One run's timeline: its turns top to bottom, then the summary. */
+export function RunView({ entry, onAnswer }: Props) {
+  const s = entry.state;
+  const lanes = allLanes(s);
+  const key = s.runId ?? "run";
+  return (
+    <div class="run" data-run={s.runId ?? undefined} data-status={s.status}>
+      <ProgressLine entry={entry} />
+      <ConnectionBanner entry={entry} />
+      {s.turns.map((t) => (
+        <div class="turn" key={t.index} data-turn={t.index}>
+          {t.blocks.map((b, i) => (
+            <BlockView key={i} block={b} run={s} lanes={lanes} onAnswer={onAnswer} runKey={`${key}-${t.index}-${i}`} />
+          ))}
+        </div>
+      ))}
+      {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
+      {s.summary ? <SummaryBar run={s} /> : null}
+    </div>
+  );
+}
+
+function BlockView({ block, run, lanes, onAnswer, runKey }: { block: Block; run: RunState; lanes: ReturnType<typeof allLanes>; onAnswer: Props["onAnswer"]; runKey: string }) {
+  switch (block.kind) {
+    case "plan":
+      return <PlanCard plan={block} lanes={lanes} />;
+    case "thinking":
+      return <Thinking block={block} />;
+    case "lanes":
+      return <LanesRow block={block} />;
+    case "notice":
+      return <NoticeView notice={block.notice} />;
+    case "message":
+      if (block.role === "clarification") {
+        return <ClarificationCard block={block} onSubmit={onAnswer} runKey={runKey} />;
+      }
+      // A streaming message that has not become a report or clarification yet.
+      if (!block.report && !block.draft && !block.done) return null;
+      if (run.status === "clarification") return <Markdown markdown={block.draft} class="assistant" />;
+      return <ReportView block={block} run={run} />;
+  }
+}
+
+const PHASE: Record<string, string> = {
+  completed: "Done",
+  clarification: "Waiting for your answers",
+  cancelled: "Stopped",
+  error: "Failed",
+  deadline: "Ended at the deadline",
+};
+
+/** What the run is doing now, in a few words (also announced to screen readers). */
+export function phaseOf(s: RunState): string {
+  if (s.status !== "running") return PHASE[s.status] ?? s.status;
+  const last = s.turns[s.turns.length - 1];
+  const b = last?.blocks[last.blocks.length - 1];
+  if (!b) return "Starting";
+  if (b.kind === "plan") return b.done ? "Plan ready" : "Planning";
+  if (b.kind === "thinking") return "Thinking";
+  if (b.kind === "lanes") {
+    const n = b.lanes.filter((l) => l.status === "running" || l.status === "pending").length;
+    return n ? `Researching with ${n} agent${n === 1 ? "" : "s"}` : "Reviewing findings";
+  }
+  if (b.kind === "message") return b.report ? "Report ready" : "Writing the report";
+  return "Working";
+}
+
+function ProgressLine({ entry }: { entry: RunEntry }) {
+  const s = entry.state;
+  const live = s.status === "running";
+  const now = useNow(live);
+  // Without a summary a finished run has no trustworthy duration: show none.
+  const elapsed = s.summary ? s.summary.elapsedS : live ? Math.max(0, (now - entry.startedAt) / 1000) : null;
+  const p = progressOf(s);
+  const models = Array.from(new Set(Object.values(s.models)));
+  return (
+    <div class={`progress-line ${live ? "live" : ""}`}>
+      {live ? <span class="spinner" aria-hidden="true" /> : null}
+      <span class="phase">{phaseOf(s)}</span>
+      {p.total ? (
+        <span>
+          Tasks {p.processed}/{p.total}
+        </span>
+      ) : null}
+      {elapsed !== null ? (
+        <span>
+          <span class="sr-only">Elapsed </span>
+          <Icon name="clock" /> {formatElapsed(elapsed)}
+        </span>
+      ) : null}
+      {live && s.usage.inputTokens + s.usage.outputTokens > 0 ? (
+        <span class="muted">{formatInt(s.usage.inputTokens + s.usage.outputTokens)} tokens</span>
+      ) : null}
+      {s.mode ? <span class="muted">{s.mode}</span> : null}
+      {models.length ? <span class="muted">{models.map(modelLabel).join(", ")}</span> : null}
+    </div>
+  );
+}
+
+function ConnectionBanner({ entry }: { entry: RunEntry }) {
+  if (entry.conn === "reconnecting") {
+    return (
+      <div class="conn-banner" role="status">
+        <span class="spinner" aria-hidden="true" /> Connection lost, reconnecting… the run continues on the server.
+      </div>
+    );
+  }
+  if (entry.conn === "failed") {
+    return (
+      <div class="notice notice-error" role="alert">
+        Could not load this run{entry.connDetail ? `: ${entry.connDetail}` : ""}.
+      </div>
+    );
+  }
+  return null;
+}
+
+function SummaryBar({ run }: { run: RunState }) {
+  const m = run.summary!;
+  return (
+    <dl class="summary-bar" aria-label="Run summary">
+      <div>
+        <dt>Elapsed</dt>
+        <dd>{formatElapsed(m.elapsedS)}</dd>
+      </div>
+      <div>
+        <dt>Sources</dt>
+        <dd>
+          {formatInt(m.sourcesSeen)} seen · {formatInt(m.sourcesFetched)} read · {formatInt(m.sourcesCited)} cited
+        </dd>
+      </div>
+      <div>
+        <dt>Tokens</dt>
+        <dd>
+          {formatInt(m.inputTokens)} in · {formatInt(m.outputTokens)} out
+        </dd>
+      </div>
+      <div>
+        <dt>Cost</dt>
+        <dd>{formatCost(m.costUsd)}</dd>
+      </div>
+    </dl>
+  );
+}

@@ -1,0 +1,36 @@
+// Small display formatters shared by components.
+
+export function formatElapsed(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "0:00";
+  const s = Math.floor(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+export function formatInt(n: number): string {
+  return Math.round(n || 0).toLocaleString("en-US");
+}
+
+export function formatCost(usd: number): string {
+  if (!usd) return "$0";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** The offline model is extractive, and the contract says to say so wherever it shows. */
+export function modelLabel(model: string): string {
+  return model === "offline" || model.startsWith("offline/") ? `${model} (extractive)` : model;
+}
+
+/** Plan steps sometimes keep their "1." prefix; the list numbers them already. */
+export function stripNumbering(step: string): string {
+  return step.replace(/^\s*(?:\d+[.)]|[-*•])\s+/, "").trim();
+}
+
+export function parseTime(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  // Server timestamps without a zone are UTC.
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + "Z");
+  return Number.isNaN(t) ? null : t;
+}

@@ -1,0 +1,110 @@
+// Model and web text -> safe DOM. marked turns markdown into HTML; DOMPurify sanitises it
+// into a DocumentFragment (never re-parsed from a string); only then are citation chips
+// built, with DOM calls on text nodes, so nothing unsanitised ever reaches the page.
+
+import DOMPurify from "dompurify";
+import { marked } from "marked";
+import { safeHref } from "./urls";
+
+const FORBID_TAGS = ["style", "img", "svg", "math", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "video", "audio", "picture", "source", "link", "meta", "base"];
+
+let purifier: ReturnType<typeof DOMPurify> | null = null;
+
+/** One DOMPurify instance for this window, with the link policy hook installed once. */
+function getPurifier(): ReturnType<typeof DOMPurify> {
+  if (purifier) return purifier;
+  const p = DOMPurify(window);
+  p.addHook("afterSanitizeAttributes", (node) => {
+    if (node.nodeName !== "A") return;
+    const el = node as Element;
+    // Only http(s) links survive, and they open outside the app without a referrer.
+    const href = safeHref(el.getAttribute("href"));
+    if (href) {
+      el.setAttribute("href", href);
+      el.setAttribute("target", "_blank");
+      el.setAttribute("rel", "noopener noreferrer");
+    } else {
+      el.removeAttribute("href");
+      el.removeAttribute("target");
+    }
+  });
+  purifier = p;
+  return p;
+}
+
+/** Markdown -> sanitised fragment (no chips). */
+export function sanitizeMarkdown(md: string, doc: Document = document): DocumentFragment {
+  const html = marked.parse(md ?? "", { async: false, gfm: true, breaks: false }) as string;
+  const frag = getPurifier().sanitize(html, {
+    RETURN_DOM_FRAGMENT: true,
+    FORBID_TAGS,
+    FORBID_ATTR: ["style", "class", "id", "srcset", "formaction"],
+    ALLOW_DATA_ATTR: false,
+  }) as DocumentFragment;
+  return doc === document ? frag : (doc.importNode(frag, true) as DocumentFragment);
+}
+
+export interface CitationTarget {
+  number: number;
+  title: string;
+}
+
+/** `[3]`, `[1, 2]` and `[1][2]` all cite. */
+const CITE_RE = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
+const HAS_CITE = /\[\d{1,3}(?:\s*,\s*\d{1,3})*\]/;
+const SKIP = new Set(["CODE", "PRE", "A", "BUTTON"]);
+
+/**
+ * Replace citation markers in text nodes with chip buttons. Only numbers `lookup` knows get
+ * a chip; the rest stay as text. Chips carry `data-cite` for event delegation.
+ */
+export function addCitationChips(root: ParentNode, lookup: (n: number) => CitationTarget | null): void {
+  const doc = (root as Node).ownerDocument ?? document;
+  const walker = doc.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      for (let p = node.parentNode; p && p !== root; p = p.parentNode) {
+        if (SKIP.has(p.nodeName)) return NodeFilter.FILTER_REJECT;
+      }
+      return HAS_CITE.test(node.nodeValue ?? "") ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+    },
+  });
+  const texts: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) texts.push(n as Text);
+  for (const text of texts) {
+    const value = text.nodeValue ?? "";
+    const parts: Node[] = [];
+    let last = 0;
+    CITE_RE.lastIndex = 0;
+    for (let m = CITE_RE.exec(value); m; m = CITE_RE.exec(value)) {
+      const nums = m[1].split(",").map((x) => parseInt(x.trim(), 10));
+      const targets = nums.map((n) => lookup(n));
+      if (targets.some((t) => !t)) continue;
+      if (m.index > last) parts.push(doc.createTextNode(value.slice(last, m.index)));
+      for (const t of targets as CitationTarget[]) parts.push(makeChip(doc, t));
+      last = m.index + m[0].length;
+    }
+    if (!parts.length) continue;
+    if (last < value.length) parts.push(doc.createTextNode(value.slice(last)));
+    const frag = doc.createDocumentFragment();
+    frag.append(...parts);
+    text.replaceWith(frag);
+  }
+}
+
+function makeChip(doc: Document, t: CitationTarget): HTMLElement {
+  const b = doc.createElement("button");
+  b.type = "button";
+  b.className = "cite-chip";
+  b.dataset.cite = String(t.number);
+  // Attribute and text values set through the DOM are never parsed as HTML.
+  b.setAttribute("aria-label", `Source ${t.number}${t.title ? `: ${t.title}` : ""}`);
+  b.textContent = String(t.number);
+  return b;
+}
+
+/** Markdown -> safe fragment with citation chips. */
+export function renderMarkdown(md: string, lookup?: (n: number) => CitationTarget | null): DocumentFragment {
+  const frag = sanitizeMarkdown(md);
+  if (lookup) addCitationChips(frag, lookup);
+  return frag;
+}

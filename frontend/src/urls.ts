@@ -1,0 +1,32 @@
+// How a document's URL is shown: web pages link out, local corpus documents do not.
+
+export interface UrlView {
+  /** Short label: the web host, or the corpus collection. */
+  domain: string;
+  /** Only http(s) URLs are ever put in an href. */
+  href: string | null;
+  local: boolean;
+}
+
+export function safeHref(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export function describeUrl(url: string | null | undefined): UrlView {
+  const raw = (url ?? "").trim();
+  const href = safeHref(raw);
+  if (href) {
+    const host = new URL(href).hostname.replace(/^www\./, "");
+    return { domain: host, href, local: false };
+  }
+  // corpus://<collection>/<path>: the collection stands in for the domain.
+  const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i.exec(raw);
+  if (m) return { domain: m[2] || m[1], href: null, local: true };
+  return { domain: raw ? raw.slice(0, 40) : "", href: null, local: true };
+}

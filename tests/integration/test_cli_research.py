@@ -1,0 +1,69 @@
+"""`sleuth research` as a user runs it: a subprocess talking to an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sleuth.stream.packets import parse_packet
+from support.invariants import check_invariants
+from support.scenarios import ResearchModel
+from support.scripted_llm import ScriptedLLM
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sleuth", *args], env={**os.environ, **env}, cwd=cwd,
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+
+
+def endpoint_env(llm: ScriptedLLM) -> dict[str, str]:
+    return {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": llm.base_url, "SLEUTH_API_KEY": "sk-cli-secret"}
+
+
+def test_json_mode_prints_only_valid_packets(tmp_path: Path) -> None:
+    with ScriptedLLM(ResearchModel()) as llm:
+        done = sleuth(["research", "--json", "--no-clarify", QUESTION], endpoint_env(llm), tmp_path)
+    assert done.returncode == 0, done.stderr
+    packets = [parse_packet(line) for line in done.stdout.splitlines()]
+    check_invariants(packets)
+    assert packets[-1].obj.reason == "completed"  # type: ignore[union-attr]
+    assert "sk-cli-secret" not in done.stdout + done.stderr
+
+
+def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: Path) -> None:
+    with ScriptedLLM(ResearchModel()) as llm:
+        done = sleuth(["research", "--no-clarify", "--mode", "light", QUESTION], endpoint_env(llm), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Plan:" in done.stderr and "[lane 2]" in done.stderr and "[lane 3]" not in done.stderr
+    assert "Descriptors take precedence" in done.stdout
+    assert "\nSources:\n[1] " in done.stdout and "corpus://python-reference/" in done.stdout
+
+
+def test_clarification_without_a_terminal_prints_the_questions_and_exits_zero(tmp_path: Path) -> None:
+    model = ResearchModel(clarify_questions="1. Which Python version?\n2. Which implementation?")
+    with ScriptedLLM(model) as llm:
+        done = sleuth(["research", "descriptors?"], endpoint_env(llm), tmp_path)
+    assert done.returncode == 0
+    assert "1. Which Python version?" in done.stderr and "Sources:" not in done.stdout
+
+
+def test_a_failing_endpoint_exits_non_zero_with_one_line(tmp_path: Path) -> None:
+    env = {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": "http://127.0.0.1:9/v1", "SLEUTH_API_KEY": "sk-x", "SLEUTH_LLM_RETRIES": "0"}
+    done = sleuth(["research", "--no-clarify", QUESTION], env, tmp_path)
+    assert done.returncode == 1
+    assert "research failed" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bad_settings_and_empty_questions_are_clear_errors(tmp_path: Path) -> None:
+    bad = sleuth(["research", QUESTION], {"SLEUTH_MAX_PARALLEL_AGENTS": "9"}, tmp_path)
+    assert bad.returncode != 0 and "SLEUTH_MAX_PARALLEL_AGENTS" in bad.stderr and "Traceback" not in bad.stderr
+    empty = sleuth(["research", "  "], {}, tmp_path)
+    assert empty.returncode == 2 and "question is empty" in empty.stderr
+    unknown = sleuth(["research", QUESTION], {"SLEUTH_SEARCH": "altavista"}, tmp_path)
+    assert unknown.returncode != 0 and "altavista" in unknown.stderr and "Traceback" not in unknown.stderr

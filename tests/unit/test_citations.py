@@ -1,0 +1,64 @@
+from sleuth.documents import Document
+from sleuth.research.citations import (
+    AgentCitations, GlobalCitations, cited_numbers, collapse_citations, rewrite_citations, verify_report,
+)
+from sleuth.research.sources import SourceRegistry
+from sleuth.tools.web.credibility import is_unsafe_citation_url as unsafe_citation_reason
+
+A, B, C = (Document.from_url(f"https://site{i}.org/page", title=t) for i, t in enumerate("ABC"))
+
+
+def test_markers_are_found_outside_code_only() -> None:
+    text = "Fact [1]. Two [2, 3][4]. Code `x[5]` and\n```\ny[6]\n```\nindex items[7] and link [8](https://a.org)."
+    assert cited_numbers(text) == [1, 2, 3, 4]
+
+
+def test_rewrite_drops_unmapped_and_merges_duplicates() -> None:
+    assert rewrite_citations("X [1][2] and [3].", {1: 5, 2: 5, 3: None}.get) == "X [5] and."
+
+
+def test_collapse_reuses_numbers_in_tab_order() -> None:
+    first, second = AgentCitations(), AgentCitations()
+    first.number(A), first.number(B)
+    second.number(B), second.number(C)
+    numbering = GlobalCitations()
+    out = collapse_citations([("a [1] b [2] c [7]", first), ("d [1] e [2]", second)], numbering)
+    assert out[0].text == "a [1] b [2] c" and out[0].dropped == [7]
+    assert out[1].text == "d [2] e [3]"
+    assert [d.title for d in out[1].cited] == ["B", "C"]
+    assert numbering.by_number == {1: A, 2: B, 3: C}
+
+
+def test_uncited_documents_get_no_global_number() -> None:
+    local = AgentCitations()
+    local.number(A), local.number(B)
+    numbering = GlobalCitations()
+    collapse_citations([("only [2]", local)], numbering)
+    assert numbering.by_number == {1: B}
+
+
+def test_verification_keeps_retrieved_sources_and_renumbers_without_gaps() -> None:
+    registry = SourceRegistry()
+    registry.add(A), registry.add(C)
+    shortened = Document.from_url("https://bit.ly/abc", title="short")
+    registry.add(shortened)
+    given = {1: A, 2: B, 3: C, 4: shortened}
+    verified = verify_report(
+        "S [3] then [1][2] and [4] and [9]. [x](javascript:alert(1)) [y](https://site0.org/page)",
+        given, registry, unsafe_citation_reason,
+    )
+    assert verified.markdown.startswith("S [1] then [2] and")
+    assert [(s.number, s.title) for s in verified.sources] == [(1, "C"), (2, "A")]
+    reasons = {r.marker: r.reason for r in verified.removed}
+    assert "not retrieved" in reasons["[2]"] and "shortener" in reasons["[4]"] and "no source" in reasons["[9]"]
+    assert "scheme" in reasons["javascript:alert(1)"]
+    assert "[y](https://site0.org/page)" in verified.markdown and "javascript" not in verified.markdown
+
+
+def test_url_safety() -> None:
+    assert unsafe_citation_reason("https://docs.python.org/3/") is None
+    assert unsafe_citation_reason("corpus://python-reference/attribute-access") is None
+    assert "raw IP" in (unsafe_citation_reason("http://93.184.216.34/x") or "")
+    assert "raw IP" in (unsafe_citation_reason("http://[::1]/x") or "")
+    assert "scheme" in (unsafe_citation_reason("file:///etc/passwd") or "")
+    assert "shortener" in (unsafe_citation_reason("https://www.tinyurl.com/x") or "")

@@ -1,0 +1,274 @@
+"""The offline extractive model, driven through litellm (LLMGateway) with engine-shaped requests."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from pydoc_data.topics import topics
+
+from sleuth.config import Settings
+from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.types import LLMResult, StreamHandlers
+from sleuth.prompting import render
+from sleuth.research import tool_schemas as ts
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+TODAY = "2025-01-01"
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.tool_deltas: list[tuple[int, str, str]] = []
+
+    def handlers(self) -> StreamHandlers:
+        return StreamHandlers(on_text=self.text.append, on_tool_delta=lambda i, n, a: self.tool_deltas.append((i, n, a)))
+
+
+async def call(role: Any, messages: list[dict[str, Any]], rec: Recorder | None = None, **kwargs: Any) -> LLMResult:
+    gateway = LLMGateway(Settings(model="offline"))
+    return await gateway.complete(role, messages, handlers=(rec or Recorder()).handlers(), **kwargs)
+
+
+def clarify_messages(question: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": render("clarify", today=TODAY, history="")}, {"role": "user", "content": question}]
+
+
+def assistant_calls(calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}} for cid, name, args in calls
+    ]}
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+# ---- clarifier ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question", ["tell me stuff about asyncio", "decorators?", "What is the GIL?"])
+async def test_vague_question_gets_two_to_four_numbered_questions(question: str) -> None:
+    rec = Recorder()
+    result = await call("clarifier", clarify_messages(question), rec, tools=[ts.generate_plan()], tool_choice="auto")
+    assert not result.tool_calls
+    questions = [line for line in result.content.splitlines() if re.match(r"^\d+\. .+\?$", line)]
+    assert 2 <= len(questions) <= 4
+    assert len(rec.text) > 3 and "".join(rec.text) == result.content  # streamed in small deltas
+
+
+async def test_clear_question_calls_generate_plan_with_usage() -> None:
+    result = await call("clarifier", clarify_messages(QUESTION), tools=[ts.generate_plan()], tool_choice="auto")
+    assert [c.resolved_name for c in result.tool_calls] == ["generate_plan"] and result.tool_calls[0].ok
+    assert result.content == ""
+    assert result.usage is not None and result.usage.input_tokens > 50 and result.usage.cost_usd == 0.0
+
+
+async def test_answered_clarification_proceeds() -> None:
+    messages = clarify_messages("python stuff") + [
+        {"role": "assistant", "content": "1. Which aspect?\n2. Which version?"},
+        {"role": "user", "content": "Decorators and closures, Python 3.12"},
+    ]
+    result = await call("clarifier", messages, tools=[ts.generate_plan()], tool_choice="auto")
+    assert [c.resolved_name for c in result.tool_calls] == ["generate_plan"]
+
+
+# ---- planner -------------------------------------------------------------------------------------
+
+def plan_messages(question: str, clarification: Any = None, max_steps: int = 6) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": render("plan", today=TODAY, max_steps=max_steps, history="")},
+        {"role": "user", "content": render("plan_user", question=question, clarification=clarification)},
+    ]
+
+
+def steps_of(text: str) -> list[str]:
+    return [re.sub(r"^\d+\.\s*", "", line) for line in text.splitlines() if re.match(r"^\d+\. ", line)]
+
+
+async def test_plan_has_three_to_six_steps_from_key_terms() -> None:
+    result = await call("planner", plan_messages(QUESTION))
+    steps = steps_of(result.content)
+    assert 3 <= len(steps) <= 6
+    assert all("descriptors" in step or "attribute lookup" in step for step in steps)
+    assert (await call("planner", plan_messages(QUESTION, max_steps=3))).content.count("\n") == 2
+
+
+async def test_plan_uses_clarification_answer() -> None:
+    from sleuth.research.types import ClarificationExchange
+
+    exchange = ClarificationExchange(questions=["Which aspect?"], answer="decorators and closures for caching")
+    steps = steps_of((await call("planner", plan_messages("python stuff", exchange))).content)
+    assert 3 <= len(steps) <= 6 and "decorators" in steps[0]
+
+
+# ---- orchestrator --------------------------------------------------------------------------------
+
+PLAN = [
+    "What Python descriptors and __getattr__ are",
+    "How attribute lookup works, step by step",
+    "How Python descriptors and __getattr__ interact during attribute lookup",
+    "Concrete examples of Python descriptors in use",
+    "Pitfalls of __getattr__",
+]
+
+
+def orchestrator_messages(cap: int = 3, cycles: int = 8, think: bool = True) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": render("orchestrator", today=TODAY, plan=PLAN, max_parallel=cap, think_tool=think,
+                                             max_cycles=cycles, strategy="balanced")},
+        {"role": "user", "content": render("orchestrator_user", question=QUESTION, clarification=None)},
+    ]
+
+
+async def orchestrate(messages: list[dict[str, Any]], think: bool = True) -> LLMResult:
+    return await call("orchestrator", messages, tools=ts.orchestrator_tools(think), tool_choice="required", max_tokens=1024)
+
+
+async def test_orchestrator_respects_cap_thinks_between_rounds_and_covers_plan() -> None:
+    messages = orchestrator_messages(cap=2)
+    dispatched: list[str] = []
+    sequence: list[str] = []
+    for _ in range(8):
+        result = await orchestrate(messages)
+        names = [c.resolved_name for c in result.tool_calls]
+        sequence.append(",".join(sorted(set(n or "" for n in names))))
+        assert all(c.ok for c in result.tool_calls)
+        if names == ["generate_report"]:
+            break
+        assert names.count("research_agent") <= 2
+        messages.append(result.assistant_message())
+        for c in result.tool_calls:
+            if c.resolved_name == "research_agent":
+                task = c.parsed["task"]
+                assert QUESTION in task  # self-contained: the agent sees only this string
+                dispatched.append(task)
+                answer = "Descriptors define __get__. [1]"
+            else:
+                answer = render("responses/think_ack")
+            messages.append({"role": "tool", "tool_call_id": c.id, "content": answer})
+    assert sequence[-1] == "generate_report"
+    assert all(any(step in task for task in dispatched) for step in PLAN)
+    assert sequence[:4] == ["research_agent", "think_tool", "research_agent", "think_tool"]
+
+
+async def test_orchestrator_retries_refused_calls_and_reports_when_rounds_run_out() -> None:
+    messages = orchestrator_messages(cap=3, think=False)
+    first = await orchestrate(messages, think=False)
+    messages.append(first.assistant_message())
+    refusal = render("responses/agent_refused", cap=1, position=2)
+    for index, c in enumerate(first.tool_calls):
+        messages.append({"role": "tool", "tool_call_id": c.id, "content": "Fact. [1]" if index == 0 else refusal})
+    second = await orchestrate(messages, think=False)
+    assert PLAN[1] in second.tool_calls[0].parsed["task"]  # the refused step is sent again
+    nearly_spent = orchestrator_messages(cycles=1, think=False)
+    assert [c.resolved_name for c in (await orchestrate(nearly_spent, think=False)).tool_calls] == ["generate_report"]
+
+
+# ---- research agent -------------------------------------------------------------------------------
+
+TASK = render("offline/agent_task", step=PLAN[2], question=QUESTION)
+PAGES = [
+    {"number": 1, "title": "Customizing attribute access", "url": "corpus://python-reference/attribute-access",
+     "text": topics["attribute-access"]},
+    {"number": 2, "title": "Truth Value Testing", "url": "corpus://python-reference/truth", "text": topics["truth"]},
+]
+
+
+async def test_agent_searches_then_opens_best_results_then_reports() -> None:
+    messages = [{"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6)},
+                {"role": "user", "content": TASK}]
+    tools = ts.agent_tools(True)
+    rec = Recorder()
+    first = await call("researcher", messages, rec, tools=tools, tool_choice="auto")
+    assert [c.resolved_name for c in first.tool_calls] == ["search"]
+    queries = first.tool_calls[0].parsed["queries"]
+    assert 1 <= len(queries) <= 3 and any("__getattr__" in q or "descriptors" in q for q in queries)
+    assert len([d for d in rec.tool_deltas if d[2]]) >= 2  # arguments arrive in several chunks
+    messages.append(first.assistant_message())
+    results = [{"number": 1, "title": "Truth Value Testing", "url": "corpus://python-reference/truth", "snippet": "Any object can be tested for truth value."},
+               {"number": 2, "title": "Customizing attribute access", "url": "corpus://python-reference/attribute-access", "snippet": "object.__getattr__(self, name) Called when the default attribute access fails"},
+               {"number": 3, "title": "Invoking Descriptors", "url": "corpus://python-reference/descriptors", "snippet": "a descriptor is an object attribute with binding behavior"}]
+    messages.append({"role": "tool", "tool_call_id": first.tool_calls[0].id,
+                     "content": render("responses/search_results", documents=results, errors=[]) + "\n\n" + render("agent_nudge")})
+    second = await call("researcher", messages, tools=tools, tool_choice="auto")
+    assert [c.resolved_name for c in second.tool_calls] == ["open_url"]
+    urls = second.tool_calls[0].parsed["urls"]
+    assert set(urls[:2]) == {"corpus://python-reference/attribute-access", "corpus://python-reference/descriptors"}
+    assert "corpus://python-reference/truth" not in urls
+    messages.append(second.assistant_message())
+    page = render("responses/open_url_results", pages=[PAGES[0] | {"number": 2}], errors=[])
+    messages.append({"role": "tool", "tool_call_id": second.tool_calls[0].id, "content": page})
+    third = await call("researcher", messages, tools=tools, tool_choice="auto")
+    assert [c.resolved_name for c in third.tool_calls] == ["generate_report"]
+
+
+async def test_agent_report_is_verbatim_cited_and_titleless() -> None:
+    messages = [
+        {"role": "system", "content": render("intermediate_report", task=TASK, max_tokens=400)},
+        {"role": "user", "content": render("intermediate_report_user", sources=PAGES, forced=False)},
+    ]
+    result = await call("researcher", messages, max_tokens=400)
+    report = result.content
+    assert not report.lstrip().startswith("#") and "\n#" not in report
+    pages = {page["number"]: normalise(page["text"]) for page in PAGES}
+    pairs = re.findall(r"(.+?) \[(\d+)\](?:\s|$)", report)
+    assert len(pairs) >= 3
+    for sentence, number in pairs:
+        assert normalise(sentence.strip()) in pages[int(number)]
+    assert {int(n) for _, n in pairs} == {1}  # the truth-testing page has nothing on the task
+    assert result.usage is not None and result.usage.output_tokens <= 400 * 1.1
+
+
+async def test_agent_report_without_sources_says_so() -> None:
+    messages = [
+        {"role": "system", "content": render("intermediate_report", task=TASK, max_tokens=400)},
+        {"role": "user", "content": render("intermediate_report_user", sources=[], forced=True)},
+    ]
+    result = await call("researcher", messages)
+    assert result.content and "[" not in result.content
+
+
+# ---- final report ---------------------------------------------------------------------------------
+
+async def test_final_report_has_summary_sections_citations_and_note() -> None:
+    findings = []
+    for index, step in enumerate(PLAN[:3]):
+        task = render("offline/agent_task", step=step, question=QUESTION)
+        messages = [
+            {"role": "system", "content": render("intermediate_report", task=task, max_tokens=600)},
+            {"role": "user", "content": render("intermediate_report_user", sources=PAGES, forced=False)},
+        ]
+        findings.append({"task": task, "report": (await call("researcher", messages)).content})
+    sources = [{"number": p["number"], "title": p["title"], "url": p["url"]} for p in PAGES]
+    messages = [
+        {"role": "system", "content": render("report", today=TODAY)},
+        {"role": "user", "content": render("report_user", question=QUESTION, clarification=None, plan=PLAN,
+                                           findings=findings, sources=sources, partial=False)},
+    ]
+    report = (await call("report", messages)).content
+    assert not report.startswith("#")
+    headings = re.findall(r"^## (.+)$", report, re.M)
+    assert headings == PLAN
+    assert "extractive" in report.lower()
+    page_text = {p["number"]: normalise(p["text"]) for p in PAGES}
+    body = report.split("\n---\n")[0]
+    cited = 0
+    for paragraph in body.split("\n\n"):
+        if paragraph.startswith("## ") or paragraph.startswith("_"):
+            continue  # headings and italic notes (gap notes) carry no facts
+        for sentence, numbers in re.findall(r"(.+?)((?: ?\[\d+\])+)(?= |$)", paragraph):
+            cited += 1
+            assert any(normalise(sentence.strip()) in page_text[int(n)] for n in re.findall(r"\d+", numbers))
+        assert re.sub(r"(.+?)((?: ?\[\d+\])+)(?= |$)", "", paragraph).strip() == ""  # nothing uncited
+    assert cited >= 4
+
+
+async def test_unexpected_input_gets_a_fallback_not_an_exception() -> None:
+    result = await call("orchestrator", [{"role": "user", "content": ""}], tools=ts.orchestrator_tools(False), tool_choice="required")
+    assert result.tool_calls and result.tool_calls[0].ok
+    garbage = [{"role": "system", "content": "??"}, {"role": "user", "content": "Findings from the research agents:\n### Finding 1: x\n"}]
+    text = (await call("report", garbage)).content
+    assert text.strip()
