@@ -95,6 +95,10 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
         answers = tool_messages(llm.requests_for("orchestrator")[1])
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
+    # the timed-out agent was really cancelled: nothing of the run is left running
+    import asyncio
+
+    assert {t for t in asyncio.all_tasks() if t is not asyncio.current_task()} == set()
     lane1 = [p for p in run.packets if p.placement.tab_index == 1]
     levels = [p.obj.level for p in lane1 if p.obj.type == "degraded"]
     assert levels[0] == "agent_force_report"

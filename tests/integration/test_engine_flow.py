@@ -92,3 +92,14 @@ async def test_clarification_can_be_turned_off_per_request() -> None:
         run = await run_engine(scripted_settings(llm), ResearchRequest(question="descriptors?", clarify=False))
         assert not llm.requests_for("clarifier")
     assert run.stop_reason == "completed"
+
+
+async def test_strategy_changes_the_orchestrator_prompt() -> None:
+    prompts = {}
+    for strategy in ("exploratory", "focused", "balanced"):
+        with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:
+            await run_engine(scripted_settings(llm), ResearchRequest(question=QUESTION, strategy=strategy, clarify=False))
+            prompts[strategy] = llm.requests_for("orchestrator")[0]["messages"][0]["content"]
+    assert "Strategy: exploratory" in prompts["exploratory"] and "breadth" in prompts["exploratory"]
+    assert "Strategy: focused" in prompts["focused"] and "depth" in prompts["focused"]
+    assert len(set(prompts.values())) == 3

@@ -70,6 +70,7 @@ async def run_until(clock: Clock, at: float, work: Awaitable[T]) -> T:
         raise
     if task.done():
         timer.cancel()
+        await asyncio.gather(timer, return_exceptions=True)
         return task.result()
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -88,6 +89,7 @@ async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T
             pending = {task for task in still if task is not timer}
     finally:
         timer.cancel()
+        await asyncio.gather(timer, return_exceptions=True)
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)

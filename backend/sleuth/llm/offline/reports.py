@@ -14,6 +14,7 @@ from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     CitedUnit,
+    as_markdown,
     NumberedBlock,
     cited_units,
     first_paragraph,
@@ -150,7 +151,7 @@ def agent_report(request: OfflineRequest) -> Reply:
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
         sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        paragraphs.append(" ".join(f"{c.sentence} [{number}]" for c in sentences))
+        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in sentences))
     return Reply(text="\n\n".join(paragraphs))
 
 

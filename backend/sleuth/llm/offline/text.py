@@ -277,3 +277,16 @@ def cited_units(report: str) -> list[CitedUnit]:
             if len(bare) >= 20:
                 units.append(CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in numbers), bare=bare, numbers=numbers))
     return units
+
+
+# pydoc's text quotes code as "obj.__attr__()"; as markdown, "__x__" would turn into bold "x".
+_QUOTED_CODE = re.compile(r'"([^"\s]*[_.()\[\]*][^"\s]*)"')
+_BARE_DUNDER = re.compile(r"(?<![\w`])(__\w+__)(?![\w`])")
+
+
+def as_markdown(sentence: str) -> str:
+    """A copied sentence with its code (quoted code, bare dunder names) as markdown code spans."""
+    parts = _QUOTED_CODE.sub(lambda m: f"`{m.group(1)}`", sentence).split("`")
+    for i in range(0, len(parts), 2):  # even parts are outside code spans
+        parts[i] = _BARE_DUNDER.sub(r"`\1`", parts[i])
+    return "`".join(parts)

@@ -1,0 +1,33 @@
+# Shared by scripts/run and scripts/test: a project virtualenv, installed only when pyproject changes.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PY="${PYTHON:-python3}"
+VENV="$ROOT/.venv"
+
+ensure_venv() {  # $1: pip extras spec, e.g. "." or ".[dev]"
+  local spec="$1" stamp="$VENV/.sleuth-installed"
+  local want
+  want="$(sha256sum pyproject.toml | cut -c1-16) $spec"
+  if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/pip" install -q --upgrade pip
+  fi
+  if [ ! -f "$stamp" ] || ! grep -qxF -- "$want" "$stamp"; then
+    echo "Installing Sleuth ($spec) into .venv ..."
+    "$VENV/bin/pip" install -q -e "$spec"
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_frontend() {  # build frontend/dist when missing or older than its sources
+  command -v npm >/dev/null || { echo "npm is needed to build the web UI (install Node.js 20+)." >&2; exit 1; }
+  local fe="$ROOT/frontend"
+  if [ ! -d "$fe/node_modules" ] || [ "$fe/package-lock.json" -nt "$fe/node_modules/.package-lock.json" ]; then
+    (cd "$fe" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -f "$fe/dist/index.html" ] || [ -n "$(find "$fe/src" "$fe/index.html" "$fe/vite.config.ts" "$fe/package.json" -newer "$fe/dist/index.html" 2>/dev/null | head -1)" ]; then
+    echo "Building the web UI ..."
+    (cd "$fe" && npm run build --silent)
+  fi
+}

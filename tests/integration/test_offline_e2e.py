@@ -1,0 +1,56 @@
+"""The embedded defaults end to end: offline model through litellm, built-in corpus, no keys, no network."""
+
+from __future__ import annotations
+
+import re
+
+from sleuth.config import Settings
+from sleuth.research.types import ResearchRequest
+from sleuth.tools.local.factory import build_local_tools
+from support.engine import run_engine
+from support.invariants import check_invariants
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+def _plain(text: str) -> str:
+    """Compare text the way a reader does: no code-span marks, quotes or extra spaces."""
+    return re.sub(r"\s+", " ", re.sub(r"[`\"]", "", text)).strip()
+
+
+async def test_vague_question_gets_clarifying_questions() -> None:
+    run = await run_engine(Settings(), "tell me stuff about asyncio")
+    check_invariants(run.packets)
+    assert run.stop_reason == "clarification"
+    questions = run.of("clarification")[0].obj.questions
+    assert 2 <= len(questions) <= 4 and all(q.endswith("?") for q in questions)
+
+
+async def test_clear_question_gets_a_report_whose_citations_are_real_sentences_of_their_sources() -> None:
+    settings = Settings()
+    run = await run_engine(settings, ResearchRequest(question=QUESTION))
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    assert 3 <= len(run.of("plan_done")[0].obj.steps) <= 6
+    assert max(p.obj.num_parallel_branches for p in run.of("top_level_branching")) >= 2
+    assert "extractive" in run.of("run_start")[0].obj.models["report"]
+
+    report = run.of("report")[0].obj
+    assert report.sources and not report.removed_citations
+    _, reader = build_local_tools(settings)
+    texts = {}
+    for source in report.sources:
+        assert source.url.startswith("corpus://python-reference/")
+        texts[source.number] = _plain((await reader.read(source.url)).text)
+
+    checked = 0
+    for line in report.markdown.splitlines():
+        if not line.strip() or line.startswith(("#", "_", "---")):
+            continue  # headings, the italic extractive note and gap notes carry no claims
+        for sentence, numbers in re.findall(r"(.+?)\s*((?:\[\d+\])+)(?=\s|$)", line):
+            for n in map(int, re.findall(r"\d+", numbers)):
+                assert _plain(sentence) in texts[n], f"[{n}] does not contain: {sentence!r}"
+                checked += 1
+    assert checked >= 5
+    # code in copied sentences is rendered as code, never as accidental bold
+    assert "`__getattr__" in report.markdown and "**" not in report.markdown
