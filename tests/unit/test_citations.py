@@ -1,6 +1,6 @@
 from sleuth.documents import Document
 from sleuth.research.citations import (
-    AgentCitations, GlobalCitations, cited_numbers, collapse_citations, rewrite_citations, verify_report,
+    Numbering, cited_numbers, collapse_citations, rewrite_citations, verify_report,
 )
 from sleuth.research.sources import SourceRegistry
 from sleuth.tools.web.credibility import is_unsafe_citation_url as unsafe_citation_reason
@@ -18,10 +18,10 @@ def test_rewrite_drops_unmapped_and_merges_duplicates() -> None:
 
 
 def test_collapse_reuses_numbers_in_tab_order() -> None:
-    first, second = AgentCitations(), AgentCitations()
+    first, second = Numbering(), Numbering()
     first.number(A), first.number(B)
     second.number(B), second.number(C)
-    numbering = GlobalCitations()
+    numbering = Numbering()
     out = collapse_citations([("a [1] b [2] c [7]", first), ("d [1] e [2]", second)], numbering)
     assert out[0].text == "a [1] b [2] c" and out[0].dropped == [7]
     assert out[1].text == "d [2] e [3]"
@@ -30,9 +30,9 @@ def test_collapse_reuses_numbers_in_tab_order() -> None:
 
 
 def test_uncited_documents_get_no_global_number() -> None:
-    local = AgentCitations()
+    local = Numbering()
     local.number(A), local.number(B)
-    numbering = GlobalCitations()
+    numbering = Numbering()
     collapse_citations([("only [2]", local)], numbering)
     assert numbering.by_number == {1: B}
 

@@ -44,7 +44,8 @@ def assistant_calls(calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, A
 
 
 def normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+    """Whitespace folded; quotes and code-span marks dropped (copied code is shown as `code`)."""
+    return re.sub(r"\s+", " ", re.sub(r"[`\"]", "", text))
 
 
 # ---- clarifier ---------------------------------------------------------------------------------

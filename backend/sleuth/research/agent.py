@@ -13,7 +13,7 @@ from sleuth.llm.tokens import count_tokens, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.citations import AgentCitations, cited_numbers
+from sleuth.research.citations import Numbering, cited_numbers
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
 from sleuth.research.reasoning import Place, ReasoningRelay
@@ -30,7 +30,7 @@ from sleuth.tools.base import Page, ToolError
 class AgentResult:
     task: str
     report: str
-    citations: AgentCitations
+    citations: Numbering
     status: str = "done"  # done | failed | timed_out
     error: str | None = None
 
@@ -44,7 +44,7 @@ class Lane:
     tab: int
     task: str
     started_at: float
-    citations: AgentCitations = field(default_factory=AgentCitations)
+    citations: Numbering = field(default_factory=Numbering)
     page_text: dict[str, str] = field(default_factory=dict)  # document id -> text the agent read
     _sub: int = 0
 

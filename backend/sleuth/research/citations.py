@@ -61,23 +61,8 @@ def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
 
 
 @dataclass
-class AgentCitations:
-    """An agent's own numbering: the n-th new document it was shown gets [n], from 1."""
-
-    by_number: dict[int, Document] = field(default_factory=dict)
-    by_id: dict[str, int] = field(default_factory=dict)
-
-    def number(self, document: Document) -> int:
-        if document.id not in self.by_id:
-            n = len(self.by_number) + 1
-            self.by_number[n] = document
-            self.by_id[document.id] = n
-        return self.by_id[document.id]
-
-
-@dataclass
-class GlobalCitations:
-    """The run's single numbering, assigned in tab order as agents' reports are collapsed."""
+class Numbering:
+    """Citation numbers from 1 in order of first sight: an agent's own, or the run's global one."""
 
     by_number: dict[int, Document] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
@@ -100,7 +85,7 @@ class CollapsedReport:
     dropped: list[int]  # local numbers that pointed at no document the agent was shown
 
 
-def collapse_citations(reports: list[tuple[str, AgentCitations]], numbering: GlobalCitations) -> list[CollapsedReport]:
+def collapse_citations(reports: list[tuple[str, Numbering]], numbering: Numbering) -> list[CollapsedReport]:
     """Renumber each agent's `[n]` into the run's global numbering, in tab order.
 
     A document already cited elsewhere keeps its number; a number the agent was never shown

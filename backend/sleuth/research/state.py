@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 from sleuth.clock import Clock
 from sleuth.config import Settings
 from sleuth.llm.gateway import LLMGateway
-from sleuth.research.citations import GlobalCitations, UnsafeUrlCheck
+from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import RunDeadlines
 from sleuth.research.sources import SourceRegistry
 from sleuth.research.types import ResearchRequest
@@ -98,7 +98,7 @@ class RunState:
     plan: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     registry: SourceRegistry = field(default_factory=SourceRegistry)
-    citations: GlobalCitations = field(default_factory=GlobalCitations)
+    citations: Numbering = field(default_factory=Numbering)
     url_cache: OnceCache[str, Page] = field(default_factory=OnceCache)
     query_cache: OnceCache[str, SearchOutcome] = field(default_factory=OnceCache)
     totals: Totals = field(default_factory=Totals)

@@ -2,56 +2,24 @@
 
 from __future__ import annotations
 
-import httpx
-from pydantic import SecretStr
+from typing import Any
 
-from sleuth.documents import Document
-from sleuth.tools.base import ToolError
-from sleuth.tools.web.provider_http import DEFAULT_TIMEOUT_S, clean_snippet, http_url, request_json, results_list, secret_value
+from sleuth.tools.web.keyed_provider import KeyedApiProvider
 
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 MAX_COUNT = 20  # Brave's documented maximum for `count`
 
 
-class BraveProvider:
-    """Implements `SearchProvider`."""
-
+class BraveProvider(KeyedApiProvider):
     name = "brave"
+    default_endpoint = BRAVE_URL
+    key_setting = "SLEUTH_BRAVE_API_KEY"
+    results_path = ("web", "results")
+    snippet_field = "description"
 
-    def __init__(
-        self,
-        api_key: str | SecretStr | None,
-        *,
-        endpoint: str = BRAVE_URL,
-        client: httpx.AsyncClient | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        self._api_key = SecretStr(secret_value(api_key) or "")
-        self.endpoint = endpoint
-        self._client = client
-        self._timeout_s = timeout_s
-
-    def __repr__(self) -> str:  # never show the key
-        return f"BraveProvider(endpoint={self.endpoint!r})"
-
-    async def search(self, query: str, *, limit: int) -> list[Document]:
-        key = secret_value(self._api_key)
-        if not key:
-            raise ToolError("not configured: set SLEUTH_BRAVE_API_KEY")
-        payload = await request_json(
-            "GET",
-            self.endpoint,
-            client=self._client,
-            timeout_s=self._timeout_s,
-            secrets=[key],
-            params={"q": query, "count": max(1, min(limit, MAX_COUNT))},
-            headers={"X-Subscription-Token": key, "Accept": "application/json"},
-        )
-        documents: list[Document] = []
-        for item in results_list(payload, "web", "results"):
-            url = http_url(item.get("url"))
-            if url:
-                documents.append(
-                    Document.from_url(url, title=clean_snippet(item.get("title")), snippet=clean_snippet(item.get("description")), source=self.name)
-                )
-        return documents[:limit]
+    def request(self, query: str, limit: int, key: str) -> dict[str, Any]:
+        return {
+            "method": "GET",
+            "params": {"q": query, "count": max(1, min(limit, MAX_COUNT))},
+            "headers": {"X-Subscription-Token": key, "Accept": "application/json"},
+        }
