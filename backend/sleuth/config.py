@@ -77,15 +77,28 @@ class Settings(BaseSettings):
     )
     deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + 10 s.")
 
+    # Server.
+    max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
+    api_token: SecretStr | None = Field(default=None, description="When set, every /api route but health needs it as a bearer token.")
+    cors_origins: str = Field(default="", description="Comma list of allowed browser origins; none by default.")
+    heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat after this long without a packet.")
+    max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
+    web_dist: str | None = Field(default=None, description="The built web UI; unset: frontend/dist.")
+
     # LLM gateway.
     llm_retries: int = Field(default=4, ge=0)
     llm_backoff_base_s: float = Field(default=0.5, ge=0)
     llm_backoff_max_s: float = Field(default=20.0, ge=0)
     llm_timeout_s: float = Field(default=120.0, gt=0)
 
-    @field_validator("api_base", "corpus", "searxng_url", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
+    @field_validator("api_base", "corpus", "searxng_url", "web_dist", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("api_token", "api_key", "tavily_api_key", "brave_api_key", mode="before")
+    @classmethod
+    def _blank_secret_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     def model_for(self, role: Role) -> str:

@@ -86,7 +86,18 @@ def parse_question(user: str) -> tuple[str, str]:
     match = re.search(r"Question:\s*(.+?)(?:\n\s*\n|$)", user, re.S)
     question = (match.group(1) if match else user).strip()
     answer_match = re.search(r"The user's answer:\s*(.+)$", user, re.S)
-    return question, (answer_match.group(1).strip() if answer_match else "")
+    return question, (_answer_only(answer_match.group(1)) if answer_match else "")
+
+
+def _answer_only(raw: str) -> str:
+    """The user's words: clients may echo the numbered questions above each answer; drop those."""
+    kept = []
+    for line in raw.splitlines():
+        line = line.strip()
+        if not line or line.endswith("?"):
+            continue
+        kept.append(re.sub(r"^(?:\d+[.)]\s*|Also:\s*)", "", line))
+    return " ".join(kept)
 
 
 def plan_steps(question: str, answer: str = "", earlier_question: str = "", max_steps: int = DEFAULT_MAX_STEPS) -> list[str]:

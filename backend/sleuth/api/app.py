@@ -1,0 +1,77 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from sleuth import __version__
+from sleuth.api.auth import check_token
+from sleuth.api.errors import BodySizeLimit, install_error_handlers
+from sleuth.api.limits import ApiLimits
+from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
+from sleuth.api.routes import health, reports, research, runs, sessions
+from sleuth.api.run_manager import Engine, RunManager
+from sleuth.api.static import find_web_dist, mount_web_ui
+from sleuth.config import Settings
+from sleuth.store import Store
+
+DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a message or
+`POST /api/research`, then follow `GET /api/runs/{run_id}/events` (SSE, resumable with
+`Last-Event-ID`). When `SLEUTH_API_TOKEN` is set, send `Authorization: Bearer <token>`."""
+
+
+def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: Engine | None = None) -> FastAPI:
+    """Build the app. `limits` and `engine` default to the settings and the real research engine.
+
+    `engine` runs in a separate process, so it must be a module-level function (sent by name).
+    """
+    limits = limits or ApiLimits.from_settings(settings)
+    if engine is None:
+        from sleuth.research.run import run_research
+
+        engine = run_research
+    max_runs = limits.max_runs
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The database is opened (and migrated) here, not in the factory, so building the app
+        # (e.g. to export its OpenAPI schema) touches no files.
+        setup_logging(settings.data_dir)
+        store = Store(settings.data_dir)
+        manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
+        app.state.store = store
+        app.state.manager = manager
+        await manager.start()
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+            store.close()
+            close_logging(settings.data_dir)
+
+    app = FastAPI(title="Sleuth", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app.state.settings = settings
+    app.state.limits = limits
+    install_error_handlers(app)
+
+    api = APIRouter(prefix="/api")
+    api.include_router(health.router)
+    protected = APIRouter(dependencies=[Depends(check_token)])
+    for module in (sessions, research, runs, reports):
+        protected.include_router(module.router)
+    api.include_router(protected)
+    app.include_router(api)
+    mount_web_ui(app, find_web_dist(limits.web_dist))
+
+    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
+    if limits.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=limits.cors_origins, allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+        )
+    app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones
+    return app

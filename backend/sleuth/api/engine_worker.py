@@ -1,0 +1,123 @@
+"""The engine process: runs research runs on its own event loop and streams packets back.
+
+Started by `EngineProcess` (spawn). It receives commands on a pipe and answers with tuples:
+
+    parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("shutdown",)
+    child -> parent   ("packet", run_id, seq, type, created_at, json)
+                      ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
+
+Packets are serialised here, once; the parent stores and sends that very text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sleuth.api.run_manager_types import Engine
+from sleuth.config import Settings
+from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Error, Packet, Placement
+
+
+def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
+    # Ctrl-C in a terminal reaches the whole process group; the server decides when the
+    # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
+    # ended as interrupted in order instead of the engine dying first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_Worker(conn, settings, engine).serve())
+
+
+class _Worker:
+    def __init__(self, conn: Connection, settings: Settings, engine: Engine) -> None:
+        self._conn = conn
+        self._settings = settings
+        self._engine = engine
+        self._tasks: dict[str, asyncio.Task[ResearchResult]] = {}
+        self._drivers: set[asyncio.Task[None]] = set()
+        self._cancel_early: set[str] = set()
+        self._send_lock = threading.Lock()
+        self._parent_gone = False
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopping = asyncio.Event()
+        commands: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+
+        def read() -> None:  # blocking reads on a thread; commands are handled on the loop
+            try:
+                while True:
+                    loop.call_soon_threadsafe(commands.put_nowait, self._conn.recv())
+            except (EOFError, OSError):
+                loop.call_soon_threadsafe(commands.put_nowait, ("shutdown",))
+
+        threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
+        while not stopping.is_set():
+            command = await commands.get()
+            if command[0] == "start":
+                driver = asyncio.create_task(self._drive(command[1], command[2]))
+                self._drivers.add(driver)
+                driver.add_done_callback(self._drivers.discard)
+            elif command[0] == "cancel":
+                self._cancel(command[1])
+            elif command[0] == "shutdown":
+                for run_id in list(self._tasks):
+                    self._cancel(run_id)
+                if self._drivers:
+                    await asyncio.wait(list(self._drivers), timeout=10)
+                stopping.set()
+
+    def _cancel(self, run_id: str) -> None:
+        task = self._tasks.get(run_id)
+        if task is None:
+            self._cancel_early.add(run_id)  # "start" not handled yet
+        else:
+            task.cancel()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        if self._parent_gone:
+            return
+        try:
+            with self._send_lock:
+                self._conn.send(message)
+        except OSError:
+            # The server died (kill -9): nothing can be stored any more. The command reader
+            # sees EOF and shuts this process down; its restarted successor recovers the runs.
+            self._parent_gone = True
+
+    async def _drive(self, run_id: str, request: ResearchRequest) -> None:
+        last_turn = [0]
+
+        def sink(packet: Packet) -> None:
+            last_turn[0] = packet.placement.turn_index
+            self._send(("packet", run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
+
+        emitter = Emitter(run_id, [sink])
+        task = asyncio.create_task(self._engine(request, self._settings, emitter))
+        self._tasks[run_id] = task
+        if run_id in self._cancel_early:
+            task.cancel()
+        result: ResearchResult | None = None
+        error: str | None = None
+        cancelled = False
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception as exc:  # the engine should not raise; if it does, the run still ends
+            error = f"{type(exc).__name__}: {exc}"
+            emitter.emit(Placement(turn_index=last_turn[0]), Error(message=error, recoverable=False))
+        finally:
+            self._tasks.pop(run_id, None)
+            self._cancel_early.discard(run_id)
+        if not emitter.stopped:
+            emitter.stop(Placement(turn_index=last_turn[0]), "cancelled" if cancelled else "error")
+        self._send((
+            "done", run_id, result.model_dump_json() if result is not None else None, error, cancelled,
+            emitter.stop_reason,
+        ))

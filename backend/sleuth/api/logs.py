@@ -1,0 +1,117 @@
+"""JSON-lines logs under `data_dir/logs`, rotated by concurrent-log-handler (safe with several workers).
+
+One line per HTTP request (`sleuth.api.access`) and per run event (`sleuth.api.runs`). Nothing
+secret is ever written: headers are not logged at all, and query parameters whose names look
+like credentials are replaced by "[redacted]".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from concurrent_log_handler import ConcurrentRotatingFileHandler
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+access_log = logging.getLogger("sleuth.api.access")
+run_log = logging.getLogger("sleuth.api.runs")
+
+# `access_token`, `api_key`, `token`, `password`... but not `input_tokens`.
+SECRET_NAME = re.compile(r"^(.*[_-])?(token|api_?key|key|secret|password|authorization|auth)$", re.IGNORECASE)
+_handlers: dict[Path, logging.Handler] = {}
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(redact(fields))
+        if record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def redact(fields: dict[str, Any]) -> dict[str, Any]:
+    return {key: "[redacted]" if SECRET_NAME.search(key) else value for key, value in fields.items()}
+
+
+def redact_query(query: str) -> str:
+    pairs = parse_qsl(query, keep_blank_values=True)
+    return urlencode([(k, "[redacted]" if SECRET_NAME.search(k) else v) for k, v in pairs])
+
+
+def setup_logging(data_dir: Path) -> Path:
+    """Attach the JSON file handler once per log file (create_app may run many times in tests)."""
+    log_dir = Path(data_dir) / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = (log_dir / "sleuth.jsonl").resolve()
+    for name in ("sleuth.api.access", "sleuth.api.runs"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    if path not in _handlers:
+        handler = ConcurrentRotatingFileHandler(str(path), maxBytes=20 * 1024 * 1024, backupCount=5, encoding="utf-8")
+        handler.setFormatter(JsonFormatter())
+        _handlers[path] = handler
+        access_log.addHandler(handler)
+        run_log.addHandler(handler)
+    return path
+
+
+def close_logging(data_dir: Path) -> None:
+    path = (Path(data_dir) / "logs" / "sleuth.jsonl").resolve()
+    handler = _handlers.pop(path, None)
+    if handler is not None:
+        access_log.removeHandler(handler)
+        run_log.removeHandler(handler)
+        handler.close()
+
+
+def log_run_event(event: str, run_id: str, **fields: Any) -> None:
+    run_log.info(event, extra={"fields": {"run_id": run_id, **fields}})
+
+
+class AccessLogMiddleware:
+    """Pure ASGI (no buffering of streamed bodies): one line when each HTTP request ends."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 0
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            query = scope.get("query_string", b"").decode("latin-1")
+            client = scope.get("client")
+            access_log.info("request", extra={"fields": {
+                "method": scope.get("method"),
+                "path": scope.get("path"),
+                "query": redact_query(query) if query else "",
+                "status": status or 500,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                "client": f"{client[0]}:{client[1]}" if client else None,
+            }})

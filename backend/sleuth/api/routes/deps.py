@@ -1,0 +1,37 @@
+"""Shared route helpers: the app's store, manager and limits, and the common error responses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+from sleuth.api.limits import ApiLimits
+from sleuth.api.run_manager import RunManager
+from sleuth.api.schemas import ErrorOut
+from sleuth.store import Store
+
+
+def store_of(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def manager_of(request: Request) -> RunManager:
+    return request.app.state.manager  # type: ignore[no-any-return]
+
+
+def limits_of(request: Request) -> ApiLimits:
+    return request.app.state.limits  # type: ignore[no-any-return]
+
+
+def not_found(kind: str, item_id: str) -> HTTPException:
+    return HTTPException(status_code=404, detail=f"{kind} {item_id!r} not found")
+
+
+def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the error codes a route can return."""
+    text = {
+        401: "Missing or invalid bearer token", 404: "Not found", 409: "The session already has a run in progress",
+        413: "Message too long", 429: "Too many concurrent runs (see Retry-After)",
+    }
+    return {code: {"model": ErrorOut, "description": text[code]} for code in codes}

@@ -1,0 +1,17 @@
+"""Liveness for load balancers and the Docker HEALTHCHECK (open even when a token is set)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from sleuth import __version__
+from sleuth.api.routes.deps import manager_of
+from sleuth.api.schemas import HealthOut
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/health", response_model=HealthOut)
+async def health(request: Request) -> HealthOut:
+    manager = manager_of(request)
+    return HealthOut(status="ok", version=__version__, active_runs=manager.active_count, max_runs=manager.max_runs)

@@ -1,0 +1,68 @@
+"""Starting a run from a user message: limits, conversation logic, then the RunManager."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import HTTPException, Request
+
+from sleuth.api.conversation import plan_run
+from sleuth.api.routes.deps import limits_of, manager_of, store_of
+from sleuth.api.run_manager import SessionBusy, TooManyRuns
+from sleuth.api.schemas import RunCreated
+from sleuth.config import Mode
+from sleuth.store import MessageRecord
+from sleuth.store.ids import new_id
+from sleuth.store.records import now_iso
+
+
+def check_length(request: Request, text: str) -> None:
+    limit = limits_of(request).max_message_chars
+    if len(text) > limit:
+        raise HTTPException(status_code=413, detail=f"message is {len(text)} characters; the limit is {limit}")
+
+
+def check_capacity(request: Request, session_id: str | None = None) -> None:
+    manager = manager_of(request)
+    if manager.active_count >= manager.max_runs:
+        raise too_many(request)
+    if session_id is not None and manager.session_busy(session_id):
+        raise busy()
+
+
+def too_many(request: Request) -> HTTPException:
+    limits = limits_of(request)
+    return HTTPException(
+        status_code=429,
+        detail=f"the server is running its maximum of {manager_of(request).max_runs} runs; retry later",
+        headers={"Retry-After": str(limits.retry_after_s)},
+    )
+
+
+def busy() -> HTTPException:
+    return HTTPException(status_code=409, detail="this session already has a run in progress; wait or cancel it")
+
+
+async def start_run(request: Request, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None) -> RunCreated:
+    store = store_of(request)
+    planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
+    message = MessageRecord(
+        id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
+    )
+    try:
+        record = await manager_of(request).launch(
+            planned.request, session_id=session_id, kind=planned.kind, answers_run_id=planned.answers_run_id,
+            message=message,
+        )
+    except TooManyRuns:
+        raise too_many(request) from None
+    except SessionBusy:
+        raise busy() from None
+    if planned.kind == "question":
+        await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
+    return RunCreated(run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events")
+
+
+def title_from(question: str) -> str:
+    line = " ".join(question.split())
+    return line if len(line) <= 80 else line[:79] + "…"

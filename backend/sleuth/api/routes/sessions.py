@@ -1,0 +1,62 @@
+"""Sessions and their messages; a message starts a run."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Query, Request, status
+
+from sleuth.api.routes.deps import not_found, responses, store_of
+from sleuth.api.routes.launch import check_capacity, check_length, start_run
+from sleuth.api.schemas import MessageCreate, MessageOut, RunCreated, RunOut, SessionCreate, SessionDetail, SessionOut
+from sleuth.store.ids import new_id
+
+router = APIRouter(tags=["sessions"])
+
+
+@router.post("/sessions", status_code=status.HTTP_201_CREATED, response_model=SessionOut, responses=responses(401))
+async def create_session(request: Request, body: SessionCreate | None = None) -> SessionOut:
+    title = " ".join((body.title if body else "").split())
+    record = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title)
+    return SessionOut.of(record)
+
+
+@router.get("/sessions", response_model=list[SessionOut], responses=responses(401))
+async def list_sessions(
+    request: Request, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=10_000_000)
+) -> list[SessionOut]:
+    records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset)
+    return [SessionOut.of(record) for record in records]
+
+
+@router.get("/sessions/{session_id}", response_model=SessionDetail, responses=responses(401, 404))
+async def get_session(request: Request, session_id: str) -> SessionDetail:
+    store = store_of(request)
+
+    def load() -> SessionDetail | None:
+        record = store.get_session(session_id)
+        if record is None:
+            return None
+        return SessionDetail(
+            **SessionOut.of(record).model_dump(),
+            messages=[MessageOut.of(m) for m in store.list_messages(session_id)],
+            runs=[RunOut.of(r) for r in store.list_runs(session_id)],
+        )
+
+    detail = await asyncio.to_thread(load)
+    if detail is None:
+        raise not_found("session", session_id)
+    return detail
+
+
+@router.post(
+    "/sessions/{session_id}/messages", status_code=status.HTTP_202_ACCEPTED, response_model=RunCreated,
+    responses=responses(401, 404, 409, 413, 429),
+)
+async def post_message(request: Request, session_id: str, body: MessageCreate) -> RunCreated:
+    """Send a message. After a run that asked clarification questions, it is their answer."""
+    check_length(request, body.content)
+    if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
+        raise not_found("session", session_id)
+    check_capacity(request, session_id)
+    return await start_run(request, session_id, body.content, mode=body.mode, clarify=body.clarify)

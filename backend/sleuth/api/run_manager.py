@@ -1,0 +1,295 @@
+"""Runs as server-side tasks, independent of any HTTP connection.
+
+The manager starts a run in the engine process, owns its `RunChannel` while it is live,
+persists its outcome when it ends, cancels it on request, and at shutdown ends what is still
+running as interrupted. Closing a browser only ends that browser's SSE generator; the run goes
+on. Public methods run on the server's event loop; the engine's messages arrive on the
+engine reader thread and are bounced onto the loop, except packets, which go straight to the
+(thread-safe) packet writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from sleuth.api.channel import RunChannel
+from sleuth.api.engine_process import DoneMessage, EngineProcess
+from sleuth.api.logs import log_run_event
+from sleuth.api.run_manager_types import Engine
+from sleuth.config import Settings
+from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
+from sleuth.store.ids import new_id
+from sleuth.store.records import RunStatus, now_iso
+from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
+
+ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
+
+__all__ = ["Engine", "RunManager", "SessionBusy", "TooManyRuns"]
+
+
+class TooManyRuns(Exception):
+    """The server already runs its maximum number of runs."""
+
+
+class SessionBusy(Exception):
+    """The session already has a run in progress."""
+
+
+@dataclass
+class LiveRun:
+    record: RunRecord
+    channel: RunChannel
+    done: asyncio.Future[None]  # resolves once the outcome is stored
+    cancel_requested: bool = False
+    finishing: bool = False  # its `done` arrived; an engine exit must not end it a second time
+
+
+class RunManager:
+    def __init__(self, settings: Settings, store: Store, *, max_runs: int, engine: Engine) -> None:
+        self._settings = settings
+        self._store = store
+        self._max_runs = max_runs
+        self._engine = engine
+        self._live: dict[str, LiveRun] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer = PacketWriter(store.path, self._on_commit_threadsafe)
+        self._engine_process = self._new_engine_process()
+        self._shutting_down = False
+
+    def _new_engine_process(self) -> EngineProcess:
+        return EngineProcess(
+            self._settings, self._engine, on_packet=self._on_packet, on_done=self._on_done_threadsafe,
+            on_exit=self._on_engine_exit_threadsafe,
+        )
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> list[str]:
+        """Start the writer and the engine; end runs a dead process left behind (their ids)."""
+        self._loop = asyncio.get_running_loop()
+        self._writer.start()
+        self._engine_process.start()
+        recovered = await asyncio.to_thread(recover_orphaned_runs, self._store)
+        for run_id in recovered:
+            log_run_event("run_interrupted", run_id, reason="server restart")
+        return recovered
+
+    async def shutdown(self, grace_s: float = 5.0) -> None:
+        """Stop every live run; each ends as interrupted (replayable), then the workers stop."""
+        self._shutting_down = True
+        live = list(self._live.values())
+        for run in live:
+            run.channel.frozen = True  # the engine's own `stop cancelled` is not what happened
+        await asyncio.to_thread(self._engine_process.stop, grace_s)
+        pending = [run.done for run in live if not run.done.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=grace_s)
+        await self._writer.flush()
+        for run in live:
+            if not run.done.done():  # its `done` never came: end it here
+                await asyncio.to_thread(end_run_as_interrupted, self._store, run.record, SHUTDOWN_MESSAGE)
+        self._writer.close()
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def active_count(self) -> int:
+        return len(self._live)
+
+    @property
+    def max_runs(self) -> int:
+        return self._max_runs
+
+    @property
+    def writer(self) -> PacketWriter:
+        return self._writer
+
+    @property
+    def engine_pid(self) -> int | None:
+        return self._engine_process.pid
+
+    def channel(self, run_id: str) -> RunChannel | None:
+        live = self._live.get(run_id)
+        return live.channel if live else None
+
+    def session_busy(self, session_id: str) -> bool:
+        return any(run.record.session_id == session_id for run in self._live.values())
+
+    # -- starting and cancelling ------------------------------------------------------------
+
+    async def launch(
+        self,
+        request: ResearchRequest,
+        *,
+        session_id: str,
+        kind: str,
+        answers_run_id: str | None,
+        message: MessageRecord | None,
+    ) -> RunRecord:
+        """Register, persist and start a run. Raises TooManyRuns / SessionBusy."""
+        if self._shutting_down or len(self._live) >= self._max_runs:
+            raise TooManyRuns()
+        if self.session_busy(session_id):
+            raise SessionBusy()
+        record = RunRecord(
+            id=new_id("r"), session_id=session_id, question=request.question, kind=kind,  # type: ignore[arg-type]
+            status="running", owner_host=this_host(), owner_pid=os.getpid(), created_at=now_iso(),
+            message_id=message.id if message else None, mode=request.mode, answers_run_id=answers_run_id,
+        )
+        if message is not None:
+            message = MessageRecord(
+                id=message.id, session_id=message.session_id, role=message.role, content=message.content,
+                run_id=record.id, created_at=message.created_at,
+            )
+        # Registered before the first await so concurrent requests count it against the limit.
+        live = LiveRun(
+            record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future()
+        )
+        self._live[record.id] = live
+        try:
+            await asyncio.to_thread(self._store.create_run, record, message)
+        except BaseException:
+            del self._live[record.id]
+            raise
+        try:
+            self._engine_process.start_run(record.id, request)
+        except OSError:  # the engine process just died; it is being replaced
+            await self._interrupt(live, ENGINE_EXIT_MESSAGE)
+            self._release(live)
+        log_run_event("run_started", record.id, session_id=session_id, kind=kind, mode=request.mode)
+        return record
+
+    async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
+        """Cancel a live run and wait (bounded) for it to end. False if it is not live here."""
+        live = self._live.get(run_id)
+        if live is None:
+            return False
+        if not live.cancel_requested:
+            # Once only: a second cancel would interrupt the engine's own cancellation handling.
+            live.cancel_requested = True
+            self._engine_process.cancel(run_id)
+            log_run_event("run_cancel_requested", run_id)
+        try:
+            await asyncio.wait_for(asyncio.shield(live.done), timeout=wait_s)
+        except TimeoutError:
+            pass
+        return True
+
+    # -- messages from the engine ---------------------------------------------------------------
+
+    def _on_packet(self, packet: StoredPacket) -> None:
+        """Engine reader thread: queue the packet for commit (dict reads are atomic)."""
+        live = self._live.get(packet.run_id)
+        if live is not None and not live.channel.frozen:
+            self._writer.submit(packet)
+
+    def _on_done_threadsafe(self, message: DoneMessage) -> None:
+        self._call_on_loop(lambda: asyncio.ensure_future(self._finish(*message)))
+
+    def _on_engine_exit_threadsafe(self) -> None:
+        self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited()))
+
+    def _call_on_loop(self, callback: object) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(callback)  # type: ignore[arg-type]
+            except RuntimeError:
+                pass  # loop closed between the check and the call: nobody is listening anyway
+
+    async def _finish(
+        self, run_id: str, result_json: str | None, error: str | None, cancelled: bool, stop_reason: str | None
+    ) -> None:
+        live = self._live.get(run_id)
+        if live is None or live.finishing:
+            return
+        live.finishing = True
+        try:
+            await self._writer.flush()  # every packet of the run was queued before `done` arrived
+            if live.channel.frozen:
+                await self._interrupt(live, SHUTDOWN_MESSAGE)
+            else:
+                result = ResearchResult.model_validate_json(result_json) if result_json else None
+                await asyncio.to_thread(self._persist_outcome, live.record, stop_reason, result, error, cancelled)
+        finally:
+            self._release(live)
+
+    async def _engine_exited(self) -> None:
+        """The engine process died (killed, out of memory): its runs end as interrupted; restart it."""
+        if self._shutting_down:
+            return
+        await self._writer.flush()
+        for live in [run for run in self._live.values() if not run.finishing]:
+            live.channel.frozen = True
+            try:
+                await self._interrupt(live, ENGINE_EXIT_MESSAGE)
+            finally:
+                self._release(live)
+            log_run_event("run_interrupted", live.record.id, reason="engine process exited")
+        self._engine_process = self._new_engine_process()
+        self._engine_process.start()
+
+    async def _interrupt(self, live: LiveRun, message: str) -> None:
+        """End a live run with `error` + `stop` written directly, and show them to its watchers."""
+        appended = await asyncio.to_thread(end_run_as_interrupted, self._store, live.record, message)
+        live.channel.mark_committed(appended)
+
+    def _release(self, live: LiveRun) -> None:
+        live.channel.mark_finished()
+        self._live.pop(live.record.id, None)
+        if not live.done.done():
+            live.done.set_result(None)
+
+    def _persist_outcome(
+        self, record: RunRecord, stop_reason: str | None, result: ResearchResult | None, error: str | None,
+        cancelled: bool,
+    ) -> None:
+        status: RunStatus
+        if cancelled or stop_reason == "cancelled":
+            status, content = "cancelled", "Research cancelled."
+        elif result is None:
+            status, content = "error", error or "The run failed."
+        else:
+            status = result.status
+            if result.status == "waiting_for_input":
+                content = "\n".join(result.clarification_questions)
+            elif result.status == "completed":
+                content = result.markdown or result.summary
+            else:
+                content = result.error or "The run failed."
+        reply = MessageRecord(
+            id=new_id("m"), session_id=record.session_id, role="assistant", content=content, run_id=record.id,
+            created_at=now_iso(),
+        )
+        self._store.finish_run(
+            record.id, status=status, stop_reason=stop_reason, report_id=result.report_id if result else None,
+            error=(result.error if result else error), assistant_message=reply,
+            clarification_questions=result.clarification_questions if result else [],
+            result=result, session_id=record.session_id,
+        )
+        log_run_event(
+            "run_finished", record.id, status=status, stop_reason=stop_reason,
+            input_tokens=result.input_tokens if result else 0, output_tokens=result.output_tokens if result else 0,
+        )
+
+    # -- commits from the writer thread -----------------------------------------------------
+
+    def _on_commit_threadsafe(self, batch: list[StoredPacket]) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._on_commit, batch)
+            except RuntimeError:
+                pass  # loop closed between the check and the call: nobody is listening anyway
+
+    def _on_commit(self, batch: list[StoredPacket]) -> None:
+        by_run: dict[str, list[StoredPacket]] = {}
+        for packet in batch:
+            by_run.setdefault(packet.run_id, []).append(packet)
+        for run_id, packets in by_run.items():
+            live = self._live.get(run_id)
+            if live is not None:
+                live.channel.mark_committed(packets)

@@ -1,0 +1,221 @@
+"""The store: every read and write of sessions, messages, runs, reports and stored packets.
+
+Methods are synchronous and thread-safe (one SQLite connection per thread); the API calls them
+through `asyncio.to_thread` so the event loop never waits on the disk. Live packet writes go
+through `PacketWriter` instead, which batches them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sleuth.research.types import ResearchResult
+from sleuth.store.db import connect, database_path
+from sleuth.store.migrations import migrate
+from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
+
+REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan")
+
+
+class Store:
+    def __init__(self, data_dir: Path) -> None:
+        self.path = database_path(data_dir)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        migrate(self._conn())
+
+    # -- connections ------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.ProgrammingError:
+                    pass  # created in another thread that is gone; nothing to release
+            self._all.clear()
+        self._local = threading.local()
+
+    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, params in statements:
+                conn.execute(sql, params)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # -- sessions and messages --------------------------------------------------------------
+
+    def create_session(self, session_id: str, title: str) -> SessionRecord:
+        now = now_iso()
+        self._write([("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                      (session_id, title, now, now))])
+        return SessionRecord(id=session_id, title=title, created_at=now, updated_at=now)
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        row = self._conn().execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return SessionRecord.from_row(row) if row else None
+
+    def list_sessions(self, limit: int, offset: int = 0) -> list[SessionRecord]:
+        rows = self._conn().execute(
+            "SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset)
+        ).fetchall()
+        return [SessionRecord.from_row(row) for row in rows]
+
+    def rename_session_if_untitled(self, session_id: str, title: str) -> None:
+        self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
+
+    def add_message(self, message: MessageRecord) -> None:
+        self._write([
+            ("INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+             (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at)),
+            ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
+        ])
+
+    def list_messages(self, session_id: str) -> list[MessageRecord]:
+        rows = self._conn().execute(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)
+        ).fetchall()
+        return [MessageRecord.from_row(row) for row in rows]
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def create_run(self, run: RunRecord, message: MessageRecord | None = None) -> None:
+        """Insert the run (and the user message that started it) in one transaction."""
+        statements: list[tuple[str, Sequence[Any]]] = []
+        if message is not None:
+            statements += [
+                ("INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                 (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at)),
+            ]
+        statements += [
+            ("INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
+             " clarification_questions, owner_host, owner_pid, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+             (run.id, run.session_id, run.message_id, run.question, run.mode, run.kind, run.answers_run_id,
+              run.status, run.owner_host, run.owner_pid, run.created_at)),
+            ("UPDATE sessions SET updated_at = ? WHERE id = ?", (run.created_at, run.session_id)),
+        ]
+        self._write(statements)
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        row = self._conn().execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return RunRecord.from_row(row) if row else None
+
+    def list_runs(self, session_id: str) -> list[RunRecord]:
+        rows = self._conn().execute("SELECT * FROM runs WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
+        return [RunRecord.from_row(row) for row in rows]
+
+    def running_runs(self) -> list[RunRecord]:
+        rows = self._conn().execute("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid").fetchall()
+        return [RunRecord.from_row(row) for row in rows]
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: RunStatus,
+        stop_reason: str | None,
+        report_id: str | None = None,
+        error: str | None = None,
+        clarification_questions: list[str] | None = None,
+        assistant_message: MessageRecord | None = None,
+        result: ResearchResult | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        """Mark a run finished; store its report and the assistant's reply in the same transaction."""
+        now = now_iso()
+        statements: list[tuple[str, Sequence[Any]]] = [(
+            "UPDATE runs SET status = ?, stop_reason = ?, report_id = ?, error = ?, clarification_questions = ?,"
+            " finished_at = ? WHERE id = ?",
+            (status, stop_reason, report_id, error, json.dumps(clarification_questions or []), now, run_id),
+        )]
+        if result is not None and result.report_id and session_id is not None:
+            statements.append(_report_insert(result, run_id=run_id, session_id=session_id, created_at=now))
+        if assistant_message is not None:
+            statements.append((
+                "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (assistant_message.id, assistant_message.session_id, assistant_message.role,
+                 assistant_message.content, assistant_message.run_id, assistant_message.created_at),
+            ))
+        self._write(statements)
+
+    # -- reports ----------------------------------------------------------------------------
+
+    def get_report(self, report_id: str) -> dict[str, Any] | None:
+        row = self._conn().execute("SELECT * FROM reports WHERE id = ?", (report_id,)).fetchone()
+        if row is None:
+            return None
+        data = dict(row)
+        for name in REPORT_JSON_FIELDS:
+            data[name] = json.loads(data[name])
+        data["report_id"] = data.pop("id")
+        return data
+
+    def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
+        """(question, markdown) of the session's completed reports, oldest first."""
+        rows = self._conn().execute(
+            "SELECT question, markdown FROM reports WHERE session_id = ? AND status = 'completed' AND markdown != ''"
+            " ORDER BY rowid", (session_id,)
+        ).fetchall()
+        return [(row["question"], row["markdown"]) for row in rows]
+
+    # -- packets ----------------------------------------------------------------------------
+
+    def packets_after(self, run_id: str, after_seq: int, limit: int = 1000, upto_seq: int | None = None) -> list[PacketRow]:
+        """Stored packets with seq > after_seq (and <= upto_seq), in order."""
+        upper = upto_seq if upto_seq is not None else 2**62
+        rows = self._conn().execute(
+            "SELECT seq, type, json FROM packets WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            (run_id, after_seq, upper, limit),
+        ).fetchall()
+        return [PacketRow(seq=row[0], type=row[1], json=row[2]) for row in rows]
+
+    def last_packet(self, run_id: str) -> PacketRow | None:
+        row = self._conn().execute(
+            "SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return PacketRow(seq=row[0], type=row[1], json=row[2]) if row else None
+
+    def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
+        """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _report_insert(result: ResearchResult, *, run_id: str, session_id: str, created_at: str) -> tuple[str, Sequence[Any]]:
+    data = result.model_dump(mode="json")
+    return (
+        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary, markdown,"
+        " sources, removed_citations, clarification_questions, plan, error, elapsed_s, input_tokens, output_tokens,"
+        " cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            result.report_id, run_id, session_id, result.status, result.stop_reason, result.question,
+            result.title, result.summary, result.markdown,
+            *(json.dumps(data[name]) for name in REPORT_JSON_FIELDS),
+            result.error, result.elapsed_s, result.input_tokens, result.output_tokens, result.cost_usd, created_at,
+        ),
+    )

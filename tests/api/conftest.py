@@ -1,0 +1,147 @@
+"""A real uvicorn on 127.0.0.1 serving `create_app`, the scripted model, and SSE helpers.
+
+SSE goes over real sockets: httpx's ASGITransport buffers whole responses, so it cannot test
+endless streams.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from httpx_sse import aconnect_sse
+
+from sleuth.api import create_app
+from sleuth.api.limits import ApiLimits
+from sleuth.config import Settings
+from support.engine import scripted_settings
+from support.scenarios import ResearchModel
+from support.scripted_llm import Reply, ScriptedLLM
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+@dataclass
+class LiveServer:
+    base_url: str
+    settings: Settings
+    server: uvicorn.Server
+    thread: threading.Thread
+    app_state: Any = None  # the app's `state` (store, manager) for white-box checks
+
+    @property
+    def db_path(self) -> Path:
+        return Path(self.settings.data_dir) / "sleuth.db"
+
+    def stored_packets(self, run_id: str) -> list[str]:
+        with sqlite3.connect(self.db_path) as conn:
+            return [row[0] for row in conn.execute("SELECT json FROM packets WHERE run_id = ? ORDER BY seq", (run_id,))]
+
+
+@contextmanager
+def live_server(settings: Settings, limits: ApiLimits | None = None) -> Iterator[LiveServer]:
+    app = create_app(settings, limits=limits or ApiLimits(heartbeat_s=0.5))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    started = threading.Event()
+    # uvicorn has no "started" callback; `started` flips once the socket serves.
+    for _ in range(1000):
+        if server.started:
+            started.set()
+            break
+        thread.join(0.01)
+    assert started.is_set(), "uvicorn did not start"
+    try:
+        yield LiveServer(f"http://127.0.0.1:{port}", settings, server, thread, app.state)
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+class HangingOrchestrator(ResearchModel):
+    """Plans, then hangs in the first orchestrator call: the run stays live until cancelled."""
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        return Reply(hang=True)
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(ResearchModel()) as scripted:
+        yield scripted
+
+
+@pytest.fixture
+def hanging_llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(HangingOrchestrator()) as scripted:
+        yield scripted
+
+
+@pytest.fixture
+def server(llm: ScriptedLLM) -> Iterator[LiveServer]:
+    with live_server(scripted_settings(llm)) as live:
+        yield live
+
+
+@pytest.fixture
+def hanging_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
+    with live_server(scripted_settings(hanging_llm)) as live:
+        yield live
+
+
+@dataclass
+class Event:
+    seq: int
+    data: str
+
+    @property
+    def type(self) -> str:
+        return str(json.loads(self.data)["obj"]["type"])
+
+
+async def read_events(
+    client: httpx.AsyncClient,
+    run_id: str,
+    *,
+    last_event_id: int | None = None,
+    limit: int | None = None,
+    until_type: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> list[Event]:
+    """Read packets until the server closes the stream, `limit` packets, or a packet of `until_type`."""
+    request_headers = dict(headers or {})
+    if last_event_id is not None:
+        request_headers["Last-Event-ID"] = str(last_event_id)
+    events: list[Event] = []
+    async with aconnect_sse(client, "GET", f"/api/runs/{run_id}/events", headers=request_headers) as source:
+        source.response.raise_for_status()
+        async for sse in source.aiter_sse():
+            assert sse.event == "packet"
+            events.append(Event(int(sse.id), sse.data))
+            if (limit is not None and len(events) >= limit) or (until_type and events[-1].type == until_type):
+                break
+    return events
+
+
+def assert_contiguous(events: list[Event], start: int = 0) -> None:
+    assert [e.seq for e in events] == list(range(start, start + len(events)))
+
+
+async def start_research(client: httpx.AsyncClient, question: str = QUESTION, **extra: Any) -> str:
+    response = await client.post("/api/research", json={"question": question, **extra})
+    assert response.status_code == 202, response.text
+    return str(response.json()["run_id"])

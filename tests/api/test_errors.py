@@ -1,0 +1,99 @@
+"""Bad input and limits: 404, readable 422, 413, 409, 429 with Retry-After."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from conftest import LiveServer, live_server, read_events, start_research
+from sleuth.api.limits import ApiLimits
+from support.engine import scripted_settings
+from support.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture
+def limited(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
+    limits = ApiLimits(max_runs=1, max_message_chars=100, heartbeat_s=0.5)
+    with live_server(scripted_settings(hanging_llm), limits) as live:
+        yield live
+
+
+async def test_unknown_ids_are_404(limited: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
+        for method, path in [
+            ("GET", "/api/sessions/s_nope"), ("POST", "/api/sessions/s_nope/messages"),
+            ("GET", "/api/runs/r_nope"), ("GET", "/api/runs/r_nope/events"), ("POST", "/api/runs/r_nope/cancel"),
+            ("GET", "/api/reports/rep_nope"), ("GET", "/api/reports/rep_nope.md"), ("GET", "/api/no/such/route"),
+        ]:
+            response = await client.request(method, path, json={"content": "hi"} if method == "POST" else None)
+            assert response.status_code == 404, (method, path, response.text)
+            assert "not found" in response.json()["detail"] or "no such" in response.json()["detail"]
+
+
+async def test_invalid_bodies_are_422_with_readable_messages(limited: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
+        sid = (await client.post("/api/sessions", json={})).json()["id"]
+        cases = [
+            ("/api/research", {}, "body.question: Field required"),
+            ("/api/research", {"question": ""}, "body.question: must not be empty"),
+            ("/api/research", {"question": "   \n"}, "body.question: must not be empty"),
+            ("/api/research", {"question": "ok", "mode": "medium"}, "body.mode"),
+            ("/api/research", {"question": 5}, "body.question: Input should be a valid string"),
+            (f"/api/sessions/{sid}/messages", {"content": ""}, "body.content: must not be empty"),
+            (f"/api/sessions/{sid}/messages", {"content": "x", "clarify": "perhaps"}, "body.clarify"),
+            (f"/api/sessions/{sid}/messages", [], "body: Input should be a valid dictionary"),
+        ]
+        for path, body, expected in cases:
+            response = await client.post(path, json=body)
+            assert response.status_code == 422, (body, response.text)
+            assert expected in response.json()["message"], response.json()
+        broken = await client.post("/api/research", content=b"{not json", headers={"content-type": "application/json"})
+        assert broken.status_code == 422 and "JSON" in broken.json()["message"]
+        bad_resume = await client.get("/api/runs/r_x/events", headers={"Last-Event-ID": "abc"})
+        assert bad_resume.status_code == 422
+
+
+async def test_too_long_messages_are_413(limited: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
+        sid = (await client.post("/api/sessions", json={})).json()["id"]
+        too_long = "x" * 101
+        assert (await client.post(f"/api/sessions/{sid}/messages", json={"content": too_long})).status_code == 413
+        assert (await client.post("/api/research", json={"question": too_long})).status_code == 413
+        huge = await client.post("/api/research", content=b'{"question": "' + b"x" * 1_000_000 + b'"}',
+                                 headers={"content-type": "application/json"})
+        assert huge.status_code == 413
+        assert (await client.get("/api/sessions")).json()[0]["id"] == sid  # nothing else was created
+
+
+async def test_concurrent_run_limit_is_429_with_retry_after(limited: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
+        run_id = await start_research(client, clarify=False)
+        sid = (await client.get(f"/api/runs/{run_id}")).json()["session_id"]
+        sessions_before = len((await client.get("/api/sessions")).json())
+
+        refused = await client.post("/api/research", json={"question": "another"})
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+        assert len((await client.get("/api/sessions")).json()) == sessions_before  # no empty session left behind
+        other = (await client.post("/api/sessions", json={"title": "other"})).json()["id"]
+        assert (await client.post(f"/api/sessions/{other}/messages", json={"content": "q"})).status_code == 429
+        # the same session: its run is still going
+        assert (await client.post(f"/api/sessions/{sid}/messages", json={"content": "q"})).status_code in (409, 429)
+        assert (await client.get("/api/health")).json()["active_runs"] == 1
+
+        await client.post(f"/api/runs/{run_id}/cancel")
+        again = await client.post(f"/api/sessions/{other}/messages", json={"content": "q", "clarify": False})
+        assert again.status_code == 202
+        await client.post(f"/api/runs/{again.json()['run_id']}/cancel")
+
+
+async def test_a_busy_session_refuses_a_second_message_with_409(hanging_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client:
+        run_id = await start_research(client, clarify=False)
+        sid = (await client.get(f"/api/runs/{run_id}")).json()["session_id"]
+        busy = await client.post(f"/api/sessions/{sid}/messages", json={"content": "next"})
+        assert busy.status_code == 409
+        await client.post(f"/api/runs/{run_id}/cancel")
+        events = await read_events(client, run_id)
+        assert events[-1].type == "stop"
