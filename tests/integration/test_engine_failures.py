@@ -302,9 +302,26 @@ async def test_a_burst_of_429s_and_a_500_is_ridden_out() -> None:
 
 
 async def test_retries_are_bounded() -> None:
-    with ScriptedLLM(lambda body: Reply(status=503)) as llm:
+    with ScriptedLLM(lambda body: Reply(status=503, error_message="overloaded; your key sk-test-secret was fine")) as llm:
         run = await run_engine(scripted_settings(llm, llm_retries=2), QUESTION)
         assert len(llm.requests) == 3  # one try and two retries, then the run ends
     check_invariants(run.packets)
     assert run.stop_reason == "error"
-    assert "sk-test-secret" not in json.dumps([p.model_dump() for p in run.packets])
+    errors = [p.obj.message for p in run.of("error")]
+    assert any("overloaded" in e for e in errors), errors  # the provider's reason is shown ...
+    assert "sk-test-secret" not in json.dumps([p.model_dump() for p in run.packets])  # ... without the key
+
+
+async def test_a_failing_search_provider_gives_an_error_packet_and_the_run_continues() -> None:
+    with ScriptedLLM(ResearchModel()) as llm:
+        # tavily without a key fails every search; the local corpus still answers
+        run = await run_engine(scripted_settings(llm, search="local,tavily"), QUESTION)
+        first_agent_results = [t for b in llm.requests_for("agent") for t in tool_messages(b)][:1]
+    check_invariants(run.packets)
+    assert run.stop_reason == "completed"
+    assert run.of("search_start")[0].obj.provider == "local,tavily"
+    errors = [p for p in run.of("error") if "tavily" in p.obj.message]
+    assert errors and all(p.obj.recoverable and p.placement.sub_turn_index is not None for p in errors)
+    assert "SLEUTH_TAVILY_API_KEY" in errors[0].obj.message
+    assert "Search error: tavily" in first_agent_results[0]  # the agent is told too
+    assert run.of("report")[0].obj.sources

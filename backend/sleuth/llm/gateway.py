@@ -148,7 +148,8 @@ class LLMGateway:
                     acc.result.truncated = True
                     break
                 if not is_transient(exc) or attempt >= self.settings.llm_retries:
-                    raise LLMError(f"{role} model call failed: {type(exc).__name__}: {_short(exc)}") from exc
+                    message = _redact(f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", kwargs.get("api_key"))
+                    raise LLMError(message) from None
                 delay = backoff_delay(attempt, self.settings.llm_backoff_base_s, self.settings.llm_backoff_max_s, self.rng)
                 log.info("%s model call failed (%s); retry %d in %.2fs", role, type(exc).__name__, attempt + 1, delay)
                 attempt += 1
@@ -180,6 +181,11 @@ def _safe_count(litellm: Any, **kwargs: Any) -> int:
         return int(litellm.token_counter(model="gpt-4o", **kwargs))
     except Exception:
         return 0
+
+
+def _redact(text: str, secret: str | None) -> str:
+    """Provider errors sometimes echo the key they were given; it must not reach packets or logs."""
+    return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
 
 def _short(exc: BaseException) -> str:
