@@ -54,3 +54,5 @@ async def test_clear_question_gets_a_report_whose_citations_are_real_sentences_o
     assert checked >= 5
     # code in copied sentences is rendered as code, never as accidental bold
     assert "`__getattr__" in report.markdown and "**" not in report.markdown
+    headings = [line for line in report.markdown.splitlines() if line.startswith("## ")]
+    assert headings and all(re.search(r"(?<!`)__\w+__", h) is None for h in headings), headings

@@ -260,7 +260,7 @@ def final_report(request: OfflineRequest) -> Reply:
                 picked[s_index].extend(choice)
                 used.extend(choice)
     sections = [
-        f"## {step}\n\n" + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
+        f"## {as_markdown(step)}\n\n" + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
         for step, units in zip(plan, picked)
     ]
 
