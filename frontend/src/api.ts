@@ -2,6 +2,8 @@
 // server side are adapted here only. Responses are normalised defensively: the UI must not
 // break because a field was renamed or missing.
 
+import { authHeaders, reportUnauthorized } from "./auth";
+
 export type Mode = "light" | "heavy";
 
 export interface SessionSummary {
@@ -42,8 +44,14 @@ const BASE = "/api";
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(BASE + path, {
     ...init,
-    headers: { Accept: "application/json", ...(init?.body ? { "Content-Type": "application/json" } : {}), ...init?.headers },
+    headers: {
+      Accept: "application/json",
+      ...(init?.body ? { "Content-Type": "application/json" } : {}),
+      ...authHeaders(),
+      ...init?.headers,
+    },
   });
+  if (res.status === 401) reportUnauthorized();
   if (!res.ok) {
     let detail = `${res.status} ${res.statusText}`;
     try {

@@ -6,6 +6,8 @@ import { Sidebar } from "./components/Sidebar";
 import { useHashSession } from "./hooks";
 import { useSession, type RunEntry } from "./session";
 import { Icon } from "./components/Icon";
+import { TokenPrompt } from "./components/TokenPrompt";
+import { onUnauthorized } from "./auth";
 
 const EXAMPLES = [
   "How does Python decide where an attribute lookup like obj.x finds its value?",
@@ -21,6 +23,8 @@ export function App() {
   const [navOpen, setNavOpen] = useState(false);
   const [preset, setPreset] = useState<{ text: string; nonce: number } | null>(null);
   const [stopError, setStopError] = useState<string | null>(null);
+  const [needToken, setNeedToken] = useState(false);
+  useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
 
   // Follow the live end of the thread while the reader is there; leave them alone once
   // they scroll up to read.
@@ -89,6 +93,7 @@ export function App() {
 
   return (
     <div class={`app ${navOpen ? "nav-open" : ""}`}>
+      {needToken ? <TokenPrompt onSaved={() => window.location.reload()} /> : null}
       <a class="skip-link" href="#composer-input">
         Skip to the question box
       </a>

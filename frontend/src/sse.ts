@@ -2,6 +2,7 @@
 // must not be retried forever), to send Last-Event-ID ourselves on every reconnect, and to
 // stop for good once `stop` has arrived instead of letting the browser reconnect.
 
+import { authHeaders, reportUnauthorized } from "./auth";
 import type { Packet } from "./types";
 
 export interface SseEvent {
@@ -108,10 +109,14 @@ export function openRunStream(opts: RunStreamOptions): RunStream {
 
   async function once(): Promise<"stopped" | "ended" | { fatal: string }> {
     ctrl = new AbortController();
-    const headers: Record<string, string> = { Accept: "text/event-stream" };
+    const headers: Record<string, string> = { Accept: "text/event-stream", ...authHeaders() };
     if (lastSeq >= 0) headers["Last-Event-ID"] = String(lastSeq);
     const res = await fetchFn(url, { headers, signal: ctrl.signal, cache: "no-store" });
     if (res.status === 404 || res.status === 410) return { fatal: `run not found (${res.status})` };
+    if (res.status === 401) {
+      reportUnauthorized();
+      return { fatal: "the server needs an API token" };
+    }
     if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
     setState("live");
     const parser = new SseParser();

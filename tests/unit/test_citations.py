@@ -62,3 +62,19 @@ def test_url_safety() -> None:
     assert "raw IP" in (unsafe_citation_reason("http://[::1]/x") or "")
     assert "scheme" in (unsafe_citation_reason("file:///etc/passwd") or "")
     assert "shortener" in (unsafe_citation_reason("https://www.tinyurl.com/x") or "")
+
+
+def test_raw_html_is_removed_from_the_report_but_code_keeps_it() -> None:
+    registry = SourceRegistry()
+    registry.add(A)
+    text = (
+        'Fact [1] <script>alert(1)</script><b onmouseover="x()">bold</b> '
+        '<a href="javascript:alert(2)">link</a> <img src=x onerror=alert(3)> <iframe src="javascript:1"></iframe>'
+        " and `<b>in code</b>` and a < b.\n```html\n<script>kept()</script>\n```"
+    )
+    verified = verify_report(text, {1: A}, registry, unsafe_citation_reason)
+    prose = verified.markdown.split("```")[0]
+    assert "<" not in prose.replace("`<b>in code</b>`", "").replace("a < b", "")
+    assert "bold" in prose and "link" in prose and "alert(1)" not in prose
+    assert "`<b>in code</b>`" in verified.markdown and "<script>kept()</script>" in verified.markdown
+    assert sum(r.reason.startswith("raw HTML") for r in verified.removed) >= 5

@@ -14,6 +14,10 @@ from sleuth.stream.packets import NumberedSource, RemovedCitation
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
+# Raw HTML has no place in a report: clients render markdown, and other readers of the API
+# must not receive live markup. Script-like elements go with their content; other tags keep it.
+_HTML_BLOCK = re.compile(r"<(script|style|iframe|object|embed|template|noscript)\b.*?(?:</\1\s*>|$)", re.I | re.S)
+_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.S)
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
 
 
@@ -166,7 +170,15 @@ def verify_report(
 
         return _BARE_URL.sub(bare, _LINK.sub(link, segment))
 
+    def html(segment: str) -> str:
+        def drop(match: re.Match[str]) -> str:
+            removed.append(RemovedCitation(marker=match.group(0)[:120], reason="raw HTML removed from the report"))
+            return ""
+
+        return _HTML_TAG.sub(drop, _HTML_BLOCK.sub(drop, segment))
+
     text = rewrite_citations(markdown, check)
+    text = _outside_code(text, html)
     text = _outside_code(text, links)
     sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
     return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)

@@ -25,7 +25,8 @@ export function RunView({ entry, onAnswer }: Props) {
   const key = s.runId ?? "run";
   return (
     <div class="run" data-run={s.runId ?? undefined} data-status={s.status}>
-      <ProgressLine entry={entry} />
+      {/* A clarification that is no longer the latest run was answered by the next message. */}
+      <ProgressLine entry={entry} answered={s.status === "clarification" && !onAnswer} />
       <ConnectionBanner entry={entry} />
       {s.turns.map((t) => (
         <div class="turn" key={t.index} data-turn={t.index}>
@@ -85,7 +86,7 @@ export function phaseOf(s: RunState): string {
   return "Working";
 }
 
-function ProgressLine({ entry }: { entry: RunEntry }) {
+function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean }) {
   const s = entry.state;
   const live = s.status === "running";
   const now = useNow(live);
@@ -96,7 +97,7 @@ function ProgressLine({ entry }: { entry: RunEntry }) {
   return (
     <div class={`progress-line ${live ? "live" : ""}`}>
       {live ? <span class="spinner" aria-hidden="true" /> : null}
-      <span class="phase">{phaseOf(s)}</span>
+      <span class="phase">{answered ? "Asked for clarification" : phaseOf(s)}</span>
       {p.total ? (
         <span>
           Tasks {p.processed}/{p.total}

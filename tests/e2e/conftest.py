@@ -1,0 +1,181 @@
+"""Browser end-to-end fixtures: a real `sleuth serve` subprocess, Debian's Chromium, screenshots.
+
+Servers (session-scoped, one subprocess each, free 127.0.0.1 port, temp SLEUTH_DATA_DIR; the
+hostile-corpus one in test_xss.py is module-scoped):
+* `offline_server`: the embedded defaults (offline extractive model, built-in corpus).
+* `scripted_server`: the same server pointed at tests/support/scripted_llm.py with a research
+  model that waits before every agent step, so a run stays in flight long enough to watch
+  three lanes run, reload mid-run and press Stop. (The offline model has no delay knob.)
+
+The UI must be built first (`cd frontend && npm ci && npm run build`); CI does that before
+the tests. A missing or stale build fails the session with that instruction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from .servers import Server, start_server, stop_server
+
+SCREENS_COPY = Path("/tmp/sleuth-screens")
+CHROMIUM = os.environ.get("SLEUTH_E2E_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# Generous ceilings: expect() returns as soon as the condition holds.
+expect.set_options(timeout=30_000)
+
+
+# --------------------------------------------------------------------------- browser
+#
+# Our own fixtures rather than pytest-playwright's session-scoped ones: the sync Playwright API
+# keeps an event loop running in the main thread while it is started, which would break every
+# later (non-browser) test that calls asyncio.run(). Package scope stops it when the browser
+# tests are done.
+
+
+@pytest.fixture(scope="package")
+def e2e_browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set SLEUTH_E2E_CHROMIUM)", pytrace=False)
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"e2e_rep_{report.when}", report)
+
+
+@pytest.fixture
+def page(e2e_browser: Browser, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh context per test (no shared storage), wide enough for three lanes and the sources panel."""
+    context = e2e_browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        failed = getattr(request.node, "e2e_rep_call", None)
+        if failed is not None and failed.failed:
+            with contextlib.suppress(Exception):
+                path = tmp_path / "FAILED.png"
+                page.screenshot(path=str(path))
+                copy = SCREENS_COPY / _test_dir(request) / path.name
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, copy)
+        context.close()
+
+
+def _test_dir(request: pytest.FixtureRequest) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+
+
+@pytest.fixture
+def dialogs(page: Page) -> list[str]:
+    """Every browser dialog (alert/confirm/prompt) the page opens, recorded and dismissed."""
+    seen: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        seen.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return seen
+
+
+@pytest.fixture(scope="session")
+def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The embedded defaults: offline extractive model, built-in corpus, SQLite in a temp dir."""
+    server = start_server("offline", tmp_path_factory.mktemp("offline-server"), {})
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def scripted_llm() -> Iterator[Any]:
+    """The scripted OpenAI-compatible model server, in this process (tests/support is on sys.path)."""
+    from support.scripted_llm import ScriptedLLM
+
+    from .scripted import SlowResearchModel
+
+    with ScriptedLLM(SlowResearchModel()) as llm:
+        yield llm
+
+
+@pytest.fixture(scope="session")
+def scripted_server(tmp_path_factory: pytest.TempPathFactory, scripted_llm: Any) -> Iterator[Server]:
+    """A server whose model is the scripted one: slow agent steps keep a run in flight."""
+    server = start_server(
+        "scripted",
+        tmp_path_factory.mktemp("scripted-server"),
+        {
+            "SLEUTH_MODEL": "openai/scripted",
+            "SLEUTH_API_BASE": scripted_llm.base_url,
+            "SLEUTH_API_KEY": "sk-test",
+            "SLEUTH_LLM_RETRIES": "0",
+        },
+    )
+    yield server
+    stop_server(server)
+
+
+# --------------------------------------------------------------------------- screenshots
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _fresh_screens_copy() -> None:
+    shutil.rmtree(SCREENS_COPY, ignore_errors=True)
+
+
+@pytest.fixture
+def shot(page: Page, tmp_path: Path, request: pytest.FixtureRequest) -> Callable[..., Path]:
+    """`shot("stage")` saves a full-page PNG under tmp_path/screens and copies it to /tmp/sleuth-screens/<test>/."""
+    counter = [0]
+    folder = tmp_path / "screens"
+    folder.mkdir()
+    test_name = _test_dir(request)
+
+    def take(stage: str, *, whole_thread: bool = False) -> Path:
+        counter[0] += 1
+        path = folder / f"{counter[0]:02d}-{stage}.png"
+        viewport = page.viewport_size
+        if whole_thread and viewport:
+            # The thread scrolls inside the app: grow the window to show all of it at once.
+            height = page.evaluate(
+                "() => { const t = document.querySelector('.thread');"
+                " return t ? t.scrollHeight - t.clientHeight + innerHeight : innerHeight; }"
+            )
+            page.set_viewport_size({"width": viewport["width"], "height": min(int(height), 8000)})
+        try:
+            page.screenshot(path=str(path), full_page=True)
+        finally:
+            if whole_thread and viewport:
+                page.set_viewport_size(viewport)
+        copy = SCREENS_COPY / test_name / path.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, copy)
+        return path
+
+    return take

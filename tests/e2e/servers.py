@@ -1,0 +1,118 @@
+"""Starting and stopping `sleuth serve` for the browser tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONTEND = ROOT / "frontend"
+DIST = FRONTEND / "dist"
+SLEUTH = Path(sys.executable).parent / "sleuth"
+
+
+# --------------------------------------------------------------------------- the built UI
+
+
+def _check_dist() -> None:
+    index = DIST / "index.html"
+    if not index.is_file():
+        pytest.fail(
+            f"The web UI is not built ({index} is missing). Build it first: cd frontend && npm ci && npm run build",
+            pytrace=False,
+        )
+    built = index.stat().st_mtime
+    sources = [p for p in (FRONTEND / "src").rglob("*") if p.is_file()] + [FRONTEND / "index.html"]
+    stale = [p for p in sources if p.is_file() and p.stat().st_mtime > built + 1]
+    if stale:
+        pytest.fail(
+            f"The web UI build in {DIST} is older than {stale[0].relative_to(ROOT)}; rebuild it: cd frontend && npm run build",
+            pytrace=False,
+        )
+
+
+# --------------------------------------------------------------------------- servers
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    name: str
+    base_url: str
+    data_dir: Path
+    log_path: Path
+    process: subprocess.Popen[bytes]
+    env: dict[str, str] = field(default_factory=dict)
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
+def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: float = 60.0) -> Server:
+    """`sleuth serve` on a free port with its own data dir; returns once /api/health answers."""
+    _check_dist()
+    data_dir = root / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env.update(
+        SLEUTH_DATA_DIR=str(data_dir),
+        SLEUTH_WEB_DIST=str(DIST),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        PYTHONUNBUFFERED="1",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+    )
+    env.update(extra_env)
+    port = _free_port()
+    log_path = root / "server.log"
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [str(SLEUTH), "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    server = Server(name, f"http://127.0.0.1:{port}", data_dir, log_path, process, env)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"sleuth serve ({name}) exited with {process.returncode}:\n{server.log_tail()}", pytrace=False)
+        try:
+            with urllib.request.urlopen(f"{server.base_url}/api/health", timeout=2) as response:
+                if response.status == 200:
+                    return server
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        if time.monotonic() > deadline:
+            stop_server(server)
+            pytest.fail(f"sleuth serve ({name}) did not answer /api/health in {timeout_s:.0f}s:\n{server.log_tail()}", pytrace=False)
+        time.sleep(0.1)  # polling a subprocess's port; no browser involved
+
+
+def stop_server(server: Server) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait(timeout=5)
