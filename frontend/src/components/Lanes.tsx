@@ -49,7 +49,9 @@ function LaneCard({ lane }: { lane: Lane }) {
           {st.text}
         </span>
       </header>
-      <p class="lane-task">{lane.task || "Waiting for the agent to start…"}</p>
+      <p class="lane-task" title={lane.task || undefined}>
+        {lane.task || "Waiting for the agent to start…"}
+      </p>
       {lane.steps.length ? (
         <ol class="lane-steps" tabIndex={0} aria-label={`Steps of agent ${lane.tab + 1}`}>
           {lane.steps.map((s) => (

@@ -36,7 +36,7 @@ export function RunView({ entry, onAnswer }: Props) {
         </div>
       ))}
       {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
-      {s.summary ? <SummaryBar run={s} /> : null}
+      {s.summary && s.status !== "clarification" ? <SummaryBar run={s} /> : null}
     </div>
   );
 }
