@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from sleuth.config import Settings
 from sleuth.tools.local import build_local_tools
 from sleuth.tools.local.commands import index
+from support.pdf import minimal_pdf
 
 
 def run(*args: str) -> Result:
@@ -46,28 +47,6 @@ async def search_urls(query: str) -> list[str]:
     """Hits from the `docs` collection (the built-in reference is searched too, and may also match)."""
     search, _ = build_local_tools(Settings())
     return [doc.url for doc in await search.search(query, limit=10) if doc.url.startswith("corpus://docs/")]
-
-
-def minimal_pdf(text: str) -> bytes:
-    """A one-page PDF showing `text` (hand-built: pypdf reads but does not typeset)."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
 
 
 @pytest.fixture

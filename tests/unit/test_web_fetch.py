@@ -16,6 +16,7 @@ from starlette.routing import Route
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
 from sleuth.tools.web import AllowList, FetchLimits, SafeFetcher, SsrfGuard, WebReader, build_web_reader
+from support.pdf import minimal_pdf
 
 ARTICLE_HTML = """<!doctype html>
 <html><head>
@@ -39,29 +40,6 @@ ARTICLE_HTML = """<!doctype html>
   <footer>Copyright FOOTER-CONTENT</footer>
   <script>console.log("SCRIPT-CONTENT-2")</script>
 </body></html>"""
-
-
-def minimal_pdf(text: str, title: str) -> bytes:
-    """A one-page PDF with `text` in Helvetica, built by hand with a correct xref table."""
-    stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        f"<< /Title ({title}) >>".encode(),
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
 
 
 async def article(request: Request) -> Response:
