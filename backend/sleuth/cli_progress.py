@@ -40,7 +40,8 @@ class ProgressPrinter:
             self._line(f"  thinking: {_short(obj.reasoning, 160)}", dim=True)
         elif kind == "top_level_branching":
             self._cycle += 1
-            self._line(f"Research cycle {self._cycle}: {obj.num_parallel_branches} agents in parallel", fg="cyan")
+            n = obj.num_parallel_branches
+            self._line(f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan")
         elif kind == "research_agent_start":
             self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")
         elif kind == "search_queries":

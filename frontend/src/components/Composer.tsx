@@ -15,7 +15,7 @@ const CLARIFY_KEY = "sleuth.clarify";
 
 export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
   const [text, setText] = useState("");
-  const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "heavy" ? "heavy" : "light"));
+  const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);

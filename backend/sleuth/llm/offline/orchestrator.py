@@ -92,12 +92,13 @@ def orchestrate(request: OfflineRequest) -> Reply:
     batch = pending[:cap]
     last_turn = max((e.turn for e in exchanges), default=-1)
     last_names = {e.name for e in exchanges if e.turn == last_turn}
-    think_now = (
-        request.offers("think_tool")
-        and "research_agent" in last_names  # between rounds: right after agents reported
-        and remaining >= 3  # room for think, dispatch and the report
-    )
-    if think_now:
+    dispatch = [
+        ("research_agent", {"task": render("offline/agent_task", step=state.step, question=question)})
+        for state in batch
+    ]
+    # Between rounds (right after agents reported) note what is covered, in the same turn as the
+    # next dispatch: thinking must not cost a research round.
+    if request.offers("think_tool") and "research_agent" in last_names:
         reasoning = render(
             "offline/think",
             covered=[s for s in steps if s.reported],
@@ -105,8 +106,5 @@ def orchestrate(request: OfflineRequest) -> Reply:
             failed=[s for s in batch if s.attempts],
             next=batch,
         )
-        return Reply(tool_calls=[("think_tool", {"reasoning": reasoning})])
-    return Reply(tool_calls=[
-        ("research_agent", {"task": render("offline/agent_task", step=state.step, question=question)})
-        for state in batch
-    ])
+        return Reply(tool_calls=[("think_tool", {"reasoning": reasoning}), *dispatch])
+    return Reply(tool_calls=dispatch)
