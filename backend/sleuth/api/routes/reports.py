@@ -19,15 +19,17 @@ router = APIRouter(tags=["reports"])
     responses={200: {"content": {"text/markdown": {}}}, **responses(401, 404)},
 )
 async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:
-    report = await asyncio.to_thread(store_of(request).get_report, report_id)
-    if report is None:
-        raise not_found("report", report_id)
+    report = await _report_or_404(request, report_id)
     return PlainTextResponse(report["markdown"], media_type="text/markdown; charset=utf-8")
 
 
 @router.get("/reports/{report_id}", response_model=ReportOut, responses=responses(401, 404))
 async def get_report(request: Request, report_id: str) -> ReportOut:
+    return ReportOut.model_validate(await _report_or_404(request, report_id))
+
+
+async def _report_or_404(request: Request, report_id: str) -> dict:  # type: ignore[type-arg]
     report = await asyncio.to_thread(store_of(request).get_report, report_id)
     if report is None:
         raise not_found("report", report_id)
-    return ReportOut.model_validate(report)
+    return report
