@@ -103,3 +103,35 @@ async def test_strategy_changes_the_orchestrator_prompt() -> None:
     assert "Strategy: exploratory" in prompts["exploratory"] and "breadth" in prompts["exploratory"]
     assert "Strategy: focused" in prompts["focused"] and "depth" in prompts["focused"]
     assert len(set(prompts.values())) == 3
+
+
+async def test_each_role_uses_its_own_model_and_falls_back_to_the_main_one() -> None:
+    with ScriptedLLM(ResearchModel()) as llm:
+        settings = scripted_settings(llm, report_model="openai/report-model", researcher_model="openai/researcher-model")
+        run = await run_engine(settings, QUESTION)
+        by_step = {classify(b): b["model"] for b in llm.requests}
+    assert by_step["report"] == "report-model"
+    assert by_step["agent"] == by_step["agent_report"] == "researcher-model"
+    assert by_step["orchestrator"] == by_step["planner"] == by_step["clarifier"] == "scripted"
+    usage_models = {p.obj.role: p.obj.model for p in run.of("usage")}
+    assert usage_models["report"] == "openai/report-model" and usage_models["orchestrator"] == "openai/scripted"
+
+
+class Verbose(ResearchModel):
+    def agent_report(self, body: dict) -> "Reply":  # type: ignore[override]
+        from support.scripted_llm import Reply
+
+        return Reply(text=" ".join(f"Long finding number {i} about descriptors [1]." for i in range(400)), chunk_size=200)
+
+
+async def test_intermediate_reports_are_capped_in_tokens() -> None:
+    from sleuth.llm.tokens import count_tokens
+
+    with ScriptedLLM(Verbose(tasks_per_cycle=[["descriptor protocol"]])) as llm:
+        run = await run_engine(scripted_settings(llm, intermediate_report_max_tokens=120), QUESTION)
+        finding = next(m["content"] for m in llm.requests_for("orchestrator")[1]["messages"] if m["role"] == "tool" and "Long finding" in m["content"])
+    check_invariants(run.packets)
+    assert 60 < count_tokens(finding) <= 120
+    assert finding.rstrip().endswith(".")  # cut at a sentence boundary, not mid-word
+    streamed = "".join(p.obj.content for p in run.of("intermediate_report_delta"))
+    assert count_tokens(streamed) < 120 + 200  # the stream stops soon after the cap, not after 400 sentences
