@@ -18,6 +18,7 @@ class ProgressPrinter:
         self.color = color
         self._branch_turns: dict[int, int] = {}
         self._cycle = 0
+        self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
@@ -33,6 +34,7 @@ class ProgressPrinter:
             models = sorted(set(obj.models.values()))
             self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
         elif kind == "plan_done":
+            self._planned = True
             self._line("Plan:", fg="cyan")
             for i, step in enumerate(obj.steps, 1):
                 self._line(f"  {i}. {step}")
@@ -56,7 +58,7 @@ class ProgressPrinter:
             self._line(f"! {obj.level.replace('_', ' ')}: {obj.detail}", fg="yellow")
         elif kind == "error":
             self._line(f"✗ {obj.message}", fg="red")
-        elif kind == "message_start" and not self.questions:
+        elif kind == "message_start" and self._planned:
             self._line("Writing the report…", fg="cyan")
         elif kind == "clarification":
             self.questions = obj.questions
@@ -68,7 +70,7 @@ class ProgressPrinter:
                     click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
-        elif kind == "summary":
+        elif kind == "summary" and not self.questions:
             self._line(
                 f"Done in {obj.elapsed_s:.1f}s · sources seen {obj.sources_seen}, read {obj.sources_fetched}, "
                 f"cited {obj.sources_cited} · tokens {obj.input_tokens}+{obj.output_tokens} · ${obj.cost_usd:.4f}",

@@ -43,7 +43,8 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
 @click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
 @click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else.")
-def research(question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool) -> None:
+@click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+def research(question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
@@ -58,14 +59,17 @@ def research(question: str, mode: str | None, strategy: str | None, no_clarify: 
     sink = json_sink if as_json else printer
     try:
         result = asyncio.run(_run(request, settings, sink))
-        if result.status == "waiting_for_input" and not as_json:
-            click.echo("Sleuth needs a few details before researching:", err=True)
-            for i, q in enumerate(result.clarification_questions, 1):
-                click.echo(f"  {i}. {q}", err=True)
-            if not sys.stdin.isatty():
-                click.echo("Run again with more detail in the question, or --no-clarify.", err=True)
+        if result.status == "waiting_for_input":
+            if not as_json:
+                click.echo("Sleuth needs a few details before researching:", err=True)
+                for i, q in enumerate(result.clarification_questions, 1):
+                    click.echo(f"  {i}. {q}", err=True)
+            if answer is None and (as_json or not sys.stdin.isatty()):
+                if not as_json:
+                    click.echo("Run again with --answer \"...\", more detail in the question, or --no-clarify.", err=True)
                 return
-            answer = click.prompt("Your answer", err=True)
+            if answer is None:
+                answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             result = asyncio.run(_run(request, settings, sink))
     except KeyboardInterrupt:

@@ -67,3 +67,16 @@ def test_bad_settings_and_empty_questions_are_clear_errors(tmp_path: Path) -> No
     assert empty.returncode == 2 and "question is empty" in empty.stderr
     unknown = sleuth(["research", QUESTION], {"SLEUTH_SEARCH": "altavista"}, tmp_path)
     assert unknown.returncode != 0 and "altavista" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_answer_option_answers_the_clarifying_questions_and_researches(tmp_path: Path) -> None:
+    model = ResearchModel(clarify_questions="1. Which Python version?\n2. Which implementation?")
+    with ScriptedLLM(model) as llm:
+        done = sleuth(["research", "--json", "descriptors?", "--answer", "3.12, CPython"], endpoint_env(llm), tmp_path)
+        planner_saw = [b for b in llm.requests if "3.12, CPython" in str(b["messages"])]
+    assert done.returncode == 0, done.stderr
+    packets = [parse_packet(line) for line in done.stdout.splitlines()]
+    stops = [p.obj.reason for p in packets if p.obj.type == "stop"]  # type: ignore[union-attr]
+    assert stops == ["clarification", "completed"]  # two runs, each ending with its own stop
+    check_invariants([p for p in packets if p.run_id == packets[-1].run_id])
+    assert planner_saw
