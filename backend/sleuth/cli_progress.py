@@ -16,7 +16,6 @@ class ProgressPrinter:
         self.out = out
         self.err = err
         self.color = color
-        self._branch_turns: dict[int, int] = {}
         self._cycle = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []

@@ -91,14 +91,13 @@ class Settings(BaseSettings):
     llm_backoff_max_s: float = Field(default=20.0, ge=0)
     llm_timeout_s: float = Field(default=120.0, gt=0)
 
-    @field_validator("api_base", "corpus", "searxng_url", "web_dist", "planner_model", "orchestrator_model", "researcher_model", "report_model", mode="before")
+    @field_validator(
+        "api_base", "corpus", "searxng_url", "web_dist", "planner_model", "orchestrator_model", "researcher_model",
+        "report_model", "api_token", "api_key", "tavily_api_key", "brave_api_key", mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("api_token", "api_key", "tavily_api_key", "brave_api_key", mode="before")
-    @classmethod
-    def _blank_secret_is_unset(cls, value: object) -> object:
+        """`SLEUTH_API_KEY=` in a .env means unset, not an empty key."""
         return None if isinstance(value, str) and not value.strip() else value
 
     def model_for(self, role: Role) -> str:

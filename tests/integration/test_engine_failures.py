@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -96,8 +97,6 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
     # the timed-out agent was really cancelled: nothing of the run is left running
-    import asyncio
-
     assert {t for t in asyncio.all_tasks() if t is not asyncio.current_task()} == set()
     lane1 = [p for p in run.packets if p.placement.tab_index == 1]
     levels = [p.obj.level for p in lane1 if p.obj.type == "degraded"]

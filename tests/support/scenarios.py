@@ -5,7 +5,6 @@ Tests start from `ResearchModel` and override single steps to inject failures.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,6 +90,3 @@ class ResearchModel:
         body_lines = "\n".join(f"- Point backed by source [{n}]." for n in numbers)
         return Reply(text=f"Descriptors take precedence over __getattr__ {cites}.\n\n## Details\n\n{body_lines}\n")
 
-
-def scripted_json(calls: list[Call]) -> str:
-    return json.dumps([{"name": c.name, "arguments": c.arguments} for c in calls])

@@ -75,7 +75,7 @@ class _Accumulator:
             args_part = getattr(function, "arguments", None) if function else None
             if name_part:
                 # most providers send the whole name once; some repeat it in every chunk
-                slot["name"] = name_part if slot["name"] in ("", name_part) and name_part.startswith(slot["name"]) else slot["name"] + name_part
+                slot["name"] = name_part if slot["name"] in ("", name_part) else slot["name"] + name_part
             if args_part:
                 slot["arguments"] += args_part
             self.delivered = True

@@ -129,7 +129,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     return render("responses/open_url_results", pages=pages, errors=errors)
 
 
-async def _run_tools(lane: Lane, result: LLMResult, relay: ReasoningRelay) -> tuple[list[dict[str, Any]], bool]:
+async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]], bool]:
     """Execute one turn's tool calls concurrently; returns tool messages (in call order) and whether to report."""
     wants_report = False
 
@@ -173,7 +173,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
         relay.finish()
         if not result.tool_calls:
             return True
-        tool_messages, wants_report = await _run_tools(lane, result, relay)
+        tool_messages, wants_report = await _run_tools(lane, result)
         messages.append(result.assistant_message())
         messages.extend(tool_messages)
         return wants_report

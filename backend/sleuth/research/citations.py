@@ -177,8 +177,6 @@ def verify_report(
 
         return _HTML_TAG.sub(drop, _HTML_BLOCK.sub(drop, segment))
 
-    text = rewrite_citations(markdown, check)
-    text = _outside_code(text, html)
-    text = _outside_code(text, links)
+    text = _outside_code(rewrite_citations(markdown, check), lambda segment: links(html(segment)))
     sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
     return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)

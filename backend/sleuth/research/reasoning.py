@@ -30,7 +30,6 @@ class ReasoningRelay:
         self._tools = available_tools
         self._open_block = open_block
         self._blocks: dict[object, _Block] = {}
-        self.think_places: dict[int, Place] = {}
 
     def _block(self, key: object, parser: StreamingStringField | None) -> _Block:
         if key not in self._blocks:
@@ -47,7 +46,6 @@ class ReasoningRelay:
         if not name or resolve_tool_name(name, self._tools) != THINK_TOOL:
             return
         block = self._block(("tool", index), StreamingStringField())
-        self.think_places[index] = block.place
         assert block.parser is not None
         text = block.parser.feed(arguments)
         if text:

@@ -33,11 +33,9 @@ class OnceCache(Generic[K, V]):
 
     def __init__(self) -> None:
         self._futures: dict[K, asyncio.Future[V]] = {}
-        self.hits = 0
 
     async def get(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
         while (future := self._futures.get(key)) is not None:
-            self.hits += 1
             try:
                 return await asyncio.shield(future)
             except asyncio.CancelledError:
