@@ -38,8 +38,12 @@ from support.scripted_llm import ScriptedLLM  # noqa: E402
 CHUNK = 64
 
 TASKS = [
-    "descriptor protocol __get__ __set__", "__getattr__ fallback attribute lookup", "__getattribute__ data descriptors",
-    "property builtin descriptor", "__slots__ descriptors", "classmethod staticmethod descriptors",
+    "descriptor protocol __get__ __set__",
+    "__getattr__ fallback attribute lookup",
+    "__getattribute__ data descriptors",
+    "property builtin descriptor",
+    "__slots__ descriptors",
+    "classmethod staticmethod descriptors",
 ]
 
 
@@ -66,7 +70,7 @@ class Delayed(ResearchModel):
         return reply
 
 
-def _serve(model: ResearchModel, ports: "multiprocessing.Queue[int]", done: "multiprocessing.Event") -> None:  # type: ignore[type-arg]
+def _serve(model: ResearchModel, ports: multiprocessing.Queue[int], done: multiprocessing.Event) -> None:  # type: ignore[type-arg]
     with ScriptedLLM(model) as llm:
         ports.put(llm.port)
         done.wait()
@@ -95,8 +99,13 @@ async def timed_run(lanes: int, llm_latency: float, search_latency: float, data_
     model = Delayed(llm_latency, lanes)
     with ScriptedProcess(model) as base_url:
         settings = Settings(
-            model="openai/bench", api_base=base_url, api_key="sk-bench", data_dir=Path(data_dir),
-            max_parallel_agents=lanes, max_cycles=len(model.tasks_per_cycle) + 1, clarify=True,
+            model="openai/bench",
+            api_base=base_url,
+            api_key="sk-bench",
+            data_dir=Path(data_dir),
+            max_parallel_agents=lanes,
+            max_cycles=len(model.tasks_per_cycle) + 1,
+            clarify=True,
         )
         search, reader = build_local_tools(settings)
         await search.search("warm up the index", limit=1)
@@ -104,7 +113,9 @@ async def timed_run(lanes: int, llm_latency: float, search_latency: float, data_
         stamps: list[tuple[float, Packet]] = []
         emitter = Emitter(new_run_id(), [lambda p: stamps.append((time.perf_counter(), p))])
         started = time.perf_counter()
-        await run_research(ResearchRequest(question="How do descriptors and __getattr__ interact?"), settings, emitter, toolbox=toolbox)
+        await run_research(
+            ResearchRequest(question="How do descriptors and __getattr__ interact?"), settings, emitter, toolbox=toolbox
+        )
         wall = time.perf_counter() - started
     in_lanes = 0.0
     branch_turns = {p.placement.turn_index for _, p in stamps if p.obj.type == "top_level_branching"}
@@ -137,10 +148,16 @@ def main() -> None:
     ideal = critical_path(args.llm_latency, args.search_latency, cycles3)
     print(f"latency per LLM call {args.llm_latency:.2f}s, per search {args.search_latency:.2f}s, 6 research tasks")
     print(f"fixed cost of a whole heavy run at zero latency (16 sequential model calls): {overhead:.2f}s")
-    print(f"(a) heavy run, 3 lanes: wall {wall3:.2f}s / critical path {ideal:.2f}s = {wall3 / ideal:.3f}  (target <= 1.05)")
-    print(f"(b) time in research lanes: 1 lane {lanes1:.2f}s ({cycles1} cycles) / 3 lanes {lanes3:.2f}s ({cycles3} cycles)"
-          f" = {lanes1 / lanes3:.2f}x  (target >= 2.8)")
-    print(f"    whole run: 1 lane {wall1:.2f}s / 3 lanes {wall3:.2f}s = {wall1 / wall3:.2f}x (includes the extra orchestrator turns of 1 lane)")
+    print(
+        f"(a) heavy run, 3 lanes: wall {wall3:.2f}s / critical path {ideal:.2f}s = {wall3 / ideal:.3f}  (target <= 1.05)"
+    )
+    print(
+        f"(b) time in research lanes: 1 lane {lanes1:.2f}s ({cycles1} cycles) / 3 lanes {lanes3:.2f}s ({cycles3} cycles)"
+        f" = {lanes1 / lanes3:.2f}x  (target >= 2.8)"
+    )
+    print(
+        f"    whole run: 1 lane {wall1:.2f}s / 3 lanes {wall3:.2f}s = {wall1 / wall3:.2f}x (includes the extra orchestrator turns of 1 lane)"
+    )
 
 
 if __name__ == "__main__":

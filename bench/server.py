@@ -128,15 +128,26 @@ def synthesise_run(data_dir: Path, count: int) -> str:
     store = Store(data_dir)
     run_id = "r_bench_replay"
     store.create_session("s_bench", "replay benchmark")
-    store.create_run(RunRecord(
-        id=run_id, session_id="s_bench", question="q", kind="question", status="completed",
-        owner_host=this_host(), owner_pid=os.getpid(), created_at=now_iso(),
-    ))
+    store.create_run(
+        RunRecord(
+            id=run_id,
+            session_id="s_bench",
+            question="q",
+            kind="question",
+            status="completed",
+            owner_host=this_host(),
+            owner_pid=os.getpid(),
+            created_at=now_iso(),
+        )
+    )
     placement = Placement(turn_index=0)
     rows = []
     for seq in range(count):
-        obj = RunStart(session_id="s_bench", question="q", mode="heavy", models={}) if seq == 0 else (
-            Stop(reason="completed") if seq == count - 1 else MessageDelta(content=f"token {seq} of the report "))
+        obj = (
+            RunStart(session_id="s_bench", question="q", mode="heavy", models={})
+            if seq == 0
+            else (Stop(reason="completed") if seq == count - 1 else MessageDelta(content=f"token {seq} of the report "))
+        )
         packet = Packet(seq=seq, run_id=run_id, placement=placement, obj=obj)
         rows.append((run_id, seq, obj.type, time.time(), packet.model_dump_json()))
     store.insert_packets(rows)
@@ -169,8 +180,12 @@ async def main() -> None:
     try:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")},
-            "SLEUTH_DATA_DIR": str(data_dir), "SLEUTH_MODEL": "openai/scripted", "SLEUTH_API_BASE": model_url,
-            "SLEUTH_API_KEY": "sk-bench", "SLEUTH_MAX_RUNS": str(args.runs + 10), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "SLEUTH_DATA_DIR": str(data_dir),
+            "SLEUTH_MODEL": "openai/scripted",
+            "SLEUTH_API_BASE": model_url,
+            "SLEUTH_API_KEY": "sk-bench",
+            "SLEUTH_MAX_RUNS": str(args.runs + 10),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
         port = free_port()
         proc = start_server(env, port, data_dir / "server.out")
@@ -196,7 +211,9 @@ async def main() -> None:
             delays: list[float] = []
             caught_up = 0
             for run_id, got in received.items():
-                created = dict(conn.execute("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,)).fetchall())
+                created = dict(
+                    conn.execute("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,)).fetchall()
+                )
                 live = [(at - created[seq]) * 1000 for seq, at in got if created[seq] >= subscribed[run_id]]
                 caught_up += len(got) - len(live)
                 delays += live
@@ -215,8 +232,12 @@ async def main() -> None:
     completed = sum(1 for reason in reasons if reason == "completed")
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
-    print(f"packets delivered              {packets} ({caught_up} created before their client subscribed: replayed, not timed)")
-    print(f"delivery delay p50 / p99 / max {statistics.median(delays):.1f} / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms")
+    print(
+        f"packets delivered              {packets} ({caught_up} created before their client subscribed: replayed, not timed)"
+    )
+    print(
+        f"delivery delay p50 / p99 / max {statistics.median(delays):.1f} / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms"
+    )
     print(f"RSS idle / peak (server+engine)        {baseline / 1024:.1f} / {peak[0] / 1024:.1f} MB")
     print(f"RSS per active run             {(peak[0] - baseline) / 1024 / args.runs:.2f} MB")
     print(f"replay of {replayed} packets    {replay_s * 1000:.0f} ms")

@@ -42,7 +42,9 @@ class ProgressPrinter:
         elif kind == "top_level_branching":
             self._cycle += 1
             n = obj.num_parallel_branches
-            self._line(f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan")
+            self._line(
+                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan"
+            )
         elif kind == "research_agent_start":
             self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")
         elif kind == "search_queries":
@@ -50,7 +52,9 @@ class ProgressPrinter:
         elif kind == "search_documents":
             self._line(f"{self._lane(packet)}   {len(obj.documents)} results", dim=True)
         elif kind == "open_url_documents" and obj.documents:
-            self._line(f"{self._lane(packet)} read: {'; '.join(_short(d.title or d.url, 50) for d in obj.documents)}", dim=True)
+            self._line(
+                f"{self._lane(packet)} read: {'; '.join(_short(d.title or d.url, 50) for d in obj.documents)}", dim=True
+            )
         elif kind == "intermediate_report_cited_docs":
             self._line(f"{self._lane(packet)} reported, citing {len(obj.documents)} sources", fg="green")
         elif kind == "degraded":

@@ -42,14 +42,20 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
 @click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: 2 lanes, fewer cycles.")
 @click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
 @click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
-@click.option("--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
+)
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
-def research(question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None) -> None:
+def research(
+    question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None
+) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _load_settings()
-    request = ResearchRequest(question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None)  # type: ignore[arg-type]
+    request = ResearchRequest(
+        question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
+    )  # type: ignore[arg-type]
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")
@@ -66,7 +72,7 @@ def research(question: str, mode: str | None, strategy: str | None, no_clarify: 
                     click.echo(f"  {i}. {q}", err=True)
             if answer is None and (as_json or not sys.stdin.isatty()):
                 if not as_json:
-                    click.echo("Run again with --answer \"...\", more detail in the question, or --no-clarify.", err=True)
+                    click.echo('Run again with --answer "...", more detail in the question, or --no-clarify.', err=True)
                 return
             if answer is None:
                 answer = click.prompt("Your answer", err=True)

@@ -12,8 +12,7 @@ class Clock(Protocol):
         """Seconds on a monotonic scale."""
         ...
 
-    async def sleep(self, seconds: float) -> None:
-        ...
+    async def sleep(self, seconds: float) -> None: ...
 
 
 class SystemClock:

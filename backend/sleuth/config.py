@@ -16,9 +16,7 @@ Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
 class Settings(BaseSettings):
     """Sleuth settings. Environment variables use the `SLEUTH_` prefix."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="SLEUTH_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="SLEUTH_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # Models (any litellm model string). Roles fall back to `model`.
     model: str = "offline"
@@ -45,13 +43,18 @@ class Settings(BaseSettings):
     search_timeout_s: float = Field(default=15.0, gt=0)
     fetch_connect_timeout_s: float = Field(default=5.0, gt=0)
     fetch_timeout_s: float = Field(default=15.0, gt=0, description="Read timeout for page fetches.")
-    fetch_total_timeout_s: float = Field(default=30.0, gt=0, description="Limit on one whole fetch, redirects included.")
+    fetch_total_timeout_s: float = Field(
+        default=30.0, gt=0, description="Limit on one whole fetch, redirects included."
+    )
     fetch_max_bytes: int = Field(default=5_000_000, ge=1)
     fetch_max_redirects: int = Field(default=5, ge=0)
     fetch_allow_hosts: str = Field(
-        default="", description="Comma list of host names (wiki.corp, *.corp), IPs or CIDRs that may be fetched although private."
+        default="",
+        description="Comma list of host names (wiki.corp, *.corp), IPs or CIDRs that may be fetched although private.",
     )
-    credibility_threshold: float = Field(default=0.2, ge=0, le=1, description="Sources at or below this are not fetched.")
+    credibility_threshold: float = Field(
+        default=0.2, ge=0, le=1, description="Sources at or below this are not fetched."
+    )
 
     # Flow.
     clarify: bool = True
@@ -79,7 +82,9 @@ class Settings(BaseSettings):
 
     # Server.
     max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
-    api_token: SecretStr | None = Field(default=None, description="When set, every /api route but health needs it as a bearer token.")
+    api_token: SecretStr | None = Field(
+        default=None, description="When set, every /api route but health needs it as a bearer token."
+    )
     cors_origins: str = Field(default="", description="Comma list of allowed browser origins; none by default.")
     heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat after this long without a packet.")
     max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
@@ -92,8 +97,19 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=120.0, gt=0)
 
     @field_validator(
-        "api_base", "corpus", "searxng_url", "web_dist", "planner_model", "orchestrator_model", "researcher_model",
-        "report_model", "api_token", "api_key", "tavily_api_key", "brave_api_key", mode="before",
+        "api_base",
+        "corpus",
+        "searxng_url",
+        "web_dist",
+        "planner_model",
+        "orchestrator_model",
+        "researcher_model",
+        "report_model",
+        "api_token",
+        "api_key",
+        "tavily_api_key",
+        "brave_api_key",
+        mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:

@@ -33,5 +33,5 @@ class Document(BaseModel):
     source: str = Field(default="", description="The provider that returned it, e.g. `local`, `searxng`, `web`.")
 
     @classmethod
-    def from_url(cls, url: str, title: str = "", snippet: str = "", source: str = "") -> "Document":
+    def from_url(cls, url: str, title: str = "", snippet: str = "", source: str = "") -> Document:
         return cls(id=document_id(url), url=url, title=title, snippet=snippet, source=source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import httpx
 import pytest
 from pydantic import SecretStr
@@ -32,9 +33,15 @@ async def _exercise_guarded(guarded: LiveServer) -> tuple[str, int]:
     async with httpx.AsyncClient(base_url=guarded.base_url, timeout=60) as anon:
         assert (await anon.get("/api/health")).status_code == 200
         for method, path in [
-            ("GET", "/api/sessions"), ("POST", "/api/sessions"), ("GET", "/api/sessions/s_x"),
-            ("POST", "/api/sessions/s_x/messages"), ("POST", "/api/research"), ("GET", "/api/runs/r_x"),
-            ("GET", "/api/runs/r_x/events"), ("POST", "/api/runs/r_x/cancel"), ("GET", "/api/reports/x"),
+            ("GET", "/api/sessions"),
+            ("POST", "/api/sessions"),
+            ("GET", "/api/sessions/s_x"),
+            ("POST", "/api/sessions/s_x/messages"),
+            ("POST", "/api/research"),
+            ("GET", "/api/runs/r_x"),
+            ("GET", "/api/runs/r_x/events"),
+            ("POST", "/api/runs/r_x/cancel"),
+            ("GET", "/api/reports/x"),
             ("GET", "/api/reports/x.md"),
         ]:
             for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):

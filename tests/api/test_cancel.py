@@ -12,9 +12,10 @@ from conftest import LiveServer, assert_contiguous, read_events, start_research
 
 
 async def test_cancel_stops_a_live_run_within_a_second(hanging_server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client, httpx.AsyncClient(
-        base_url=hanging_server.base_url, timeout=30
-    ) as watcher:
+    async with (
+        httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client,
+        httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as watcher,
+    ):
         run_id = await start_research(client, clarify=False)
         before = await read_events(client, run_id, until_type="plan_done")  # now it hangs in the orchestrator
         watching = asyncio.create_task(read_events(watcher, run_id))
@@ -24,7 +25,11 @@ async def test_cancel_stops_a_live_run_within_a_second(hanging_server: LiveServe
         watched = await watching
         again = await client.post(f"/api/runs/{run_id}/cancel")
         run = (await client.get(f"/api/runs/{run_id}")).json()
-    assert response.status_code == 200 and response.json() == {"run_id": run_id, "status": "cancelled", "cancelled": True}
+    assert response.status_code == 200 and response.json() == {
+        "run_id": run_id,
+        "status": "cancelled",
+        "cancelled": True,
+    }
     assert elapsed < 1.0
     assert again.json()["cancelled"] is False  # already over: nothing to do, still 200
     assert watched[-1].type == "stop" and json.loads(watched[-1].data)["obj"]["reason"] == "cancelled"

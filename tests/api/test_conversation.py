@@ -35,7 +35,9 @@ async def send(client: httpx.AsyncClient, session_id: str, content: str) -> dict
     return response.json()
 
 
-async def test_clarification_then_answer_then_follow_up(clarifying_server: LiveServer, clarifying_llm: ScriptedLLM) -> None:
+async def test_clarification_then_answer_then_follow_up(
+    clarifying_server: LiveServer, clarifying_llm: ScriptedLLM
+) -> None:
     async with httpx.AsyncClient(base_url=clarifying_server.base_url, timeout=60) as client:
         session = (await client.post("/api/sessions", json={})).json()
         sid = session["id"]
@@ -76,7 +78,9 @@ async def test_clarification_then_answer_then_follow_up(clarifying_server: LiveS
 
 async def test_reports_as_json_and_markdown_and_session_listing(server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
-        created = (await client.post("/api/research", json={"question": QUESTION, "mode": "light", "clarify": False})).json()
+        created = (
+            await client.post("/api/research", json={"question": QUESTION, "mode": "light", "clarify": False})
+        ).json()
         await read_events(client, created["run_id"])
         run = (await client.get(f"/api/runs/{created['run_id']}")).json()
         report = (await client.get(f"/api/reports/{run['report_id']}")).json()

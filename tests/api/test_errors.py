@@ -23,9 +23,14 @@ def limited(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
 async def test_unknown_ids_are_404(limited: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
         for method, path in [
-            ("GET", "/api/sessions/s_nope"), ("POST", "/api/sessions/s_nope/messages"),
-            ("GET", "/api/runs/r_nope"), ("GET", "/api/runs/r_nope/events"), ("POST", "/api/runs/r_nope/cancel"),
-            ("GET", "/api/reports/rep_nope"), ("GET", "/api/reports/rep_nope.md"), ("GET", "/api/no/such/route"),
+            ("GET", "/api/sessions/s_nope"),
+            ("POST", "/api/sessions/s_nope/messages"),
+            ("GET", "/api/runs/r_nope"),
+            ("GET", "/api/runs/r_nope/events"),
+            ("POST", "/api/runs/r_nope/cancel"),
+            ("GET", "/api/reports/rep_nope"),
+            ("GET", "/api/reports/rep_nope.md"),
+            ("GET", "/api/no/such/route"),
         ]:
             response = await client.request(method, path, json={"content": "hi"} if method == "POST" else None)
             assert response.status_code == 404, (method, path, response.text)
@@ -61,8 +66,11 @@ async def test_too_long_messages_are_413(limited: LiveServer) -> None:
         too_long = "x" * 101
         assert (await client.post(f"/api/sessions/{sid}/messages", json={"content": too_long})).status_code == 413
         assert (await client.post("/api/research", json={"question": too_long})).status_code == 413
-        huge = await client.post("/api/research", content=b'{"question": "' + b"x" * 1_000_000 + b'"}',
-                                 headers={"content-type": "application/json"})
+        huge = await client.post(
+            "/api/research",
+            content=b'{"question": "' + b"x" * 1_000_000 + b'"}',
+            headers={"content-type": "application/json"},
+        )
         assert huge.status_code == 413
         assert (await client.get("/api/sessions")).json()[0]["id"] == sid  # nothing else was created
 

@@ -19,7 +19,9 @@ from support.scripted_llm import ScriptedLLM
 @pytest.fixture
 def fuzz_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
     # Runs the fuzzer starts hang in the orchestrator, so the run limit (429) is reached too.
-    with live_server(scripted_settings(hanging_llm), ApiLimits(max_runs=4, max_message_chars=500, heartbeat_s=0.2)) as live:
+    with live_server(
+        scripted_settings(hanging_llm), ApiLimits(max_runs=4, max_message_chars=500, heartbeat_s=0.2)
+    ) as live:
         yield live
 
 
@@ -37,6 +39,8 @@ def test_no_operation_answers_5xx(fuzz_server: LiveServer, mode: GenerationMode)
     @given(case=strategy)
     def check(case: schemathesis.Case) -> None:
         response = case.call(base_url=fuzz_server.base_url, timeout=10)
-        assert response.status_code < 500, f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:300]}"
+        assert response.status_code < 500, (
+            f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:300]}"
+        )
 
     check()

@@ -64,8 +64,12 @@ class ServerProcess:
 def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     with ScriptedLLM(HangingOrchestrator()) as llm:
         yield {
-            **os.environ, "SLEUTH_MODEL": "openai/scripted", "SLEUTH_API_BASE": llm.base_url,
-            "SLEUTH_API_KEY": "sk-test-secret", "SLEUTH_LLM_BACKOFF_BASE_S": "0.01", "SLEUTH_HEARTBEAT_S": "0.5",
+            **os.environ,
+            "SLEUTH_MODEL": "openai/scripted",
+            "SLEUTH_API_BASE": llm.base_url,
+            "SLEUTH_API_KEY": "sk-test-secret",
+            "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
+            "SLEUTH_HEARTBEAT_S": "0.5",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
 
@@ -102,7 +106,7 @@ async def test_killed_server_leaves_an_interrupted_replayable_run(server_env: di
     error, stop = (json.loads(e.data)["obj"] for e in replay[-2:])
     assert error == {"type": "error", "message": "interrupted by server restart", "recoverable": False}
     assert stop == {"type": "stop", "reason": "error"}
-    assert [e.data for e in resumed] == [e.data for e in replay[len(before):]]
+    assert [e.data for e in resumed] == [e.data for e in replay[len(before) :]]
     assert run["status"] == "error" and run["error"] == "interrupted by server restart"
     assert session["messages"][-1]["content"] == "interrupted by server restart"
 

@@ -31,10 +31,18 @@ def test_schema_is_created_versioned_and_in_wal_mode(tmp_path: Path) -> None:
 
 def _dead_run(store: Store, run_id: str) -> None:
     store.create_session("s_1", "t")
-    store.create_run(RunRecord(
-        id=run_id, session_id="s_1", question="q", kind="question", status="running",
-        owner_host=this_host(), owner_pid=2**22 + 12345, created_at=now_iso(),  # a pid that cannot exist
-    ))
+    store.create_run(
+        RunRecord(
+            id=run_id,
+            session_id="s_1",
+            question="q",
+            kind="question",
+            status="running",
+            owner_host=this_host(),
+            owner_pid=2**22 + 12345,
+            created_at=now_iso(),  # a pid that cannot exist
+        )
+    )
 
 
 async def test_writer_batches_and_flush_means_durable(tmp_path: Path) -> None:
@@ -59,10 +67,18 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(tmp_path: Path) -
     _dead_run(store, "r_dead")
     store.insert_packets([("r_dead", 0, "run_start", 0.0, '{"seq":0,"placement":{"turn_index":2}}')])
     live_pid = os.getppid()  # alive: a sibling worker's run is left alone
-    store.create_run(RunRecord(
-        id="r_live", session_id="s_1", question="q", kind="question", status="running",
-        owner_host=this_host(), owner_pid=live_pid, created_at=now_iso(),
-    ))
+    store.create_run(
+        RunRecord(
+            id="r_live",
+            session_id="s_1",
+            question="q",
+            kind="question",
+            status="running",
+            owner_host=this_host(),
+            owner_pid=live_pid,
+            created_at=now_iso(),
+        )
+    )
     assert recover_orphaned_runs(store) == ["r_dead"]
     assert recover_orphaned_runs(store) == []  # idempotent
     rows = store.packets_after("r_dead", 0)

@@ -61,9 +61,10 @@ async def test_resume_at_every_kind_of_cut_point_of_a_finished_run(server: LiveS
 
 
 async def test_two_clients_see_identical_streams_and_a_late_joiner_catches_up(server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as a, httpx.AsyncClient(
-        base_url=server.base_url, timeout=60
-    ) as b:
+    async with (
+        httpx.AsyncClient(base_url=server.base_url, timeout=60) as a,
+        httpx.AsyncClient(base_url=server.base_url, timeout=60) as b,
+    ):
         run_id = await start_research(a)
         first, second = await asyncio.gather(read_events(a, run_id), read_events(b, run_id))
         # a third client joins after the run is over and replays from the store

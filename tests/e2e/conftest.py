@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+
 from .servers import Server, start_server, stop_server
 
 SCREENS_COPY = Path("/tmp/sleuth-screens")
@@ -52,7 +53,9 @@ expect.set_options(timeout=30_000)
 @pytest.fixture(scope="package")
 def e2e_browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).is_file():
-        pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set SLEUTH_E2E_CHROMIUM)", pytrace=False)
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set SLEUTH_E2E_CHROMIUM)", pytrace=False
+        )
     playwright = sync_playwright().start()
     try:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

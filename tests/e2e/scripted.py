@@ -42,11 +42,13 @@ def _probe(body: dict[str, Any]) -> bool:
 class SlowResearchModel(ResearchModel):
     def __init__(self) -> None:
         super().__init__(
-            tasks_per_cycle=[[
-                "descriptor protocol __get__ __set__",
-                "__getattr__ fallback attribute lookup",
-                "__getattribute__ data descriptors",
-            ]],
+            tasks_per_cycle=[
+                [
+                    "descriptor protocol __get__ __set__",
+                    "__getattr__ fallback attribute lookup",
+                    "__getattribute__ data descriptors",
+                ]
+            ],
         )
 
     def planner(self, body: dict[str, Any]) -> Reply:
@@ -88,7 +90,7 @@ class SlowResearchModel(ResearchModel):
             reply.text = (
                 f"## Findings\n\nDescriptors win over `__getattr__` {cite}.\n\n{PAYLOAD}\n\n"
                 "<script>window.__pwned = 'block-script'</script>\n\n"
-                "<img src=\"x\" onerror=\"window.__pwned = 'block-img'\">\n\n"
+                '<img src="x" onerror="window.__pwned = \'block-img\'">\n\n'
                 f"- A list item with a [javascript link](javascript:alert('list')) {cite}\n"
                 "- A [normal link](https://docs.python.org/3/reference/datamodel.html)\n"
             )

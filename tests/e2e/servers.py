@@ -104,7 +104,10 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
             pass
         if time.monotonic() > deadline:
             stop_server(server)
-            pytest.fail(f"sleuth serve ({name}) did not answer /api/health in {timeout_s:.0f}s:\n{server.log_tail()}", pytrace=False)
+            pytest.fail(
+                f"sleuth serve ({name}) did not answer /api/health in {timeout_s:.0f}s:\n{server.log_tail()}",
+                pytrace=False,
+            )
         time.sleep(0.1)  # polling a subprocess's port; no browser involved
 
 

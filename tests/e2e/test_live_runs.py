@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
 from .ui import (
     ask,
     citation_chips,
@@ -159,7 +160,9 @@ def test_an_old_session_replays_from_the_sidebar(
     expect(citation_chips(run)).to_have_count(chip_count)
     expect(run.get_by_role("region", name="Research plan")).to_be_visible()
     expect(run.get_by_label("Run summary")).to_be_visible()
-    expect(history.get_by_role("link", name=re.compile(re.escape(question[:40]))).first).to_have_attribute("aria-current", "page")
+    expect(history.get_by_role("link", name=re.compile(re.escape(question[:40]))).first).to_have_attribute(
+        "aria-current", "page"
+    )
     expect(question_box(page)).to_be_enabled()
     shot("replayed", whole_thread=True)
 

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from .servers import Server, start_server, stop_server
 from playwright.sync_api import Page, expect
+
 from .scripted import XSS_MARKER
+from .servers import Server, start_server, stop_server
 from .ui import ask, current_run, lane, lanes_region, report, sources_panel
 
 CORPUS_MD = """\

@@ -6,6 +6,7 @@ import re
 
 from playwright.sync_api import Locator, Page, expect
 
+
 def question_box(page: Page) -> Locator:
     return page.get_by_role("textbox", name="Your question")
 

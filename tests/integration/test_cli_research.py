@@ -17,8 +17,13 @@ QUESTION = "How do Python descriptors and __getattr__ interact during attribute 
 
 def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "sleuth", *args], env={**os.environ, **env}, cwd=cwd,
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "sleuth", *args],
+        env={**os.environ, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -54,7 +59,12 @@ def test_clarification_without_a_terminal_prints_the_questions_and_exits_zero(tm
 
 
 def test_a_failing_endpoint_exits_non_zero_with_one_line(tmp_path: Path) -> None:
-    env = {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": "http://127.0.0.1:9/v1", "SLEUTH_API_KEY": "sk-x", "SLEUTH_LLM_RETRIES": "0"}
+    env = {
+        "SLEUTH_MODEL": "openai/any-model",
+        "SLEUTH_API_BASE": "http://127.0.0.1:9/v1",
+        "SLEUTH_API_KEY": "sk-x",
+        "SLEUTH_LLM_RETRIES": "0",
+    }
     done = sleuth(["research", "--no-clarify", QUESTION], env, tmp_path)
     assert done.returncode == 1
     assert "research failed" in done.stderr and "Traceback" not in done.stderr

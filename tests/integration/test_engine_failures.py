@@ -30,7 +30,9 @@ async def test_five_agent_calls_in_one_turn_run_three_and_refuse_two() -> None:
         second = llm.requests_for("orchestrator")[1]
     check_invariants(run.packets)
     assert run.of("top_level_branching")[0].obj.num_parallel_branches == 3
-    assert [p.obj.task for p in run.of("research_agent_start")] == [f"task number {i} about descriptors" for i in range(3)]
+    assert [p.obj.task for p in run.of("research_agent_start")] == [
+        f"task number {i} about descriptors" for i in range(3)
+    ]
     answers = tool_messages(second)
     refused = [a for a in answers if a.startswith("Not run")]
     assert len(refused) == 2 and "at most 3" in refused[0]
@@ -204,12 +206,14 @@ class Hallucinating(ResearchModel):
     def orchestrator(self, body: dict[str, Any]) -> Reply:
         cycle = assistant_turns(body)
         if cycle == 0:
-            return Reply(tool_calls=[
-                Call("functions.Research-Agent", {"task": "descriptor protocol"}),
-                Call("web_browse", {"url": "https://example.com"}),
-                Call("research_agent", '{"task": "unterminated'),
-                Call("research_agent", {"topic": "missing task field"}),
-            ])
+            return Reply(
+                tool_calls=[
+                    Call("functions.Research-Agent", {"task": "descriptor protocol"}),
+                    Call("web_browse", {"url": "https://example.com"}),
+                    Call("research_agent", '{"task": "unterminated'),
+                    Call("research_agent", {"topic": "missing task field"}),
+                ]
+            )
         return Reply(tool_calls=[Call("generate_report", {})])
 
 
@@ -226,7 +230,9 @@ async def test_hallucinated_names_and_invalid_arguments_get_error_responses() ->
     assert "not valid JSON" in answers[2]
     assert "missing required argument(s): task" in answers[3]
     # the repaired call goes back to the model under its real name
-    sent = [c["function"]["name"] for m in second["messages"] if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    sent = [
+        c["function"]["name"] for m in second["messages"] if m["role"] == "assistant" for c in m.get("tool_calls", [])
+    ]
     assert sent[0] == "research_agent"
 
 
@@ -237,14 +243,18 @@ class Fabricating(ResearchModel):
         return Reply(text="First fact [1]. Second fact [2]. Invented fact [9].")
 
     def report(self, body: dict[str, Any]) -> Reply:
-        return Reply(text=(
-            "Summary [1][2]. More [3][4] and [5]. Invented [42]. "
-            "See [this page](https://fabricated.example.com/page) and https://bit.ly/x1 for more."
-        ))
+        return Reply(
+            text=(
+                "Summary [1][2]. More [3][4] and [5]. Invented [42]. "
+                "See [this page](https://fabricated.example.com/page) and https://bit.ly/x1 for more."
+            )
+        )
 
 
 async def test_three_agents_citing_one_two_get_one_global_numbering_and_fabrications_are_removed() -> None:
-    model = Fabricating(tasks_per_cycle=[["descriptor protocol __get__", "__getattr__ fallback", "descriptor protocol __get__"]])
+    model = Fabricating(
+        tasks_per_cycle=[["descriptor protocol __get__", "__getattr__ fallback", "descriptor protocol __get__"]]
+    )
     with ScriptedLLM(model) as llm:
         run = await run_engine(scripted_settings(llm), QUESTION)
         report_request = llm.requests_for("report")[0]
@@ -268,10 +278,18 @@ async def test_three_agents_citing_one_two_get_one_global_numbering_and_fabricat
 
 
 async def test_reasoning_model_gets_no_think_tool_and_four_cycles() -> None:
-    litellm.register_model({"openai/scripted-reasoner": {
-        "litellm_provider": "openai", "mode": "chat", "supports_reasoning": True,
-        "supports_function_calling": True, "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6,
-    }})
+    litellm.register_model(
+        {
+            "openai/scripted-reasoner": {
+                "litellm_provider": "openai",
+                "mode": "chat",
+                "supports_reasoning": True,
+                "supports_function_calling": True,
+                "input_cost_per_token": 1e-6,
+                "output_cost_per_token": 2e-6,
+            }
+        }
+    )
     endless = ResearchModel(tasks_per_cycle=[["descriptor protocol"]] * 20)
     with ScriptedLLM(endless) as llm:
         run = await run_engine(scripted_settings(llm, model="openai/scripted-reasoner"), QUESTION)
@@ -295,13 +313,18 @@ async def test_a_burst_of_429s_and_a_500_is_ridden_out() -> None:
 
     with ScriptedLLM(flaky) as llm:
         run = await run_engine(scripted_settings(llm, llm_retries=5), QUESTION)
-        assert classify(llm.requests[0]) == "clarifier" and len([b for b in llm.requests[:5] if classify(b) == "clarifier"]) == 5
+        assert (
+            classify(llm.requests[0]) == "clarifier"
+            and len([b for b in llm.requests[:5] if classify(b) == "clarifier"]) == 5
+        )
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
 
 
 async def test_retries_are_bounded() -> None:
-    with ScriptedLLM(lambda body: Reply(status=503, error_message="overloaded; your key sk-test-secret was fine")) as llm:
+    with ScriptedLLM(
+        lambda body: Reply(status=503, error_message="overloaded; your key sk-test-secret was fine")
+    ) as llm:
         run = await run_engine(scripted_settings(llm, llm_retries=2), QUESTION)
         assert len(llm.requests) == 3  # one try and two retries, then the run ends
     check_invariants(run.packets)

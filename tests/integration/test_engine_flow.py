@@ -20,15 +20,28 @@ async def test_happy_path_clarify_plan_two_cycles_three_lanes_report() -> None:
     assert run.stop_reason == "completed"
     assert [p.obj.num_parallel_branches for p in run.of("top_level_branching")] == [3, 2]
     assert run.of("plan_done")[0].obj.steps == [
-        "How descriptors work", "How __getattr__ is used", "How they interact in lookup"]
+        "How descriptors work",
+        "How __getattr__ is used",
+        "How they interact in lookup",
+    ]
     # the plan streamed in pieces that add up to the model's text
     assert "".join(p.obj.content for p in run.of("plan_delta")).startswith("1. How descriptors work")
     # three lanes of the first cycle ran concurrently: all started before any finished
     first_turn = run.of("top_level_branching")[0].placement.turn_index
-    lane_events = [p for p in run.packets if p.placement.turn_index == first_turn and p.obj.type in ("research_agent_start", "section_end")]
+    lane_events = [
+        p
+        for p in run.packets
+        if p.placement.turn_index == first_turn and p.obj.type in ("research_agent_start", "section_end")
+    ]
     assert [p.obj.type for p in lane_events[:3]] == ["research_agent_start"] * 3
     # each tool call in an agent has its own sub-turn; searches precede opens
-    lane0 = [p for p in run.packets if p.placement.turn_index == first_turn and p.placement.tab_index == 0 and p.placement.sub_turn_index is not None]
+    lane0 = [
+        p
+        for p in run.packets
+        if p.placement.turn_index == first_turn
+        and p.placement.tab_index == 0
+        and p.placement.sub_turn_index is not None
+    ]
     kinds_by_sub = {}
     for p in lane0:
         kinds_by_sub.setdefault(p.placement.sub_turn_index, set()).add(p.obj.type)
@@ -69,13 +82,18 @@ async def test_clarification_stops_the_run_and_the_answer_resumes_it() -> None:
         first = await run_engine(settings, "descriptors?")
         check_invariants(first.packets)
         assert first.stop_reason == "clarification"
-        assert first.of("clarification")[0].obj.questions == ["Which Python version?", "CPython only, or other implementations too?"]
+        assert first.of("clarification")[0].obj.questions == [
+            "Which Python version?",
+            "CPython only, or other implementations too?",
+        ]
         assert "".join(p.obj.content for p in first.of("message_delta")).startswith("1. Which Python version?")
         assert not first.of("plan_start") and first.result.status == "waiting_for_input"
 
         answer = ResearchRequest(
             question="descriptors?",
-            clarification=ClarificationExchange(questions=first.result.clarification_questions, answer="3.12, CPython only"),
+            clarification=ClarificationExchange(
+                questions=first.result.clarification_questions, answer="3.12, CPython only"
+            ),
         )
         second = await run_engine(settings, answer)
         check_invariants(second.packets)
@@ -98,7 +116,9 @@ async def test_strategy_changes_the_orchestrator_prompt() -> None:
     prompts = {}
     for strategy in ("exploratory", "focused", "balanced"):
         with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:
-            await run_engine(scripted_settings(llm), ResearchRequest(question=QUESTION, strategy=strategy, clarify=False))
+            await run_engine(
+                scripted_settings(llm), ResearchRequest(question=QUESTION, strategy=strategy, clarify=False)
+            )
             prompts[strategy] = llm.requests_for("orchestrator")[0]["messages"][0]["content"]
     assert "Strategy: exploratory" in prompts["exploratory"] and "breadth" in prompts["exploratory"]
     assert "Strategy: focused" in prompts["focused"] and "depth" in prompts["focused"]
@@ -107,7 +127,9 @@ async def test_strategy_changes_the_orchestrator_prompt() -> None:
 
 async def test_each_role_uses_its_own_model_and_falls_back_to_the_main_one() -> None:
     with ScriptedLLM(ResearchModel()) as llm:
-        settings = scripted_settings(llm, report_model="openai/report-model", researcher_model="openai/researcher-model")
+        settings = scripted_settings(
+            llm, report_model="openai/report-model", researcher_model="openai/researcher-model"
+        )
         run = await run_engine(settings, QUESTION)
         by_step = {classify(b): b["model"] for b in llm.requests}
     assert by_step["report"] == "report-model"
@@ -118,10 +140,12 @@ async def test_each_role_uses_its_own_model_and_falls_back_to_the_main_one() -> 
 
 
 class Verbose(ResearchModel):
-    def agent_report(self, body: dict) -> "Reply":  # type: ignore[override]
+    def agent_report(self, body: dict) -> Reply:  # type: ignore[override]
         from support.scripted_llm import Reply
 
-        return Reply(text=" ".join(f"Long finding number {i} about descriptors [1]." for i in range(400)), chunk_size=200)
+        return Reply(
+            text=" ".join(f"Long finding number {i} about descriptors [1]." for i in range(400)), chunk_size=200
+        )
 
 
 async def test_intermediate_reports_are_capped_in_tokens() -> None:
@@ -129,7 +153,11 @@ async def test_intermediate_reports_are_capped_in_tokens() -> None:
 
     with ScriptedLLM(Verbose(tasks_per_cycle=[["descriptor protocol"]])) as llm:
         run = await run_engine(scripted_settings(llm, intermediate_report_max_tokens=120), QUESTION)
-        finding = next(m["content"] for m in llm.requests_for("orchestrator")[1]["messages"] if m["role"] == "tool" and "Long finding" in m["content"])
+        finding = next(
+            m["content"]
+            for m in llm.requests_for("orchestrator")[1]["messages"]
+            if m["role"] == "tool" and "Long finding" in m["content"]
+        )
     check_invariants(run.packets)
     assert 60 < count_tokens(finding) <= 120
     assert finding.rstrip().endswith(".")  # cut at a sentence boundary, not mid-word

@@ -16,8 +16,12 @@ from support.scripted_llm import ScriptedLLM
 
 def scripted_settings(llm: ScriptedLLM, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
-        "model": "openai/scripted", "api_base": llm.base_url, "api_key": "sk-test-secret",
-        "llm_backoff_base_s": 0.01, "llm_backoff_max_s": 0.05, "llm_timeout_s": 30,
+        "model": "openai/scripted",
+        "api_base": llm.base_url,
+        "api_key": "sk-test-secret",
+        "llm_backoff_base_s": 0.01,
+        "llm_backoff_max_s": 0.05,
+        "llm_timeout_s": 30,
     }
     values.update(overrides)
     return Settings(**values)

@@ -38,10 +38,16 @@ def last_tool_texts(body: dict[str, Any]) -> list[str]:
 class ResearchModel:
     """Default behaviour of each step; every method returns the scripted Reply."""
 
-    tasks_per_cycle: list[list[str]] = field(default_factory=lambda: [
-        ["descriptor protocol __get__ __set__", "__getattr__ fallback attribute lookup", "__getattribute__ data descriptors"],
-        ["property builtin descriptor", "__slots__ descriptors"],
-    ])
+    tasks_per_cycle: list[list[str]] = field(
+        default_factory=lambda: [
+            [
+                "descriptor protocol __get__ __set__",
+                "__getattr__ fallback attribute lookup",
+                "__getattribute__ data descriptors",
+            ],
+            ["property builtin descriptor", "__slots__ descriptors"],
+        ]
+    )
     clarify_questions: str | None = None  # text to answer the clarifier with, instead of generate_plan
     use_think: bool = True
 
@@ -63,7 +69,12 @@ class ResearchModel:
         if cycle < len(self.tasks_per_cycle):
             calls = [Call("research_agent", {"task": task}) for task in self.tasks_per_cycle[cycle]]
             if think:
-                calls.insert(0, Call("think_tool", {"reasoning": f"Cycle {cycle}: covering \"{len(calls)}\" tasks.\nNext: dispatch."}))
+                calls.insert(
+                    0,
+                    Call(
+                        "think_tool", {"reasoning": f'Cycle {cycle}: covering "{len(calls)}" tasks.\nNext: dispatch.'}
+                    ),
+                )
             return Reply(tool_calls=calls)
         return Reply(tool_calls=[Call("generate_report", {})])
 
@@ -89,4 +100,3 @@ class ResearchModel:
         cites = "".join(f"[{n}]" for n in numbers[:2])
         body_lines = "\n".join(f"- Point backed by source [{n}]." for n in numbers)
         return Reply(text=f"Descriptors take precedence over __getattr__ {cites}.\n\n## Details\n\n{body_lines}\n")
-

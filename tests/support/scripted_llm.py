@@ -63,7 +63,12 @@ def classify(body: dict[str, Any]) -> str:
     if "open_url" in names:
         return "agent"
     system = system_text(body).lower()
-    if "research plan" in system and "numbered" in system and "intermediate report" not in system and "final report" not in system:
+    if (
+        "research plan" in system
+        and "numbered" in system
+        and "intermediate report" not in system
+        and "final report" not in system
+    ):
         return "planner"
     if "intermediate report" in system:
         return "agent_report"
@@ -80,8 +85,11 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
     payload = {
-        "id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": int(time.time()),
-        "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": "scripted",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     return f"data: {json.dumps(payload)}\n\n"
 
@@ -136,10 +144,18 @@ class ScriptedLLM:
             return
         for index, call in enumerate(reply.tool_calls):
             arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            yield _chunk({"tool_calls": [{
-                "index": index, "id": f"call_{index}_{id(call)}", "type": "function",
-                "function": {"name": call.name, "arguments": ""},
-            }]})
+            yield _chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": f"call_{index}_{id(call)}",
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
             for piece in _pieces(arguments, reply.chunk_size):
                 yield _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
         yield _chunk({}, finish="tool_calls" if reply.tool_calls else "stop")
@@ -148,7 +164,7 @@ class ScriptedLLM:
         yield f"data: {json.dumps({'id': 'chatcmpl-scripted', 'object': 'chat.completion.chunk', 'created': 0, 'model': 'scripted', 'choices': [], 'usage': usage})}\n\n"
         yield "data: [DONE]\n\n"
 
-    def __enter__(self) -> "ScriptedLLM":
+    def __enter__(self) -> ScriptedLLM:
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         sock = socket.socket()
         # Streamed chunks are small writes; without this, Nagle + delayed ACK add ~40 ms per call.

@@ -1,6 +1,10 @@
 from sleuth.documents import Document
 from sleuth.research.citations import (
-    Numbering, cited_numbers, collapse_citations, rewrite_citations, verify_report,
+    Numbering,
+    cited_numbers,
+    collapse_citations,
+    rewrite_citations,
+    verify_report,
 )
 from sleuth.research.sources import SourceRegistry
 from sleuth.tools.web.credibility import is_unsafe_citation_url as unsafe_citation_reason
@@ -45,7 +49,9 @@ def test_verification_keeps_retrieved_sources_and_renumbers_without_gaps() -> No
     given = {1: A, 2: B, 3: C, 4: shortened}
     verified = verify_report(
         "S [3] then [1][2] and [4] and [9]. [x](javascript:alert(1)) [y](https://site0.org/page)",
-        given, registry, unsafe_citation_reason,
+        given,
+        registry,
+        unsafe_citation_reason,
     )
     assert verified.markdown.startswith("S [1] then [2] and")
     assert [(s.number, s.title) for s in verified.sources] == [(1, "C"), (2, "A")]

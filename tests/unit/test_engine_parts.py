@@ -31,7 +31,7 @@ def test_transient_classification() -> None:
     class BadRequest(Exception):
         status_code = 400
 
-    assert is_transient(Limited()) and is_transient(asyncio.TimeoutError()) and is_transient(ConnectionResetError())
+    assert is_transient(Limited()) and is_transient(TimeoutError()) and is_transient(ConnectionResetError())
     assert not is_transient(BadRequest()) and not is_transient(ValueError("x"))
 
 

@@ -9,7 +9,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from sleuth.config import Settings
 from sleuth.documents import document_id
@@ -97,7 +99,9 @@ async def test_snippets_highlight_matched_terms_in_plain_text(tools: tuple[Searc
 async def test_multi_word_questions_match_with_some_terms(tools: tuple[SearchProvider, PageReader]) -> None:
     search, _ = tools
     # No passage contains every word; OR-ed terms still find the relevant topic.
-    docs = await search.search("How do Python descriptors and __getattr__ interact during attribute lookup zebra?", limit=6)
+    docs = await search.search(
+        "How do Python descriptors and __getattr__ interact during attribute lookup zebra?", limit=6
+    )
     assert any(doc.url.endswith("/attribute-access") for doc in docs)
 
 
@@ -163,7 +167,10 @@ def test_reader_handles_only_corpus_urls(tools: tuple[SearchProvider, PageReader
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("corpus://python-reference/no-such-topic", "No document 'no-such-topic' in local corpus collection 'python-reference'"),
+        (
+            "corpus://python-reference/no-such-topic",
+            "No document 'no-such-topic' in local corpus collection 'python-reference'",
+        ),
         ("corpus://nowhere/a.md", "No local corpus collection named 'nowhere'"),
         ("corpus://python-reference", "Not a local corpus document URL"),
         ("https://example.com/a", "Not a local corpus document URL"),
@@ -286,7 +293,9 @@ async def test_bad_sleuth_corpus_is_a_clear_tool_error(tmp_path: Path, monkeypat
         await search.search("anything", limit=3)
 
 
-async def test_bad_sleuth_corpus_still_lets_indexed_documents_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_bad_sleuth_corpus_still_lets_indexed_documents_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SLEUTH_CORPUS", str(tmp_path / "missing"))
     _, reader = build_local_tools(Settings())
     assert "lambda" in (await reader.read("corpus://python-reference/lambda")).text

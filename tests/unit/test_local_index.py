@@ -23,7 +23,9 @@ def run(*args: str) -> Result:
 
 def counts(result: Result) -> dict[str, int]:
     """The summary line's counts, e.g. {'added': 3, 'updated': 0, ...}."""
-    found = dict((word, int(n)) for n, word in re.findall(r"(\d+) (added|updated|unchanged|removed|failed)", result.stdout))
+    found = dict(
+        (word, int(n)) for n, word in re.findall(r"(\d+) (added|updated|unchanged|removed|failed)", result.stdout)
+    )
     assert set(found) == {"added", "updated", "unchanged", "removed", "failed"}, result.output
     return found
 
@@ -71,7 +73,12 @@ def test_index_adds_every_supported_file(docs: Path) -> None:
     result = run(str(docs))
     assert result.exit_code == 0, result.output
     assert counts(result) == {"added": 4, "updated": 0, "unchanged": 0, "removed": 0, "failed": 0}
-    paths = {row[0] for row in sql("SELECT path FROM documents d JOIN collections c ON c.id = d.collection_id WHERE c.name = 'docs'")}
+    paths = {
+        row[0]
+        for row in sql(
+            "SELECT path FROM documents d JOIN collections c ON c.id = d.collection_id WHERE c.name = 'docs'"
+        )
+    }
     assert paths == {"intro.md", "notes.txt", "web/page.html", "paper.pdf"}
 
 
@@ -173,7 +180,9 @@ def test_a_file_that_becomes_unreadable_is_dropped_and_retried(docs: Path) -> No
 def test_thousand_files_index_then_skip(tmp_path: Path) -> None:
     folder = tmp_path / "big"
     for i in range(1000):
-        write(folder / f"d{i // 100}" / f"note{i:04d}.md", f"# Note {i}\n\nToken tok{i} appears once. Shared body text.\n")
+        write(
+            folder / f"d{i // 100}" / f"note{i:04d}.md", f"# Note {i}\n\nToken tok{i} appears once. Shared body text.\n"
+        )
     first = run(str(folder))
     assert first.exit_code == 0, first.output
     assert counts(first) == {"added": 1000, "updated": 0, "unchanged": 0, "removed": 0, "failed": 0}

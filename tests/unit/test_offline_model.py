@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from pydoc_data.topics import topics
 from typing import Any
 
 import pytest
-from pydoc_data.topics import topics
 
 from sleuth.config import Settings
 from sleuth.llm.gateway import LLMGateway
@@ -25,7 +25,9 @@ class Recorder:
         self.tool_deltas: list[tuple[int, str, str]] = []
 
     def handlers(self) -> StreamHandlers:
-        return StreamHandlers(on_text=self.text.append, on_tool_delta=lambda i, n, a: self.tool_deltas.append((i, n, a)))
+        return StreamHandlers(
+            on_text=self.text.append, on_tool_delta=lambda i, n, a: self.tool_deltas.append((i, n, a))
+        )
 
 
 async def call(role: Any, messages: list[dict[str, Any]], rec: Recorder | None = None, **kwargs: Any) -> LLMResult:
@@ -34,13 +36,21 @@ async def call(role: Any, messages: list[dict[str, Any]], rec: Recorder | None =
 
 
 def clarify_messages(question: str) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": render("clarify", today=TODAY, history="")}, {"role": "user", "content": question}]
+    return [
+        {"role": "system", "content": render("clarify", today=TODAY, history="")},
+        {"role": "user", "content": question},
+    ]
 
 
 def assistant_calls(calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}} for cid, name, args in calls
-    ]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for cid, name, args in calls
+        ],
+    }
 
 
 def normalise(text: str) -> str:
@@ -49,6 +59,7 @@ def normalise(text: str) -> str:
 
 
 # ---- clarifier ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("question", ["tell me stuff about asyncio", "decorators?", "What is the GIL?"])
 async def test_vague_question_gets_two_to_four_numbered_questions(question: str) -> None:
@@ -77,6 +88,7 @@ async def test_answered_clarification_proceeds() -> None:
 
 
 # ---- planner -------------------------------------------------------------------------------------
+
 
 def plan_messages(question: str, clarification: Any = None, max_steps: int = 6) -> list[dict[str, Any]]:
     return [
@@ -118,14 +130,26 @@ PLAN = [
 
 def orchestrator_messages(cap: int = 3, cycles: int = 8, think: bool = True) -> list[dict[str, Any]]:
     return [
-        {"role": "system", "content": render("orchestrator", today=TODAY, plan=PLAN, max_parallel=cap, think_tool=think,
-                                             max_cycles=cycles, strategy="balanced")},
+        {
+            "role": "system",
+            "content": render(
+                "orchestrator",
+                today=TODAY,
+                plan=PLAN,
+                max_parallel=cap,
+                think_tool=think,
+                max_cycles=cycles,
+                strategy="balanced",
+            ),
+        },
         {"role": "user", "content": render("orchestrator_user", question=QUESTION, clarification=None)},
     ]
 
 
 async def orchestrate(messages: list[dict[str, Any]], think: bool = True) -> LLMResult:
-    return await call("orchestrator", messages, tools=ts.orchestrator_tools(think), tool_choice="required", max_tokens=1024)
+    return await call(
+        "orchestrator", messages, tools=ts.orchestrator_tools(think), tool_choice="required", max_tokens=1024
+    )
 
 
 async def test_orchestrator_respects_cap_thinks_with_each_later_dispatch_and_covers_plan() -> None:
@@ -173,15 +197,21 @@ async def test_orchestrator_retries_refused_calls_and_reports_when_rounds_run_ou
 
 TASK = render("offline/agent_task", step=PLAN[2], question=QUESTION)
 PAGES = [
-    {"number": 1, "title": "Customizing attribute access", "url": "corpus://python-reference/attribute-access",
-     "text": topics["attribute-access"]},
+    {
+        "number": 1,
+        "title": "Customizing attribute access",
+        "url": "corpus://python-reference/attribute-access",
+        "text": topics["attribute-access"],
+    },
     {"number": 2, "title": "Truth Value Testing", "url": "corpus://python-reference/truth", "text": topics["truth"]},
 ]
 
 
 async def test_agent_searches_then_opens_best_results_then_reports() -> None:
-    messages = [{"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6)},
-                {"role": "user", "content": TASK}]
+    messages = [
+        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6)},
+        {"role": "user", "content": TASK},
+    ]
     tools = ts.agent_tools(True)
     rec = Recorder()
     first = await call("researcher", messages, rec, tools=tools, tool_choice="auto")
@@ -190,11 +220,35 @@ async def test_agent_searches_then_opens_best_results_then_reports() -> None:
     assert 1 <= len(queries) <= 3 and any("__getattr__" in q or "descriptors" in q for q in queries)
     assert len([d for d in rec.tool_deltas if d[2]]) >= 2  # arguments arrive in several chunks
     messages.append(first.assistant_message())
-    results = [{"number": 1, "title": "Truth Value Testing", "url": "corpus://python-reference/truth", "snippet": "Any object can be tested for truth value."},
-               {"number": 2, "title": "Customizing attribute access", "url": "corpus://python-reference/attribute-access", "snippet": "object.__getattr__(self, name) Called when the default attribute access fails"},
-               {"number": 3, "title": "Invoking Descriptors", "url": "corpus://python-reference/descriptors", "snippet": "a descriptor is an object attribute with binding behavior"}]
-    messages.append({"role": "tool", "tool_call_id": first.tool_calls[0].id,
-                     "content": render("responses/search_results", documents=results, errors=[]) + "\n\n" + render("agent_nudge")})
+    results = [
+        {
+            "number": 1,
+            "title": "Truth Value Testing",
+            "url": "corpus://python-reference/truth",
+            "snippet": "Any object can be tested for truth value.",
+        },
+        {
+            "number": 2,
+            "title": "Customizing attribute access",
+            "url": "corpus://python-reference/attribute-access",
+            "snippet": "object.__getattr__(self, name) Called when the default attribute access fails",
+        },
+        {
+            "number": 3,
+            "title": "Invoking Descriptors",
+            "url": "corpus://python-reference/descriptors",
+            "snippet": "a descriptor is an object attribute with binding behavior",
+        },
+    ]
+    messages.append(
+        {
+            "role": "tool",
+            "tool_call_id": first.tool_calls[0].id,
+            "content": render("responses/search_results", documents=results, errors=[])
+            + "\n\n"
+            + render("agent_nudge"),
+        }
+    )
     second = await call("researcher", messages, tools=tools, tool_choice="auto")
     assert [c.resolved_name for c in second.tool_calls] == ["open_url"]
     urls = second.tool_calls[0].parsed["urls"]
@@ -235,6 +289,7 @@ async def test_agent_report_without_sources_says_so() -> None:
 
 # ---- final report ---------------------------------------------------------------------------------
 
+
 async def test_final_report_has_summary_sections_citations_and_note() -> None:
     findings = []
     for index, step in enumerate(PLAN[:3]):
@@ -247,8 +302,18 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
     sources = [{"number": p["number"], "title": p["title"], "url": p["url"]} for p in PAGES]
     messages = [
         {"role": "system", "content": render("report", today=TODAY)},
-        {"role": "user", "content": render("report_user", question=QUESTION, clarification=None, plan=PLAN,
-                                           findings=findings, sources=sources, partial=False)},
+        {
+            "role": "user",
+            "content": render(
+                "report_user",
+                question=QUESTION,
+                clarification=None,
+                plan=PLAN,
+                findings=findings,
+                sources=sources,
+                partial=False,
+            ),
+        },
     ]
     report = (await call("report", messages)).content
     assert not report.startswith("#")
@@ -269,8 +334,13 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
 
 
 async def test_unexpected_input_gets_a_fallback_not_an_exception() -> None:
-    result = await call("orchestrator", [{"role": "user", "content": ""}], tools=ts.orchestrator_tools(False), tool_choice="required")
+    result = await call(
+        "orchestrator", [{"role": "user", "content": ""}], tools=ts.orchestrator_tools(False), tool_choice="required"
+    )
     assert result.tool_calls and result.tool_calls[0].ok
-    garbage = [{"role": "system", "content": "??"}, {"role": "user", "content": "Findings from the research agents:\n### Finding 1: x\n"}]
+    garbage = [
+        {"role": "system", "content": "??"},
+        {"role": "user", "content": "Findings from the research agents:\n### Finding 1: x\n"},
+    ]
     text = (await call("report", garbage)).content
     assert text.strip()

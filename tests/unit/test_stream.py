@@ -20,7 +20,9 @@ def test_emitter_numbers_from_zero_and_stops_once() -> None:
 
 
 def test_packets_round_trip_and_unknown_types_are_rejected() -> None:
-    packet = Packet(seq=3, run_id="r", placement=Placement(turn_index=2, tab_index=1, sub_turn_index=0), obj=PlanDelta(content="x"))
+    packet = Packet(
+        seq=3, run_id="r", placement=Placement(turn_index=2, tab_index=1, sub_turn_index=0), obj=PlanDelta(content="x")
+    )
     assert parse_packet(packet.model_dump_json()) == packet
     data = json.loads(packet.model_dump_json())
     data["obj"] = {"type": "nonsense"}
@@ -30,5 +32,14 @@ def test_packets_round_trip_and_unknown_types_are_rejected() -> None:
 
 def test_schema_lists_every_packet_type() -> None:
     schema = json.dumps(packet_json_schema())
-    for kind in ("run_start", "top_level_branching", "citation_info", "report", "degraded", "summary", "stop", "plan_done"):
+    for kind in (
+        "run_start",
+        "top_level_branching",
+        "citation_info",
+        "report",
+        "degraded",
+        "summary",
+        "stop",
+        "plan_done",
+    ):
         assert f'"const": "{kind}"' in schema

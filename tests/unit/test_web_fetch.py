@@ -148,7 +148,16 @@ async def test_html_main_content_extraction(server: str) -> None:
     assert text.startswith("# How descriptors work")
     assert "A descriptor is an object that defines __get__." in text
     assert "## Lookup order" in text and "- Data descriptors first" in text
-    for chrome in ("SCRIPT", "NAV-CONTENT", "HEADER-CONTENT", "FOOTER-CONTENT", "ASIDE-CONTENT", "COOKIE", "FORM", "color: red"):
+    for chrome in (
+        "SCRIPT",
+        "NAV-CONTENT",
+        "HEADER-CONTENT",
+        "FOOTER-CONTENT",
+        "ASIDE-CONTENT",
+        "COOKIE",
+        "FORM",
+        "color: red",
+    ):
         assert chrome not in text
     assert page.document.snippet.startswith("# How descriptors work")
 

@@ -11,8 +11,12 @@ from sleuth.tools.web.html_text import html_to_text
 from sleuth.tools.web.pdf_text import pdf_to_text
 
 
-def resource(body: bytes, content_type: str = "text/html", truncated: bool = False, charset: str | None = None) -> FetchedResource:
-    return FetchedResource(url="https://example.org/x", content_type=content_type, charset=charset, body=body, truncated=truncated)
+def resource(
+    body: bytes, content_type: str = "text/html", truncated: bool = False, charset: str | None = None
+) -> FetchedResource:
+    return FetchedResource(
+        url="https://example.org/x", content_type=content_type, charset=charset, body=body, truncated=truncated
+    )
 
 
 def test_prefers_the_densest_article_and_drops_chrome_by_class() -> None:

@@ -153,7 +153,10 @@ HTTP_PROVIDERS: dict[str, Callable[[httpx.AsyncClient], Any]] = {
 @pytest.mark.parametrize(
     ("handler", "message"),
     [
-        (static(429, {"detail": "slow down"}, headers={"Retry-After": "30"}), r"rate limited \(HTTP 429\); retry after 30 s"),
+        (
+            static(429, {"detail": "slow down"}, headers={"Retry-After": "30"}),
+            r"rate limited \(HTTP 429\); retry after 30 s",
+        ),
         (static(200, text="<html>definitely not json"), "malformed JSON"),
         (static(502, text="bad gateway"), r"server error \(HTTP 502\)"),
         (static(200, ["a", "list"]), "unexpected response shape"),
@@ -190,7 +193,10 @@ async def test_duckduckgo_uses_injected_search_in_a_thread() -> None:
 
     docs = await DuckDuckGoProvider(fake).search("python descriptors", limit=4)
     assert calls == [("python descriptors", 4)]
-    assert [d.url for d in docs] == ["https://docs.python.org/3/howto/descriptor.html", "https://blog.example.net/descriptors"]
+    assert [d.url for d in docs] == [
+        "https://docs.python.org/3/howto/descriptor.html",
+        "https://blog.example.net/descriptors",
+    ]
     assert docs[0].source == "duckduckgo"
 
 

@@ -38,7 +38,9 @@ def make_reader(
     def record(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         if handler is None:
-            return httpx.Response(200, text="<html><title>ok</title><p>fine</p></html>", headers={"content-type": "text/html"})
+            return httpx.Response(
+                200, text="<html><title>ok</title><p>fine</p></html>", headers={"content-type": "text/html"}
+            )
         return handler(request)
 
     guard = SsrfGuard(AllowList.parse(allow), fake_resolver)

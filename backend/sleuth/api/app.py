@@ -70,7 +70,9 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
     app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
     if limits.cors_origins:
         app.add_middleware(
-            CORSMiddleware, allow_origins=limits.cors_origins, allow_methods=["GET", "POST"],
+            CORSMiddleware,
+            allow_origins=limits.cors_origins,
+            allow_methods=["GET", "POST"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones

@@ -10,7 +10,12 @@ import click
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (0.0.0.0 in containers).")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--log-level", default="info", show_default=True, type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+@click.option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+)
 def serve(host: str, port: int, log_level: str) -> None:
     """Run the Sleuth server (API at /api, docs at /docs, web UI at /)."""
     import uvicorn

@@ -31,8 +31,12 @@ def plan_run(store: Store, session_id: str, content: str, *, mode: Mode | None, 
     if last is not None and last.status == "waiting_for_input" and last.stop_reason == "clarification":
         exchange = ClarificationExchange(questions=list(last.clarification_questions), answer=content)
         request = ResearchRequest(
-            question=last.question, session_id=session_id, mode=mode or _mode(last.mode), clarify=False,
-            clarification=exchange, history=history,
+            question=last.question,
+            session_id=session_id,
+            mode=mode or _mode(last.mode),
+            clarify=False,
+            clarification=exchange,
+            history=history,
         )
         return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
     request = ResearchRequest(question=content, session_id=session_id, mode=mode, clarify=clarify, history=history)

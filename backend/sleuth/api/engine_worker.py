@@ -117,7 +117,13 @@ class _Worker:
             self._cancel_early.discard(run_id)
         if not emitter.stopped:
             emitter.stop(Placement(turn_index=last_turn[0]), "cancelled" if cancelled else "error")
-        self._send((
-            "done", run_id, result.model_dump_json() if result is not None else None, error, cancelled,
-            emitter.stop_reason,
-        ))
+        self._send(
+            (
+                "done",
+                run_id,
+                result.model_dump_json() if result is not None else None,
+                error,
+                cancelled,
+                emitter.stop_reason,
+            )
+        )

@@ -29,7 +29,7 @@ class ApiLimits:
         return self.max_message_chars * 4 + 4096
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "ApiLimits":
+    def from_settings(cls, settings: Settings) -> ApiLimits:
         return cls(
             max_runs=settings.max_runs,
             api_token=settings.api_token,

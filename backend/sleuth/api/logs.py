@@ -107,11 +107,16 @@ class AccessLogMiddleware:
         finally:
             query = scope.get("query_string", b"").decode("latin-1")
             client = scope.get("client")
-            access_log.info("request", extra={"fields": {
-                "method": scope.get("method"),
-                "path": scope.get("path"),
-                "query": redact_query(query) if query else "",
-                "status": status or 500,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                "client": f"{client[0]}:{client[1]}" if client else None,
-            }})
+            access_log.info(
+                "request",
+                extra={
+                    "fields": {
+                        "method": scope.get("method"),
+                        "path": scope.get("path"),
+                        "query": redact_query(query) if query else "",
+                        "status": status or 500,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                        "client": f"{client[0]}:{client[1]}" if client else None,
+                    }
+                },
+            )

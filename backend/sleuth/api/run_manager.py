@@ -61,7 +61,10 @@ class RunManager:
 
     def _new_engine_process(self) -> EngineProcess:
         return EngineProcess(
-            self._settings, self._engine, on_packet=self._on_packet, on_done=self._on_done_threadsafe,
+            self._settings,
+            self._engine,
+            on_packet=self._on_packet,
+            on_done=self._on_done_threadsafe,
             on_exit=self._on_engine_exit_threadsafe,
         )
 
@@ -135,19 +138,29 @@ class RunManager:
         if self.session_busy(session_id):
             raise SessionBusy()
         record = RunRecord(
-            id=new_id("r"), session_id=session_id, question=request.question, kind=kind,  # type: ignore[arg-type]
-            status="running", owner_host=this_host(), owner_pid=os.getpid(), created_at=now_iso(),
-            message_id=message.id if message else None, mode=request.mode, answers_run_id=answers_run_id,
+            id=new_id("r"),
+            session_id=session_id,
+            question=request.question,
+            kind=kind,  # type: ignore[arg-type]
+            status="running",
+            owner_host=this_host(),
+            owner_pid=os.getpid(),
+            created_at=now_iso(),
+            message_id=message.id if message else None,
+            mode=request.mode,
+            answers_run_id=answers_run_id,
         )
         if message is not None:
             message = MessageRecord(
-                id=message.id, session_id=message.session_id, role=message.role, content=message.content,
-                run_id=record.id, created_at=message.created_at,
+                id=message.id,
+                session_id=message.session_id,
+                role=message.role,
+                content=message.content,
+                run_id=record.id,
+                created_at=message.created_at,
             )
         # Registered before the first await so concurrent requests count it against the limit.
-        live = LiveRun(
-            record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future()
-        )
+        live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
         self._live[record.id] = live
         try:
             await asyncio.to_thread(self._store.create_run, record, message)
@@ -244,7 +257,11 @@ class RunManager:
             live.done.set_result(None)
 
     def _persist_outcome(
-        self, record: RunRecord, stop_reason: str | None, result: ResearchResult | None, error: str | None,
+        self,
+        record: RunRecord,
+        stop_reason: str | None,
+        result: ResearchResult | None,
+        error: str | None,
         cancelled: bool,
     ) -> None:
         status: RunStatus
@@ -261,18 +278,31 @@ class RunManager:
             else:
                 content = result.error or "The run failed."
         reply = MessageRecord(
-            id=new_id("m"), session_id=record.session_id, role="assistant", content=content, run_id=record.id,
+            id=new_id("m"),
+            session_id=record.session_id,
+            role="assistant",
+            content=content,
+            run_id=record.id,
             created_at=now_iso(),
         )
         self._store.finish_run(
-            record.id, status=status, stop_reason=stop_reason, report_id=result.report_id if result else None,
-            error=(result.error if result else error), assistant_message=reply,
+            record.id,
+            status=status,
+            stop_reason=stop_reason,
+            report_id=result.report_id if result else None,
+            error=(result.error if result else error),
+            assistant_message=reply,
             clarification_questions=result.clarification_questions if result else [],
-            result=result, session_id=record.session_id,
+            result=result,
+            session_id=record.session_id,
         )
         log_run_event(
-            "run_finished", record.id, status=status, stop_reason=stop_reason,
-            input_tokens=result.input_tokens if result else 0, output_tokens=result.output_tokens if result else 0,
+            "run_finished",
+            record.id,
+            status=status,
+            stop_reason=stop_reason,
+            input_tokens=result.input_tokens if result else 0,
+            output_tokens=result.output_tokens if result else 0,
         )
 
     # -- commits from the writer thread -----------------------------------------------------

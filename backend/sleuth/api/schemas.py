@@ -18,13 +18,17 @@ def _not_blank(value: str) -> str:
 
 
 class SessionCreate(BaseModel):
-    title: str = Field(default="", max_length=200, description="Shown in the session list; defaults to the first question.")
+    title: str = Field(
+        default="", max_length=200, description="Shown in the session list; defaults to the first question."
+    )
 
 
 class MessageCreate(BaseModel):
     content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
-    clarify: bool | None = Field(default=None, description="Ask clarification questions first; unset: the server's default.")
+    clarify: bool | None = Field(
+        default=None, description="Ask clarification questions first; unset: the server's default."
+    )
 
     _content_not_blank = field_validator("content")(_not_blank)
 
@@ -44,7 +48,7 @@ class SessionOut(BaseModel):
     updated_at: str
 
     @classmethod
-    def of(cls, record: SessionRecord) -> "SessionOut":
+    def of(cls, record: SessionRecord) -> SessionOut:
         return cls(id=record.id, title=record.title, created_at=record.created_at, updated_at=record.updated_at)
 
 
@@ -56,8 +60,10 @@ class MessageOut(BaseModel):
     created_at: str
 
     @classmethod
-    def of(cls, record: MessageRecord) -> "MessageOut":
-        return cls(id=record.id, role=record.role, content=record.content, run_id=record.run_id, created_at=record.created_at)
+    def of(cls, record: MessageRecord) -> MessageOut:
+        return cls(
+            id=record.id, role=record.role, content=record.content, run_id=record.run_id, created_at=record.created_at
+        )
 
 
 class RunOut(BaseModel):
@@ -77,12 +83,21 @@ class RunOut(BaseModel):
     events_url: str
 
     @classmethod
-    def of(cls, record: RunRecord) -> "RunOut":
+    def of(cls, record: RunRecord) -> RunOut:
         return cls(
-            id=record.id, session_id=record.session_id, question=record.question, kind=record.kind,
-            status=record.status, stop_reason=record.stop_reason, mode=record.mode, report_id=record.report_id,
-            error=record.error, clarification_questions=record.clarification_questions,
-            answers_run_id=record.answers_run_id, created_at=record.created_at, finished_at=record.finished_at,
+            id=record.id,
+            session_id=record.session_id,
+            question=record.question,
+            kind=record.kind,
+            status=record.status,
+            stop_reason=record.stop_reason,
+            mode=record.mode,
+            report_id=record.report_id,
+            error=record.error,
+            clarification_questions=record.clarification_questions,
+            answers_run_id=record.answers_run_id,
+            created_at=record.created_at,
+            finished_at=record.finished_at,
             events_url=f"/api/runs/{record.id}/events",
         )
 

@@ -148,9 +148,13 @@ class LLMGateway:
                     acc.result.truncated = True
                     break
                 if not is_transient(exc) or attempt >= self.settings.llm_retries:
-                    message = _redact(f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", kwargs.get("api_key"))
+                    message = _redact(
+                        f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", kwargs.get("api_key")
+                    )
                     raise LLMError(message) from None
-                delay = backoff_delay(attempt, self.settings.llm_backoff_base_s, self.settings.llm_backoff_max_s, self.rng)
+                delay = backoff_delay(
+                    attempt, self.settings.llm_backoff_base_s, self.settings.llm_backoff_max_s, self.rng
+                )
                 log.info("%s model call failed (%s); retry %d in %.2fs", role, type(exc).__name__, attempt + 1, delay)
                 attempt += 1
                 await self.clock.sleep(delay)
@@ -171,7 +175,10 @@ class LLMGateway:
             output_text = result.content + result.reasoning + "".join(c.arguments for c in result.tool_calls)
             output_tokens = _safe_count(self._litellm, text=output_text)
         return CallUsage(
-            role=role, model=model, input_tokens=input_tokens, output_tokens=output_tokens,
+            role=role,
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
             cost_usd=cost_usd(model, input_tokens, output_tokens),
         )
 

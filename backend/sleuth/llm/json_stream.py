@@ -59,7 +59,7 @@ class StreamingStringField:
                 i += len(code)
                 continue
             try:
-                out.append(json.loads(f'"{buf[i:i + 2]}"'))
+                out.append(json.loads(f'"{buf[i : i + 2]}"'))
             except json.JSONDecodeError:
                 out.append(buf[i + 1])
             i += 2

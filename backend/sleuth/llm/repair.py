@@ -50,7 +50,12 @@ def _strip_fences(text: str) -> str:
 def _check_type(value: Any, spec: dict[str, Any]) -> bool:
     expected = spec.get("type")
     checks: dict[str, type | tuple[type, ...]] = {
-        "string": str, "array": list, "object": dict, "boolean": bool, "integer": int, "number": (int, float),
+        "string": str,
+        "array": list,
+        "object": dict,
+        "boolean": bool,
+        "integer": int,
+        "number": (int, float),
     }
     if not isinstance(expected, str) or expected not in checks:
         return True

@@ -7,9 +7,19 @@ import random
 
 TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 TRANSIENT_NAMES = {
-    "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError",
-    "Timeout", "APITimeoutError", "BadGatewayError", "ReadTimeout", "ConnectTimeout",
-    "RemoteProtocolError", "ReadError", "ConnectError", "MidStreamFallbackError",
+    "RateLimitError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "APIConnectionError",
+    "Timeout",
+    "APITimeoutError",
+    "BadGatewayError",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "RemoteProtocolError",
+    "ReadError",
+    "ConnectError",
+    "MidStreamFallbackError",
 }
 
 

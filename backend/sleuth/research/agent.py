@@ -19,9 +19,19 @@ from sleuth.research.llm_step import llm_step
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
 from sleuth.stream.packets import (
-    Degraded, Error, IntermediateReportCitedDocs, IntermediateReportDelta, IntermediateReportStart,
-    OpenUrlDocuments, OpenUrlStart, OpenUrlUrls, ResearchAgentStart, SearchDocuments, SearchQueries,
-    SearchStart, SectionEnd,
+    Degraded,
+    Error,
+    IntermediateReportCitedDocs,
+    IntermediateReportDelta,
+    IntermediateReportStart,
+    OpenUrlDocuments,
+    OpenUrlStart,
+    OpenUrlUrls,
+    ResearchAgentStart,
+    SearchDocuments,
+    SearchQueries,
+    SearchStart,
+    SectionEnd,
 )
 from sleuth.tools.base import Page, ToolError
 
@@ -122,7 +132,9 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
         text = truncate_tokens(result.text, state.settings.page_max_tokens)
         lane.page_text[document.id] = text
         documents.append(document)
-        pages.append({"number": lane.citations.number(document), "title": document.title, "url": document.url, "text": text})
+        pages.append(
+            {"number": lane.citations.number(document), "title": document.title, "url": document.url, "text": text}
+        )
     lane.emit(OpenUrlDocuments(documents=documents), sub)
     for error in errors:
         lane.emit(Error(message=f"Could not open {error}", recoverable=True), sub)
@@ -149,7 +161,10 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
         return render("responses/tool_unavailable", name=call.name, available="search, open_url, generate_report")
 
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
-    messages = [{"role": "tool", "tool_call_id": call.id, "content": content} for call, content in zip(result.tool_calls, contents)]
+    messages = [
+        {"role": "tool", "tool_call_id": call.id, "content": content}
+        for call, content in zip(result.tool_calls, contents)
+    ]
     return messages, wants_report
 
 
@@ -160,15 +175,24 @@ async def _research(lane: Lane, force_at: float) -> bool:
     tools = ts.agent_tools(with_think)
     names = [t["function"]["name"] for t in tools]
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": render("agent", today=state.today, think_tool=with_think, max_cycles=state.agent_max_cycles)},
+        {
+            "role": "system",
+            "content": render("agent", today=state.today, think_tool=with_think, max_cycles=state.agent_max_cycles),
+        },
         {"role": "user", "content": lane.task},
     ]
 
     async def turn() -> bool:
         relay = ReasoningRelay(state, names, lane.open_block)
         result = await llm_step(
-            state, "researcher", messages, tools=tools, tool_choice="auto",
-            handlers=relay.handlers(), turn=lane.turn, tab=lane.tab,
+            state,
+            "researcher",
+            messages,
+            tools=tools,
+            tool_choice="auto",
+            handlers=relay.handlers(),
+            turn=lane.turn,
+            tab=lane.tab,
         )
         relay.finish()
         if not result.tool_calls:
@@ -215,8 +239,13 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         lane.emit(IntermediateReportDelta(content=delta), sub)
 
     result = await llm_step(
-        state, "researcher", messages, max_tokens=cap, handlers=StreamHandlers(on_text=on_text),
-        turn=lane.turn, tab=lane.tab,
+        state,
+        "researcher",
+        messages,
+        max_tokens=cap,
+        handlers=StreamHandlers(on_text=on_text),
+        turn=lane.turn,
+        tab=lane.tab,
     )
     report = truncate_tokens(result.content.strip(), cap)
     cited = [lane.citations.by_number[n] for n in dict.fromkeys(cited_numbers(report)) if n in lane.citations.by_number]
@@ -231,7 +260,9 @@ async def run_agent(lane: Lane) -> AgentResult:
     force_at = state.deadlines.agent_force_report_at(lane.started_at)
     forced = await _research(lane, force_at)
     if forced:
-        lane.emit(Degraded(level="agent_force_report", detail="Time budget reached; writing the report from what was found."))
+        lane.emit(
+            Degraded(level="agent_force_report", detail="Time budget reached; writing the report from what was found.")
+        )
     report = await _write_report(lane, forced)
     lane.emit(SectionEnd())
     return AgentResult(task=lane.task, report=report, citations=lane.citations)

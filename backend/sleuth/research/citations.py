@@ -110,7 +110,9 @@ def collapse_citations(reports: list[tuple[str, Numbering]], numbering: Numberin
             return numbering.number(document)
 
         new_text = rewrite_citations(text, to_global)
-        cited = sorted((numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id])
+        cited = sorted(
+            (numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id]
+        )
         collapsed.append(CollapsedReport(text=new_text, cited=cited, dropped=dropped))
     return collapsed
 
@@ -161,7 +163,7 @@ def verify_report(
 
         def bare(match: re.Match[str]) -> str:
             url = match.group(0).rstrip(".,;:")
-            tail = match.group(0)[len(url):]
+            tail = match.group(0)[len(url) :]
             reason = unsafe_reason(url) or (None if registry.by_url(url) else "the URL was not retrieved by any tool")
             if reason:
                 removed.append(RemovedCitation(marker=url, reason=reason))

@@ -40,13 +40,17 @@ async def clarify(state: RunState) -> list[str] | None:
         state.emit(MessageDelta(content=delta))
 
     system = render(
-        "clarify", today=state.today,
+        "clarify",
+        today=state.today,
         history=history_text(request.history, state.settings.history_max_tokens),
     )
     result = await llm_step(
-        state, "clarifier",
+        state,
+        "clarifier",
         [{"role": "system", "content": system}, {"role": "user", "content": request.question}],
-        tools=[tool_schemas.generate_plan()], tool_choice="auto", handlers=StreamHandlers(on_text=on_text),
+        tools=[tool_schemas.generate_plan()],
+        tool_choice="auto",
+        handlers=StreamHandlers(on_text=on_text),
     )
     if any(call.resolved_name == tool_schemas.GENERATE_PLAN for call in result.tool_calls):
         if started:

@@ -30,7 +30,7 @@ class RunDeadlines:
     agent_report_grace_s: float
 
     @classmethod
-    def start(cls, settings: Settings, now: float) -> "RunDeadlines":
+    def start(cls, settings: Settings, now: float) -> RunDeadlines:
         return cls(
             started_at=now,
             force_report_at=now + settings.force_report_s,

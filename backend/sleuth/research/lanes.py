@@ -47,14 +47,18 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
             lane.emit(SectionEnd())
             state.tasks_done += 1
             emit_progress(state)
-            results.append(AgentResult(task=lane.task, report="", citations=lane.citations, status="timed_out", error=detail))
+            results.append(
+                AgentResult(task=lane.task, report="", citations=lane.citations, status="timed_out", error=detail)
+            )
         else:
             results.append(task.result())
 
     collapsed = collapse_citations([(r.report, r.citations) for r in results], state.citations)
     responses: list[str] = []
     for lane, result, report in zip(lanes, results, collapsed):
-        state.findings.append(Finding(task=lane.task, report=report.text, tab_index=lane.tab, turn_index=turn, status=result.status))
+        state.findings.append(
+            Finding(task=lane.task, report=report.text, tab_index=lane.tab, turn_index=turn, status=result.status)
+        )
         if result.status == "timed_out":
             responses.append(render("responses/agent_timeout", detail=result.error or ""))
         elif result.status == "failed":

@@ -32,8 +32,14 @@ async def llm_step(
         state.totals.output_tokens += usage.output_tokens
         state.totals.cost_usd += usage.cost_usd
         state.emit(
-            Usage(role=role, model=usage.model, input_tokens=usage.input_tokens,
-                  output_tokens=usage.output_tokens, cost_usd=usage.cost_usd),
-            turn=turn, tab=tab,
+            Usage(
+                role=role,
+                model=usage.model,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cost_usd=usage.cost_usd,
+            ),
+            turn=turn,
+            tab=tab,
         )
     return result

@@ -19,7 +19,12 @@ Outcome = Literal["report", "error"]
 
 
 def _force_report(state: RunState) -> None:
-    state.emit(Degraded(level="orchestrator_force_report", detail="Research time is up; writing the report from the findings so far."))
+    state.emit(
+        Degraded(
+            level="orchestrator_force_report",
+            detail="Research time is up; writing the report from the findings so far.",
+        )
+    )
 
 
 def _answer_calls(state: RunState, calls: list[ToolCall]) -> tuple[dict[str, str], list[ToolCall], bool]:
@@ -47,7 +52,9 @@ def _answer_calls(state: RunState, calls: list[ToolCall]) -> tuple[dict[str, str
             wants_report = True
             answers[call.id] = render("responses/generate_report_ack")
         else:
-            answers[call.id] = render("responses/tool_unavailable", name=call.name, available="research_agent, generate_report")
+            answers[call.id] = render(
+                "responses/tool_unavailable", name=call.name, available="research_agent, generate_report"
+            )
     return answers, agents, wants_report
 
 
@@ -58,11 +65,22 @@ async def orchestrate(state: RunState) -> Outcome:
     names = [tool["function"]["name"] for tool in tools]
     request = state.request
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": render(
-            "orchestrator", today=state.today, plan=state.plan, max_parallel=state.lanes, think_tool=with_think,
-            max_cycles=state.max_cycles, strategy=request.strategy or state.settings.strategy,
-        )},
-        {"role": "user", "content": render("orchestrator_user", question=request.question, clarification=request.clarification)},
+        {
+            "role": "system",
+            "content": render(
+                "orchestrator",
+                today=state.today,
+                plan=state.plan,
+                max_parallel=state.lanes,
+                think_tool=with_think,
+                max_cycles=state.max_cycles,
+                strategy=request.strategy or state.settings.strategy,
+            ),
+        },
+        {
+            "role": "user",
+            "content": render("orchestrator_user", question=request.question, clarification=request.clarification),
+        },
     ]
 
     def reasoning_block() -> Place:
@@ -76,10 +94,19 @@ async def orchestrate(state: RunState) -> Outcome:
             messages.append({"role": "user", "content": render("orchestrator_reminder")})
         relay = ReasoningRelay(state, names, reasoning_block)
         try:
-            result = await run_until(state.clock, state.deadlines.force_report_at, llm_step(
-                state, "orchestrator", messages, tools=tools, tool_choice="required",
-                max_tokens=state.settings.orchestrator_max_tokens, handlers=relay.handlers(),
-            ))
+            result = await run_until(
+                state.clock,
+                state.deadlines.force_report_at,
+                llm_step(
+                    state,
+                    "orchestrator",
+                    messages,
+                    tools=tools,
+                    tool_choice="required",
+                    max_tokens=state.settings.orchestrator_max_tokens,
+                    handlers=relay.handlers(),
+                ),
+            )
         except DeadlineReached:
             relay.finish()
             _force_report(state)
@@ -93,7 +120,9 @@ async def orchestrate(state: RunState) -> Outcome:
         relay.finish()
         if not result.tool_calls:
             if cycle == 0:
-                state.emit(Error(message="The orchestrator model made no tool call on its first cycle.", recoverable=False))
+                state.emit(
+                    Error(message="The orchestrator model made no tool call on its first cycle.", recoverable=False)
+                )
                 return "error"
             break  # a later cycle without tool calls means it is done: straight to the report
         answers, agents, wants_report = _answer_calls(state, result.tool_calls)

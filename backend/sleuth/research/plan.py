@@ -34,13 +34,17 @@ async def make_plan(state: RunState) -> list[str]:
     state.new_turn()
     state.emit(PlanStart(content=""))
     system = render(
-        "plan", today=state.today, max_steps=state.settings.plan_max_steps,
+        "plan",
+        today=state.today,
+        max_steps=state.settings.plan_max_steps,
         history=history_text(request.history, state.settings.history_max_tokens),
     )
     user = render("plan_user", question=request.question, clarification=request.clarification)
     try:
         result = await llm_step(
-            state, "planner", [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            state,
+            "planner",
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
             handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
         )
         steps = parse_plan(result.content, state.settings.plan_max_steps)

@@ -19,7 +19,11 @@ def start_report(state: RunState) -> None:
         return
     state.report_started = True
     state.new_turn()
-    state.emit(MessageStart(final_documents=[Document(**s.model_dump(exclude={"number"})) for s in state.citations.numbered_sources()]))
+    state.emit(
+        MessageStart(
+            final_documents=[Document(**s.model_dump(exclude={"number"})) for s in state.citations.numbered_sources()]
+        )
+    )
 
 
 def fallback_report(state: RunState, note: str) -> str:
@@ -34,11 +38,18 @@ async def write_report(state: RunState) -> VerifiedReport:
     findings = [f for f in state.findings if f.report.strip()]
     messages = [
         {"role": "system", "content": render("report", today=state.today)},
-        {"role": "user", "content": render(
-            "report_user", question=state.request.question, clarification=state.request.clarification,
-            plan=state.plan, findings=findings, sources=state.citations.numbered_sources(),
-            partial=any(f.status != "done" for f in state.findings),
-        )},
+        {
+            "role": "user",
+            "content": render(
+                "report_user",
+                question=state.request.question,
+                clarification=state.request.clarification,
+                plan=state.plan,
+                findings=findings,
+                sources=state.citations.numbered_sources(),
+                partial=any(f.status != "done" for f in state.findings),
+            ),
+        },
     ]
 
     def on_text(delta: str) -> None:
@@ -47,13 +58,17 @@ async def write_report(state: RunState) -> VerifiedReport:
 
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
-        result = await run_until(state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text)))
+        result = await run_until(
+            state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text))
+        )
         text = result.content
     except DeadlineReached:
         state.emit(Degraded(level="report_timeout", detail="The report hit its time limit and was cut."))
         text = state.report_draft
     except LLMError as exc:
-        state.emit(Error(message=f"The report model failed; showing the research findings instead. ({exc})", recoverable=True))
+        state.emit(
+            Error(message=f"The report model failed; showing the research findings instead. ({exc})", recoverable=True)
+        )
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
@@ -64,10 +79,16 @@ def publish_report(state: RunState, text: str) -> VerifiedReport:
     """Verify citations against what tools really returned; send `citation_info`s and the `report`."""
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
     for source in verified.sources:
-        state.emit(CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title))
-    state.emit(Report(
-        report_id=state.request.report_id, markdown=verified.markdown, sources=verified.sources,
-        removed_citations=verified.removed,
-    ))
+        state.emit(
+            CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
+        )
+    state.emit(
+        Report(
+            report_id=state.request.report_id,
+            markdown=verified.markdown,
+            sources=verified.sources,
+            removed_citations=verified.removed,
+        )
+    )
     state.emit(SectionEnd())
     return verified

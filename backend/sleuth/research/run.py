@@ -61,10 +61,19 @@ def new_state(
     reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
     cycles, agent_cycles, lanes = _budgets(settings, mode, reasoning)
     return RunState(
-        run_id=emitter.run_id, request=request, settings=settings, emitter=emitter,
-        gateway=LLMGateway(settings, clock), toolbox=toolbox, clock=clock,
-        deadlines=RunDeadlines.start(settings, clock.now()), unsafe_url=is_unsafe_citation_url,
-        reasoning_model=reasoning, max_cycles=cycles, agent_max_cycles=agent_cycles, lanes=lanes,
+        run_id=emitter.run_id,
+        request=request,
+        settings=settings,
+        emitter=emitter,
+        gateway=LLMGateway(settings, clock),
+        toolbox=toolbox,
+        clock=clock,
+        deadlines=RunDeadlines.start(settings, clock.now()),
+        unsafe_url=is_unsafe_citation_url,
+        reasoning_model=reasoning,
+        max_cycles=cycles,
+        agent_max_cycles=agent_cycles,
+        lanes=lanes,
     )
 
 
@@ -96,27 +105,46 @@ def _title_and_summary(markdown: str, question: str) -> tuple[str, str]:
 
 def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
     report = outcome.report
-    title, summary = _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
-    status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(outcome.reason, "error")
+    title, summary = (
+        _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
+    )
+    status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(
+        outcome.reason, "error"
+    )
     return ResearchResult(
-        status=status, stop_reason=outcome.reason,  # type: ignore[arg-type]
-        report_id=state.request.report_id if report else None, question=state.request.question,
-        title=title, summary=summary, markdown=report.markdown if report else "",
-        sources=report.sources if report else [], removed_citations=report.removed if report else [],
-        clarification_questions=outcome.questions, plan=state.plan, error=outcome.error,
+        status=status,
+        stop_reason=outcome.reason,  # type: ignore[arg-type]
+        report_id=state.request.report_id if report else None,
+        question=state.request.question,
+        title=title,
+        summary=summary,
+        markdown=report.markdown if report else "",
+        sources=report.sources if report else [],
+        removed_citations=report.removed if report else [],
+        clarification_questions=outcome.questions,
+        plan=state.plan,
+        error=outcome.error,
         elapsed_s=round(state.clock.now() - state.deadlines.started_at, 3),
-        input_tokens=state.totals.input_tokens, output_tokens=state.totals.output_tokens,
+        input_tokens=state.totals.input_tokens,
+        output_tokens=state.totals.output_tokens,
         cost_usd=round(state.totals.cost_usd, 6),
     )
 
 
 def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
     result = _result(state, outcome)
-    state.emit(Summary(
-        elapsed_s=max(0.0, result.elapsed_s), sources_seen=state.registry.seen, sources_fetched=state.registry.fetched,
-        sources_cited=len(result.sources), input_tokens=result.input_tokens, output_tokens=result.output_tokens,
-        cost_usd=result.cost_usd, report_id=result.report_id,
-    ))
+    state.emit(
+        Summary(
+            elapsed_s=max(0.0, result.elapsed_s),
+            sources_seen=state.registry.seen,
+            sources_fetched=state.registry.fetched,
+            sources_cited=len(result.sources),
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            cost_usd=result.cost_usd,
+            report_id=result.report_id,
+        )
+    )
     state.emitter.stop(Placement(turn_index=state.turn), outcome.reason)
     return result
 
@@ -141,17 +169,29 @@ async def run_research(
 
         toolbox = build_toolbox(settings)
     state = new_state(request, settings, emitter, clock, toolbox)
-    state.emit(RunStart(
-        session_id=request.session_id, question=request.question, mode=request.mode or settings.mode,
-        models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
-    ))
+    state.emit(
+        RunStart(
+            session_id=request.session_id,
+            question=request.question,
+            mode=request.mode or settings.mode,
+            models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+        )
+    )
     try:
         outcome = await run_until(clock, state.deadlines.deadline_at, _pipeline(state))
     except DeadlineReached:
         await _cancel_agents(state)
-        state.emit(Degraded(level="deadline", detail="The run reached its hard deadline; the report uses what was written so far."))
+        state.emit(
+            Degraded(
+                level="deadline", detail="The run reached its hard deadline; the report uses what was written so far."
+            )
+        )
         start_report(state)
-        text = state.report_draft if state.report_draft.strip() else fallback_report(state, render("responses/deadline_note"))
+        text = (
+            state.report_draft
+            if state.report_draft.strip()
+            else fallback_report(state, render("responses/deadline_note"))
+        )
         outcome = _Outcome(reason="deadline", report=publish_report(state, text))
     except asyncio.CancelledError:
         await _cancel_agents(state)

@@ -21,9 +21,12 @@ class SourceRegistry:
             self._by_url[normalise_url(document.url)] = document.id
             known = document
         elif (not known.title and document.title) or (not known.snippet and document.snippet):
-            known = known.model_copy(update={
-                "title": known.title or document.title, "snippet": known.snippet or document.snippet,
-            })
+            known = known.model_copy(
+                update={
+                    "title": known.title or document.title,
+                    "snippet": known.snippet or document.snippet,
+                }
+            )
             self._by_id[document.id] = known
         if fetched:
             self._fetched.add(document.id)

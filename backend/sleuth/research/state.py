@@ -115,4 +115,6 @@ class RunState:
         return self.turn
 
     def emit(self, obj: PacketObj, *, turn: int | None = None, tab: int = 0, sub: int | None = None) -> None:
-        self.emitter.emit(Placement(turn_index=self.turn if turn is None else turn, tab_index=tab, sub_turn_index=sub), obj)
+        self.emitter.emit(
+            Placement(turn_index=self.turn if turn is None else turn, tab_index=tab, sub_turn_index=sub), obj
+        )

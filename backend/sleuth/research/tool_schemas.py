@@ -26,8 +26,13 @@ def _tool(name: str, properties: dict[str, Any] | None = None, required: list[st
 
 
 def _string_list(description_template: str, max_items: int) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max_items,
-            "description": render(description_template)}
+    return {
+        "type": "array",
+        "items": {"type": "string"},
+        "minItems": 1,
+        "maxItems": max_items,
+        "description": render(description_template),
+    }
 
 
 def generate_plan() -> dict[str, Any]:
@@ -35,7 +40,9 @@ def generate_plan() -> dict[str, Any]:
 
 
 def research_agent() -> dict[str, Any]:
-    return _tool(RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"])
+    return _tool(
+        RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"]
+    )
 
 
 def generate_report() -> dict[str, Any]:
@@ -43,7 +50,11 @@ def generate_report() -> dict[str, Any]:
 
 
 def think_tool() -> dict[str, Any]:
-    return _tool(THINK_TOOL, {"reasoning": {"type": "string", "description": render("tools/think_tool_reasoning")}}, ["reasoning"])
+    return _tool(
+        THINK_TOOL,
+        {"reasoning": {"type": "string", "description": render("tools/think_tool_reasoning")}},
+        ["reasoning"],
+    )
 
 
 def search() -> dict[str, Any]:

@@ -6,6 +6,12 @@ from sleuth.store.records import MessageRecord, PacketRow, RunRecord, SessionRec
 from sleuth.store.store import Store
 
 __all__ = [
-    "MessageRecord", "PacketRow", "PacketWriter", "RunRecord", "SessionRecord", "Store", "StoredPacket",
+    "MessageRecord",
+    "PacketRow",
+    "PacketWriter",
+    "RunRecord",
+    "SessionRecord",
+    "Store",
+    "StoredPacket",
     "database_path",
 ]

@@ -25,7 +25,7 @@ class SessionRecord:
     updated_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "SessionRecord":
+    def from_row(cls, row: sqlite3.Row) -> SessionRecord:
         return cls(id=row["id"], title=row["title"], created_at=row["created_at"], updated_at=row["updated_at"])
 
 
@@ -39,10 +39,14 @@ class MessageRecord:
     created_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "MessageRecord":
+    def from_row(cls, row: sqlite3.Row) -> MessageRecord:
         return cls(
-            id=row["id"], session_id=row["session_id"], role=row["role"], content=row["content"],
-            run_id=row["run_id"], created_at=row["created_at"],
+            id=row["id"],
+            session_id=row["session_id"],
+            role=row["role"],
+            content=row["content"],
+            run_id=row["run_id"],
+            created_at=row["created_at"],
         )
 
 
@@ -66,13 +70,23 @@ class RunRecord:
     finished_at: str | None = None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "RunRecord":
+    def from_row(cls, row: sqlite3.Row) -> RunRecord:
         return cls(
-            id=row["id"], session_id=row["session_id"], question=row["question"], kind=row["kind"],
-            status=row["status"], owner_host=row["owner_host"], owner_pid=row["owner_pid"],
-            created_at=row["created_at"], message_id=row["message_id"], mode=row["mode"],
-            answers_run_id=row["answers_run_id"], stop_reason=row["stop_reason"], report_id=row["report_id"],
-            error=row["error"], clarification_questions=json.loads(row["clarification_questions"]),
+            id=row["id"],
+            session_id=row["session_id"],
+            question=row["question"],
+            kind=row["kind"],
+            status=row["status"],
+            owner_host=row["owner_host"],
+            owner_pid=row["owner_pid"],
+            created_at=row["created_at"],
+            message_id=row["message_id"],
+            mode=row["mode"],
+            answers_run_id=row["answers_run_id"],
+            stop_reason=row["stop_reason"],
+            report_id=row["report_id"],
+            error=row["error"],
+            clarification_questions=json.loads(row["clarification_questions"]),
             finished_at=row["finished_at"],
         )
 

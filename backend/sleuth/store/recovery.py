@@ -65,9 +65,16 @@ def end_run_as_interrupted(store: Store, run: RunRecord, message: str) -> list[S
     else:
         reason = json.loads(last.json)["obj"]["reason"]
     store.finish_run(
-        run.id, status="error", stop_reason=reason, error=message,
+        run.id,
+        status="error",
+        stop_reason=reason,
+        error=message,
         assistant_message=MessageRecord(
-            id=new_id("m"), session_id=run.session_id, role="assistant", content=message, run_id=run.id,
+            id=new_id("m"),
+            session_id=run.session_id,
+            role="assistant",
+            content=message,
+            run_id=run.id,
             created_at=now_iso(),
         ),
     )

@@ -66,8 +66,14 @@ class Store:
 
     def create_session(self, session_id: str, title: str) -> SessionRecord:
         now = now_iso()
-        self._write([("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                      (session_id, title, now, now))])
+        self._write(
+            [
+                (
+                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                    (session_id, title, now, now),
+                )
+            ]
+        )
         return SessionRecord(id=session_id, title=title, created_at=now, updated_at=now)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
@@ -75,25 +81,31 @@ class Store:
         return SessionRecord.from_row(row) if row else None
 
     def list_sessions(self, limit: int, offset: int = 0) -> list[SessionRecord]:
-        rows = self._conn().execute(
-            "SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset)
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset))
+            .fetchall()
+        )
         return [SessionRecord.from_row(row) for row in rows]
 
     def rename_session_if_untitled(self, session_id: str, title: str) -> None:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
 
     def add_message(self, message: MessageRecord) -> None:
-        self._write([
-            ("INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-             (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at)),
-            ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
-        ])
+        self._write(
+            [
+                (
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
+                ),
+                ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
+            ]
+        )
 
     def list_messages(self, session_id: str) -> list[MessageRecord]:
-        rows = self._conn().execute(
-            "SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)
-        ).fetchall()
+        rows = (
+            self._conn().execute("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
+        )
         return [MessageRecord.from_row(row) for row in rows]
 
     # -- runs -------------------------------------------------------------------------------
@@ -103,14 +115,29 @@ class Store:
         statements: list[tuple[str, Sequence[Any]]] = []
         if message is not None:
             statements += [
-                ("INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                 (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at)),
+                (
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
+                ),
             ]
         statements += [
-            ("INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
-             " clarification_questions, owner_host, owner_pid, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
-             (run.id, run.session_id, run.message_id, run.question, run.mode, run.kind, run.answers_run_id,
-              run.status, run.owner_host, run.owner_pid, run.created_at)),
+            (
+                "INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
+                " clarification_questions, owner_host, owner_pid, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+                (
+                    run.id,
+                    run.session_id,
+                    run.message_id,
+                    run.question,
+                    run.mode,
+                    run.kind,
+                    run.answers_run_id,
+                    run.status,
+                    run.owner_host,
+                    run.owner_pid,
+                    run.created_at,
+                ),
+            ),
             ("UPDATE sessions SET updated_at = ? WHERE id = ?", (run.created_at, run.session_id)),
         ]
         self._write(statements)
@@ -142,19 +169,29 @@ class Store:
     ) -> None:
         """Mark a run finished; store its report and the assistant's reply in the same transaction."""
         now = now_iso()
-        statements: list[tuple[str, Sequence[Any]]] = [(
-            "UPDATE runs SET status = ?, stop_reason = ?, report_id = ?, error = ?, clarification_questions = ?,"
-            " finished_at = ? WHERE id = ?",
-            (status, stop_reason, report_id, error, json.dumps(clarification_questions or []), now, run_id),
-        )]
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (
+                "UPDATE runs SET status = ?, stop_reason = ?, report_id = ?, error = ?, clarification_questions = ?,"
+                " finished_at = ? WHERE id = ?",
+                (status, stop_reason, report_id, error, json.dumps(clarification_questions or []), now, run_id),
+            )
+        ]
         if result is not None and result.report_id and session_id is not None:
             statements.append(_report_insert(result, run_id=run_id, session_id=session_id, created_at=now))
         if assistant_message is not None:
-            statements.append((
-                "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (assistant_message.id, assistant_message.session_id, assistant_message.role,
-                 assistant_message.content, assistant_message.run_id, assistant_message.created_at),
-            ))
+            statements.append(
+                (
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        assistant_message.id,
+                        assistant_message.session_id,
+                        assistant_message.role,
+                        assistant_message.content,
+                        assistant_message.run_id,
+                        assistant_message.created_at,
+                    ),
+                )
+            )
         self._write(statements)
 
     # -- reports ----------------------------------------------------------------------------
@@ -171,27 +208,40 @@ class Store:
 
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
-        rows = self._conn().execute(
-            "SELECT question, markdown FROM reports WHERE session_id = ? AND status = 'completed' AND markdown != ''"
-            " ORDER BY rowid", (session_id,)
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT question, markdown FROM reports WHERE session_id = ? AND status = 'completed' AND markdown != ''"
+                " ORDER BY rowid",
+                (session_id,),
+            )
+            .fetchall()
+        )
         return [(row["question"], row["markdown"]) for row in rows]
 
     # -- packets ----------------------------------------------------------------------------
 
-    def packets_after(self, run_id: str, after_seq: int, limit: int = 1000, upto_seq: int | None = None) -> list[PacketRow]:
+    def packets_after(
+        self, run_id: str, after_seq: int, limit: int = 1000, upto_seq: int | None = None
+    ) -> list[PacketRow]:
         """Stored packets with seq > after_seq (and <= upto_seq), in order."""
         upper = upto_seq if upto_seq is not None else 2**62
-        rows = self._conn().execute(
-            "SELECT seq, type, json FROM packets WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
-            (run_id, after_seq, upper, limit),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT seq, type, json FROM packets WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+                (run_id, after_seq, upper, limit),
+            )
+            .fetchall()
+        )
         return [PacketRow(seq=row[0], type=row[1], json=row[2]) for row in rows]
 
     def last_packet(self, run_id: str) -> PacketRow | None:
-        row = self._conn().execute(
-            "SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,))
+            .fetchone()
+        )
         return PacketRow(seq=row[0], type=row[1], json=row[2]) if row else None
 
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
@@ -206,16 +256,30 @@ class Store:
             raise
 
 
-def _report_insert(result: ResearchResult, *, run_id: str, session_id: str, created_at: str) -> tuple[str, Sequence[Any]]:
+def _report_insert(
+    result: ResearchResult, *, run_id: str, session_id: str, created_at: str
+) -> tuple[str, Sequence[Any]]:
     data = result.model_dump(mode="json")
     return (
         "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary, markdown,"
         " sources, removed_citations, clarification_questions, plan, error, elapsed_s, input_tokens, output_tokens,"
         " cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            result.report_id, run_id, session_id, result.status, result.stop_reason, result.question,
-            result.title, result.summary, result.markdown,
+            result.report_id,
+            run_id,
+            session_id,
+            result.status,
+            result.stop_reason,
+            result.question,
+            result.title,
+            result.summary,
+            result.markdown,
             *(json.dumps(data[name]) for name in REPORT_JSON_FIELDS),
-            result.error, result.elapsed_s, result.input_tokens, result.output_tokens, result.cost_usd, created_at,
+            result.error,
+            result.elapsed_s,
+            result.input_tokens,
+            result.output_tokens,
+            result.cost_usd,
+            created_at,
         ),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -213,14 +213,7 @@ class Stop(_Obj):
 
 
 PacketObj = Annotated[
-    Union[
-        RunStart, Clarification, PlanStart, PlanDelta, PlanDone,
-        ReasoningStart, ReasoningDelta, ReasoningDone, TopLevelBranching, ResearchAgentStart,
-        SearchStart, SearchQueries, SearchDocuments, OpenUrlStart, OpenUrlUrls, OpenUrlDocuments,
-        IntermediateReportStart, IntermediateReportDelta, IntermediateReportCitedDocs,
-        MessageStart, MessageDelta, CitationInfo, Report, Progress, Usage, Degraded, Error,
-        SectionEnd, Summary, Stop,
-    ],
+    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
     Field(discriminator="type"),
 ]
 

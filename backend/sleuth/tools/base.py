@@ -26,8 +26,7 @@ class SearchProvider(Protocol):
 
     name: str
 
-    async def search(self, query: str, *, limit: int) -> list[Document]:
-        ...
+    async def search(self, query: str, *, limit: int) -> list[Document]: ...
 
 
 @runtime_checkable
@@ -36,8 +35,6 @@ class PageReader(Protocol):
 
     name: str
 
-    def handles(self, url: str) -> bool:
-        ...
+    def handles(self, url: str) -> bool: ...
 
-    async def read(self, url: str) -> Page:
-        ...
+    async def read(self, url: str) -> Page: ...

@@ -35,7 +35,11 @@ class Toolbox:
             if isinstance(result, BaseException):
                 if isinstance(result, asyncio.CancelledError):
                     raise result
-                errors.append(f"{provider.name}: {result}" if isinstance(result, ToolError) else f"{provider.name}: {type(result).__name__}: {result}")
+                errors.append(
+                    f"{provider.name}: {result}"
+                    if isinstance(result, ToolError)
+                    else f"{provider.name}: {type(result).__name__}: {result}"
+                )
             else:
                 ranked.append(result)
         merged: list[Document] = []

@@ -31,7 +31,10 @@ def not_found(kind: str, item_id: str) -> HTTPException:
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error codes a route can return."""
     text = {
-        401: "Missing or invalid bearer token", 404: "Not found", 409: "The session already has a run in progress",
-        413: "Message too long", 429: "Too many concurrent runs (see Retry-After)",
+        401: "Missing or invalid bearer token",
+        404: "Not found",
+        409: "The session already has a run in progress",
+        413: "Message too long",
+        429: "Too many concurrent runs (see Retry-After)",
     }
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}

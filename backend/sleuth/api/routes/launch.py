@@ -43,7 +43,9 @@ def busy() -> HTTPException:
     return HTTPException(status_code=409, detail="this session already has a run in progress; wait or cancel it")
 
 
-async def start_run(request: Request, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None) -> RunCreated:
+async def start_run(
+    request: Request, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None
+) -> RunCreated:
     store = store_of(request)
     planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
     message = MessageRecord(
@@ -51,7 +53,10 @@ async def start_run(request: Request, session_id: str, content: str, *, mode: Mo
     )
     try:
         record = await manager_of(request).launch(
-            planned.request, session_id=session_id, kind=planned.kind, answers_run_id=planned.answers_run_id,
+            planned.request,
+            session_id=session_id,
+            kind=planned.kind,
+            answers_run_id=planned.answers_run_id,
             message=message,
         )
     except TooManyRuns:
@@ -60,7 +65,9 @@ async def start_run(request: Request, session_id: str, content: str, *, mode: Mo
         raise busy() from None
     if planned.kind == "question":
         await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
-    return RunCreated(run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events")
+    return RunCreated(
+        run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events"
+    )
 
 
 def title_from(question: str) -> str:

@@ -15,7 +15,8 @@ router = APIRouter(tags=["reports"])
 
 # Declared before `/reports/{report_id}`: that pattern would otherwise also match "x.md".
 @router.get(
-    "/reports/{report_id}.md", response_class=PlainTextResponse,
+    "/reports/{report_id}.md",
+    response_class=PlainTextResponse,
     responses={200: {"content": {"text/markdown": {}}}, **responses(401, 404)},
 )
 async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:

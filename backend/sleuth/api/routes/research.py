@@ -14,7 +14,9 @@ from sleuth.store.ids import new_id
 router = APIRouter(tags=["research"])
 
 
-@router.post("/research", status_code=status.HTTP_202_ACCEPTED, response_model=RunCreated, responses=responses(401, 413, 429))
+@router.post(
+    "/research", status_code=status.HTTP_202_ACCEPTED, response_model=RunCreated, responses=responses(401, 413, 429)
+)
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     check_capacity(request)  # before creating a session that would stay empty

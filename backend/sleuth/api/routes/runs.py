@@ -36,16 +36,23 @@ async def get_run(request: Request, run_id: str) -> RunOut:
 async def run_events(
     request: Request,
     run_id: str,
-    last_event_id: Annotated[str | None, Header(description="Resume after this seq (sent by EventSource on reconnect).")] = None,
-    after: Annotated[int | None, Query(ge=-1, le=MAX_SEQ, description="Resume after this seq, for clients that cannot set headers.")] = None,
+    last_event_id: Annotated[
+        str | None, Header(description="Resume after this seq (sent by EventSource on reconnect).")
+    ] = None,
+    after: Annotated[
+        int | None, Query(ge=-1, le=MAX_SEQ, description="Resume after this seq, for clients that cannot set headers.")
+    ] = None,
 ) -> EventSourceResponse:
     """Stream a run's packets: stored ones first, then live ones; closes after `stop`."""
     resume_after = _parse_last_event_id(last_event_id) if last_event_id not in (None, "") else after
     if await asyncio.to_thread(store_of(request).get_run, run_id) is None:
         raise not_found("run", run_id)
     stream = packet_stream(
-        manager_of(request), store_of(request), run_id,
-        after=-1 if resume_after is None else resume_after, heartbeat_s=limits_of(request).heartbeat_s,
+        manager_of(request),
+        store_of(request),
+        run_id,
+        after=-1 if resume_after is None else resume_after,
+        heartbeat_s=limits_of(request).heartbeat_s,
     )
     # ping=0: heartbeats come from packet_stream, only while the run is quiet.
     return EventSourceResponse(stream, ping=0, headers={"Cache-Control": "no-cache"})

@@ -50,7 +50,9 @@ async def get_session(request: Request, session_id: str) -> SessionDetail:
 
 
 @router.post(
-    "/sessions/{session_id}/messages", status_code=status.HTTP_202_ACCEPTED, response_model=RunCreated,
+    "/sessions/{session_id}/messages",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RunCreated,
     responses=responses(401, 404, 409, 413, 429),
 )
 async def post_message(request: Request, session_id: str, body: MessageCreate) -> RunCreated:

@@ -38,17 +38,34 @@ _STEP_WORDS = frozenset(
 # sentences of that kind tend to contain. Sibling agents often read the same pages; these cues
 # make each pick the sentences that answer its own step. The last item is a search-query hint.
 _KINDS: list[tuple[re.Pattern[str], frozenset[str], str]] = [
-    (re.compile(r"\bexamples?\b|\bin use\b|\bin practice\b", re.I),
-     frozenset("example e.g instance such consider following illustrat demonstrat".split()), "example"),
-    (re.compile(r"pitfall|limitation|edge case|caveat|gotcha|mistake|error", re.I),
-     frozenset("not cannot never must only error raise fail avoid note warning however unless bypass "
-               "infinite recursion instead rather".split()), "error"),
-    (re.compile(r"\bhow\b.*\bworks?\b|step by step|mechanism|internally", re.I),
-     frozenset("call invok first then before after order search lookup precedence when implement".split()), "invoked"),
-    (re.compile(r"\binteract|\brelate|differen|trade-?off|compar", re.I),
-     frozenset("if unless instead both either precedence override than whereas while also".split()), ""),
-    (re.compile(r"^\s*what\b.*\b(is|are)\b", re.I),
-     frozenset("defin refer mean known term call describ".split()), "definition"),
+    (
+        re.compile(r"\bexamples?\b|\bin use\b|\bin practice\b", re.I),
+        frozenset("example e.g instance such consider following illustrat demonstrat".split()),
+        "example",
+    ),
+    (
+        re.compile(r"pitfall|limitation|edge case|caveat|gotcha|mistake|error", re.I),
+        frozenset(
+            "not cannot never must only error raise fail avoid note warning however unless bypass "
+            "infinite recursion instead rather".split()
+        ),
+        "error",
+    ),
+    (
+        re.compile(r"\bhow\b.*\bworks?\b|step by step|mechanism|internally", re.I),
+        frozenset("call invok first then before after order search lookup precedence when implement".split()),
+        "invoked",
+    ),
+    (
+        re.compile(r"\binteract|\brelate|differen|trade-?off|compar", re.I),
+        frozenset("if unless instead both either precedence override than whereas while also".split()),
+        "",
+    ),
+    (
+        re.compile(r"^\s*what\b.*\b(is|are)\b", re.I),
+        frozenset("defin refer mean known term call describ".split()),
+        "definition",
+    ),
 ]
 
 
@@ -68,6 +85,7 @@ class TaskTerms:
         """Focus terms count double: they say what this agent, unlike its siblings, must find.
         Domain names ("Python") barely count: every page of a Python corpus mentions them.
         `rarity` (0..1 per term) discounts terms that most candidate sentences share."""
+
         def score(term: str, base: float) -> float:
             return base * (rarity.get(term, 1.0) if rarity else 1.0)
 
@@ -113,7 +131,8 @@ def task_terms(task: str) -> TaskTerms:
         cues=kind[0],
         query_hint=kind[1],
         domain=frozenset(
-            stem(word) for word in tokens(task)
+            stem(word)
+            for word in tokens(task)
             if word[:1].isupper() and word[1:].islower() and word.lower() not in _STEP_WORDS
         ),
     )

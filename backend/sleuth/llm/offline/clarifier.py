@@ -24,7 +24,9 @@ from sleuth.prompting import render
 
 MIN_CONTENT_WORDS = 2
 MIN_CONTENT_WORDS_WHEN_VAGUE = 4
-_VAGUE_OPENER = re.compile(r"^\s*(tell me (something )?about|what about|anything (on|about)|info (on|about)|talk about)\b", re.I)
+_VAGUE_OPENER = re.compile(
+    r"^\s*(tell me (something )?about|what about|anything (on|about)|info (on|about)|talk about)\b", re.I
+)
 
 
 def is_vague(question: str) -> bool:

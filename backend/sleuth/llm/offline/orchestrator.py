@@ -20,7 +20,10 @@ MAX_ATTEMPTS_PER_STEP = 2  # a failed or empty agent is retried once, then the s
 
 # Tool results that mean "this agent produced nothing" (the engine's responses/*.j2 wording).
 _NOT_RUN = re.compile(r"^Not run:", re.I)
-_NO_REPORT = re.compile(r"(failed and returned nothing|timed out and was stopped|found nothing it could cite|did not contain statements)", re.I)
+_NO_REPORT = re.compile(
+    r"(failed and returned nothing|timed out and was stopped|found nothing it could cite|did not contain statements)",
+    re.I,
+)
 
 
 @dataclass
@@ -35,7 +38,9 @@ def parse_plan(system: str) -> list[str]:
     """The numbered steps under "Research plan:" in the orchestrator's system prompt."""
     match = re.search(r"Research plan:\s*\n(.*?)(?:\n\s*\n|$)", system, re.S)
     block = match.group(1) if match else ""
-    return [re.sub(r"^\s*\d+[.)]\s*", "", line).strip() for line in block.splitlines() if re.match(r"^\s*\d+[.)]", line)]
+    return [
+        re.sub(r"^\s*\d+[.)]\s*", "", line).strip() for line in block.splitlines() if re.match(r"^\s*\d+[.)]", line)
+    ]
 
 
 def _number(pattern: str, text: str, default: int) -> int:

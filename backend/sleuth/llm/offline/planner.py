@@ -66,8 +66,13 @@ def analyse(question: str) -> Topic:
     # A lone capitalised word left over ("in Python") names the domain, not a mechanism to explain.
     domain = [phrase for phrase in rest if " " not in phrase and phrase[:1].isupper() and phrase[1:].islower()]
     context = [phrase for phrase in rest if phrase not in domain]
-    return Topic(subjects=subjects, context=join_phrases(context[:2]), relation=relation.lower(),
-                 comparison=comparison, domain=domain[0] if domain else "")
+    return Topic(
+        subjects=subjects,
+        context=join_phrases(context[:2]),
+        relation=relation.lower(),
+        comparison=comparison,
+        domain=domain[0] if domain else "",
+    )
 
 
 def _follows_preposition(question: str, phrase: str) -> bool:
@@ -100,7 +105,9 @@ def _answer_only(raw: str) -> str:
     return " ".join(kept)
 
 
-def plan_steps(question: str, answer: str = "", earlier_question: str = "", max_steps: int = DEFAULT_MAX_STEPS) -> list[str]:
+def plan_steps(
+    question: str, answer: str = "", earlier_question: str = "", max_steps: int = DEFAULT_MAX_STEPS
+) -> list[str]:
     topic = analyse(question)
     if not topic.subjects and earlier_question:  # a follow-up ("tell me more") inherits its subject
         topic = analyse(earlier_question + " " + question)
@@ -111,9 +118,15 @@ def plan_steps(question: str, answer: str = "", earlier_question: str = "", max_
     subjects = topic.subjects or ["the topic of the question"]
     focus = join_phrases(chunks(answer)[:3]) if answer else ""
     text = render(
-        "offline/plan", subjects=join_phrases(subjects), several=len(subjects) > 1,
+        "offline/plan",
+        subjects=join_phrases(subjects),
+        several=len(subjects) > 1,
         plural=len(subjects) > 1 or (subjects[0].endswith("s") and not subjects[0].endswith("ss")),
-        context=topic.context, domain=topic.domain, relation=topic.relation, comparison=topic.comparison, focus=focus,
+        context=topic.context,
+        domain=topic.domain,
+        relation=topic.relation,
+        comparison=topic.comparison,
+        focus=focus,
     )
     steps = [re.sub(r"^\d+\.\s*", "", line).strip() for line in text.splitlines() if re.match(r"^\d+\.", line.strip())]
     limit = max(1, max_steps)

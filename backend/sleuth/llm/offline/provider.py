@@ -46,8 +46,11 @@ def _usage(request: OfflineRequest, reply: Reply) -> dict[str, int]:
     ) + json.dumps(request.tools)
     completion = reply.text + "".join(name + json.dumps(args) for name, args in reply.tool_calls)
     prompt_tokens, completion_tokens = _count(prompt), _count(completion)
-    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens}
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
 
 
 def _text_pieces(text: str) -> list[str]:
@@ -56,10 +59,17 @@ def _text_pieces(text: str) -> list[str]:
     return ["".join(words[i : i + WORDS_PER_TEXT_CHUNK]) for i in range(0, len(words), WORDS_PER_TEXT_CHUNK)]
 
 
-def _chunk(text: str = "", tool_use: dict[str, Any] | None = None, finish: str = "",
-           usage: dict[str, int] | None = None) -> GenericStreamingChunk:
-    return {"text": text, "tool_use": tool_use, "is_finished": bool(finish), "finish_reason": finish,
-            "usage": usage, "index": 0}  # type: ignore[typeddict-item]
+def _chunk(
+    text: str = "", tool_use: dict[str, Any] | None = None, finish: str = "", usage: dict[str, int] | None = None
+) -> GenericStreamingChunk:
+    return {
+        "text": text,
+        "tool_use": tool_use,
+        "is_finished": bool(finish),
+        "finish_reason": finish,
+        "usage": usage,
+        "index": 0,
+    }  # type: ignore[typeddict-item]
 
 
 def _limit(request: OfflineRequest, reply: Reply) -> tuple[Reply, str]:
@@ -85,19 +95,29 @@ def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[G
         yield _chunk(text=piece)
     for index, (name, arguments) in enumerate(reply.tool_calls):
         call_id = f"call_offline_{uuid.uuid4().hex[:12]}"
-        yield _chunk(tool_use={"id": call_id, "type": "function", "index": index,
-                               "function": {"name": name, "arguments": ""}})
+        yield _chunk(
+            tool_use={"id": call_id, "type": "function", "index": index, "function": {"name": name, "arguments": ""}}
+        )
         encoded = json.dumps(arguments, ensure_ascii=False)
         for start in range(0, len(encoded), ARGUMENT_CHUNK_CHARS):
-            yield _chunk(tool_use={"id": None, "type": "function", "index": index,
-                                   "function": {"name": None, "arguments": encoded[start : start + ARGUMENT_CHUNK_CHARS]}})
+            yield _chunk(
+                tool_use={
+                    "id": None,
+                    "type": "function",
+                    "index": index,
+                    "function": {"name": None, "arguments": encoded[start : start + ARGUMENT_CHUNK_CHARS]},
+                }
+            )
     yield _chunk(finish=finish, usage=_usage(request, reply))
 
 
 def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, finish: str) -> Any:
     tool_calls = [
-        {"id": f"call_offline_{uuid.uuid4().hex[:12]}", "type": "function",
-         "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+        {
+            "id": f"call_offline_{uuid.uuid4().hex[:12]}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+        }
         for name, arguments in reply.tool_calls
     ]
     message = litellm.Message(content=reply.text or None, role="assistant", tool_calls=tool_calls or None)
@@ -113,23 +133,39 @@ def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, 
 class OfflineExtractiveLLM(CustomLLM):
     """Sleuth's embedded extractive model: it reads only the request and never raises."""
 
-    def completion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
-                   model_response: Any = None, **kwargs: Any) -> Any:
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        *args: Any,
+        optional_params: dict | None = None,
+        model_response: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         request, reply, finish = answer(messages, optional_params)
         return _model_response(model_response, request, reply, finish)
 
-    async def acompletion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
-                          model_response: Any = None, **kwargs: Any) -> Any:
+    async def acompletion(
+        self,
+        model: str,
+        messages: list,
+        *args: Any,
+        optional_params: dict | None = None,
+        model_response: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
         return _model_response(model_response, request, reply, finish)
 
-    def streaming(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
-                  **kwargs: Any) -> Iterator[GenericStreamingChunk]:
+    def streaming(
+        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
+    ) -> Iterator[GenericStreamingChunk]:
         request, reply, finish = answer(messages, optional_params)
         yield from chunks_for(request, reply, finish)
 
-    async def astreaming(self, model: str, messages: list, *args: Any, optional_params: dict | None = None,
-                         **kwargs: Any) -> AsyncIterator[GenericStreamingChunk]:  # type: ignore[override]
+    async def astreaming(
+        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
+    ) -> AsyncIterator[GenericStreamingChunk]:  # type: ignore[override]
         # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
         request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
         for chunk in chunks_for(request, reply, finish):

@@ -14,8 +14,8 @@ from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     CitedUnit,
-    as_markdown,
     NumberedBlock,
+    as_markdown,
     cited_units,
     first_paragraph,
     is_dangling,
@@ -181,7 +181,11 @@ def parse_report_input(user: str) -> ReportInput:
         for line in (plan_match.group(1) if plan_match else "").splitlines()
         if re.match(r"^\s*\d+[.)]", line)
     ]
-    findings_text = user.split("Findings from the research agents:", 1)[-1] if "Findings from the research agents:" in user else user
+    findings_text = (
+        user.split("Findings from the research agents:", 1)[-1]
+        if "Findings from the research agents:" in user
+        else user
+    )
     findings_text = re.split(r"\n\s*Sources:\s*\n", findings_text)[0]
     findings: list[Finding] = []
     for match in re.finditer(r"^### Finding \d+: (.*?)\n(.*?)(?=^### Finding \d+: |\Z)", findings_text, re.S | re.M):
@@ -216,7 +220,10 @@ def _pick(pool: list[tuple[float, CitedUnit]], used: list[CitedUnit], limit: int
         if len(picked) >= limit:
             break
         unit_terms = term_set(unit.bare)
-        if any(unit.bare == other.bare or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD for other in used + picked):
+        if any(
+            unit.bare == other.bare or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD
+            for other in used + picked
+        ):
             continue
         picked.append(unit)
     return picked
@@ -231,7 +238,10 @@ def final_report(request: OfflineRequest) -> Reply:
 
     # Summary: the sentences that overlap the question most, from different findings if possible.
     summary_pool = [
-        (overlap(term_set(unit.bare), question_terms) * 2 - (0.5 if is_dangling(unit.bare) else 0) - f_index * 0.01, unit)
+        (
+            overlap(term_set(unit.bare), question_terms) * 2 - (0.5 if is_dangling(unit.bare) else 0) - f_index * 0.01,
+            unit,
+        )
         for f_index, unit in all_units
     ]
     summary = _pick(summary_pool, used, SUMMARY_SENTENCES)
@@ -246,8 +256,12 @@ def final_report(request: OfflineRequest) -> Reply:
         relevance = overlap(term_set(unit.bare), step_terms[s_index])
         if not owned and relevance < 0.34:
             return -1.0  # a sentence from another step's finding must at least be on this step's topic
-        return (1.0 if owned else 0.0) + relevance + 0.25 * step_kinds[s_index].cue_bonus(unit.bare) - (
-            0.3 if is_dangling(unit.bare) else 0.0)
+        return (
+            (1.0 if owned else 0.0)
+            + relevance
+            + 0.25 * step_kinds[s_index].cue_bonus(unit.bare)
+            - (0.3 if is_dangling(unit.bare) else 0.0)
+        )
 
     # Sections draft in turns, each taking its best remaining sentence, so that agents that
     # found the same facts do not leave the later steps empty.
@@ -260,7 +274,8 @@ def final_report(request: OfflineRequest) -> Reply:
                 picked[s_index].extend(choice)
                 used.extend(choice)
     sections = [
-        f"## {as_markdown(step)}\n\n" + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
+        f"## {as_markdown(step)}\n\n"
+        + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
         for step, units in zip(plan, picked)
     ]
 

@@ -49,7 +49,7 @@ class OfflineRequest:
     max_tokens: int | None = None
 
     @classmethod
-    def from_call(cls, messages: list[Any], optional_params: dict[str, Any] | None) -> "OfflineRequest":
+    def from_call(cls, messages: list[Any], optional_params: dict[str, Any] | None) -> OfflineRequest:
         params = optional_params or {}
         clean = [dict(m) if isinstance(m, dict) else dict(getattr(m, "__dict__", {})) for m in messages or []]
         tools = [t for t in params.get("tools") or [] if isinstance(t, dict)]
@@ -110,7 +110,7 @@ class OfflineRequest:
                 continue
             turn += 1
             for call in message.get("tool_calls") or []:
-                call = call if isinstance(call, dict) else getattr(call, "model_dump", lambda: {})()
+                call = call if isinstance(call, dict) else getattr(call, "model_dump", dict)()
                 function = call.get("function") or {}
                 raw = function.get("arguments") or "{}"
                 try:
@@ -118,6 +118,13 @@ class OfflineRequest:
                 except (ValueError, TypeError):
                     arguments = {}
                 call_id = str(call.get("id", ""))
-                out.append(ToolExchange(turn, call_id, str(function.get("name", "")),
-                                        arguments if isinstance(arguments, dict) else {}, results.get(call_id)))
+                out.append(
+                    ToolExchange(
+                        turn,
+                        call_id,
+                        str(function.get("name", "")),
+                        arguments if isinstance(arguments, dict) else {},
+                        results.get(call_id),
+                    )
+                )
         return out

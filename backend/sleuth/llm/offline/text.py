@@ -39,7 +39,9 @@ RELATION_WORDS: frozenset[str] = frozenset(
 )
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./-][A-Za-z0-9_]+)*")
-_KEYWORD_NOUNS = frozenset("statement statements loop loops clause clauses keyword keywords block blocks expression expressions".split())
+_KEYWORD_NOUNS = frozenset(
+    "statement statements loop loops clause clauses keyword keywords block blocks expression expressions".split()
+)
 _CITATION_GROUP = re.compile(r"(?:\s*\[\d+\])+")
 
 
@@ -142,7 +144,9 @@ _DANGLING_START = re.compile(
     r"^(?:This|That|These|Those|It|Its|They|Them|Such|Here|There|Also|However|But|And|Or|So|Thus|"
     r"Hence|Then|Otherwise|Likewise|Similarly|See|Like|Called|Example|For example|In this case)\b"
 )
-_CODE_HINT = re.compile(r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{};]\s*$|==|!=|\+=|->)")
+_CODE_HINT = re.compile(
+    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{};]\s*$|==|!=|\+=|->)"
+)
 
 
 def _looks_like_code(paragraph: str) -> bool:
@@ -214,6 +218,7 @@ def page_sentences(text: str) -> list[str]:
 
 # ---- numbered blocks in tool results ------------------------------------------------------
 
+
 @dataclass
 class NumberedBlock:
     """One `[n] title / URL: url / body` entry of a search or open_url tool result."""
@@ -247,6 +252,7 @@ def first_paragraph(block: NumberedBlock) -> NumberedBlock:
 
 # ---- cited units in findings ---------------------------------------------------------------
 
+
 @dataclass
 class CitedUnit:
     """A piece of a report that ends in citations: its text and the numbers it cites."""
@@ -275,7 +281,9 @@ def cited_units(report: str) -> list[CitedUnit]:
             if bare and not re.search(r"[.!?][\"')\]]?$", bare):
                 bare += "."  # "Fact [1]" at the end of a line still reads as a sentence
             if len(bare) >= 20:
-                units.append(CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in numbers), bare=bare, numbers=numbers))
+                units.append(
+                    CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in numbers), bare=bare, numbers=numbers)
+                )
     return units
 
 

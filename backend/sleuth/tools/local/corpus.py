@@ -78,9 +78,7 @@ class LocalCorpus:
             return retrieval.Scope((report.collection,))
         if store.collection(self.corpus) is not None:
             return retrieval.Scope((self.corpus,))
-        raise ToolError(
-            f"SLEUTH_CORPUS={self.corpus!r} is neither a folder nor the name of an indexed collection."
-        )
+        raise ToolError(f"SLEUTH_CORPUS={self.corpus!r} is neither a folder nor the name of an indexed collection.")
 
     def search(self, query: str, limit: int) -> list[Document]:
         scope = self.ensure_ready()

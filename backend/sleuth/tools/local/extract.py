@@ -60,7 +60,9 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
         # Keep the readable part rather than lose the whole file to a few stray bytes.
-        return data.decode("utf-8", errors="replace"), [f"not valid UTF-8 (byte {exc.start}); undecodable bytes replaced"]
+        return data.decode("utf-8", errors="replace"), [
+            f"not valid UTF-8 (byte {exc.start}); undecodable bytes replaced"
+        ]
 
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
@@ -75,7 +77,7 @@ def _plain(data: bytes, path: Path) -> Extracted:
     if front:
         found = _FM_TITLE.search(front.group(1))
         title = found.group(1) if found else ""
-        text = text[front.end():]
+        text = text[front.end() :]
     if not title:
         h1 = _MD_H1.search(text)
         if h1 and path.suffix.lower() in {".md", ".markdown"}:
@@ -90,7 +92,22 @@ def _plain(data: bytes, path: Path) -> Extracted:
 # Private-use characters: cannot occur in real text, survive BeautifulSoup untouched.
 _PRE_MARK = "\ue000"
 _PRE_NEWLINE = "\ue001"
-_BLOCK_TAGS = ("p", "div", "li", "blockquote", "section", "article", "main", "tr", "table", "dd", "dt", "br", "ul", "ol")
+_BLOCK_TAGS = (
+    "p",
+    "div",
+    "li",
+    "blockquote",
+    "section",
+    "article",
+    "main",
+    "tr",
+    "table",
+    "dd",
+    "dt",
+    "br",
+    "ul",
+    "ol",
+)
 _DROP_TAGS = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form")
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sleuth.tools.local.chunking import chunk_text
-from sleuth.tools.local.extract import ExtractError, Extracted, extract, is_supported
+from sleuth.tools.local.extract import Extracted, ExtractError, extract, is_supported
 from sleuth.tools.local.store import Collection, CorpusStore, StoredDocument
 
 # Files per transaction: large enough to amortise commits, small enough not to hold the write lock long.

@@ -102,7 +102,9 @@ class CorpusStore:
             "  WHERE d.collection_id = c.id) AS chunks"
             " FROM collections c ORDER BY c.kind = 'builtin' DESC, c.name"
         ).fetchall()
-        return [CollectionStats(r["name"], r["kind"], r["root"], r["documents"], r["chunks"], r["updated_at"]) for r in rows]
+        return [
+            CollectionStats(r["name"], r["kind"], r["root"], r["documents"], r["chunks"], r["updated_at"]) for r in rows
+        ]
 
     # Documents
 

@@ -30,7 +30,9 @@ class DuckDuckGoProvider:
 
     name = "duckduckgo"
 
-    def __init__(self, search_fn: TextSearch | None = None, *, backend: str = "duckduckgo", timeout_s: int = 10) -> None:
+    def __init__(
+        self, search_fn: TextSearch | None = None, *, backend: str = "duckduckgo", timeout_s: int = 10
+    ) -> None:
         self._search = search_fn or ddgs_text_search(backend, timeout_s)
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
@@ -55,6 +57,11 @@ class DuckDuckGoProvider:
             url = http_url(item.get("href")) if isinstance(item, dict) else None
             if url:
                 documents.append(
-                    Document.from_url(url, title=clean_snippet(item.get("title")), snippet=clean_snippet(item.get("body")), source=self.name)
+                    Document.from_url(
+                        url,
+                        title=clean_snippet(item.get("title")),
+                        snippet=clean_snippet(item.get("body")),
+                        source=self.name,
+                    )
                 )
         return documents[:limit]

@@ -9,20 +9,82 @@ from bs4.element import PreformattedString
 
 # Never content: code, chrome, and interactive widgets.
 DROP_TAGS = (
-    "head", "title", "meta", "link", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-    "nav", "header", "footer", "aside", "form", "button", "input", "select", "textarea", "dialog",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "canvas",
+    "iframe",
+    "object",
+    "embed",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "dialog",
 )
 DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "menu"}
 # Class/id words that mark page chrome on sites that do not use semantic tags.
 BOILERPLATE_WORDS = {
-    "cookie", "cookies", "consent", "sidebar", "breadcrumb", "breadcrumbs", "share", "sharing",
-    "social", "advert", "advertisement", "ads", "newsletter", "popup", "modal", "skip-link",
-    "related", "menu", "navbar", "site-header", "site-footer",
+    "cookie",
+    "cookies",
+    "consent",
+    "sidebar",
+    "breadcrumb",
+    "breadcrumbs",
+    "share",
+    "sharing",
+    "social",
+    "advert",
+    "advertisement",
+    "ads",
+    "newsletter",
+    "popup",
+    "modal",
+    "skip-link",
+    "related",
+    "menu",
+    "navbar",
+    "site-header",
+    "site-footer",
 }
 BLOCK_TAGS = {
-    "address", "article", "blockquote", "body", "caption", "dd", "details", "div", "dl", "dt",
-    "figcaption", "figure", "hr", "li", "main", "ol", "p", "pre", "section", "summary", "table",
-    "tbody", "thead", "tfoot", "tr", "ul",
+    "address",
+    "article",
+    "blockquote",
+    "body",
+    "caption",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "hr",
+    "li",
+    "main",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "thead",
+    "tfoot",
+    "tr",
+    "ul",
 }
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
@@ -91,7 +153,10 @@ def _main_content(soup: BeautifulSoup) -> Tag:
         return body
     best = max(candidates, key=lambda t: len(t.get_text(" ", strip=True)))
     # A tiny <article> teaser on a long page is not the main content.
-    if len(best.get_text(" ", strip=True)) * 5 < len(body.get_text(" ", strip=True)) and len(best.get_text(strip=True)) < 200:
+    if (
+        len(best.get_text(" ", strip=True)) * 5 < len(body.get_text(" ", strip=True))
+        and len(best.get_text(strip=True)) < 200
+    ):
         return body
     return best
 

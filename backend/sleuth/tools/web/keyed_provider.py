@@ -9,7 +9,14 @@ from pydantic import SecretStr
 
 from sleuth.documents import Document
 from sleuth.tools.base import ToolError
-from sleuth.tools.web.provider_http import DEFAULT_TIMEOUT_S, clean_snippet, http_url, request_json, results_list, secret_value
+from sleuth.tools.web.provider_http import (
+    DEFAULT_TIMEOUT_S,
+    clean_snippet,
+    http_url,
+    request_json,
+    results_list,
+    secret_value,
+)
 
 
 class KeyedApiProvider:
@@ -53,8 +60,12 @@ class KeyedApiProvider:
         for item in results_list(payload, *self.results_path):
             url = http_url(item.get("url"))
             if url:
-                documents.append(Document.from_url(
-                    url, title=clean_snippet(item.get("title")), snippet=clean_snippet(item.get(self.snippet_field)),
-                    source=self.name,
-                ))
+                documents.append(
+                    Document.from_url(
+                        url,
+                        title=clean_snippet(item.get("title")),
+                        snippet=clean_snippet(item.get(self.snippet_field)),
+                        source=self.name,
+                    )
+                )
         return documents[:limit]

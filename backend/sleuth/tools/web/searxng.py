@@ -23,7 +23,9 @@ class SearxngProvider:
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
         if not self.base_url:
-            raise ToolError("not configured: set SLEUTH_SEARXNG_URL to your SearXNG instance (e.g. http://localhost:8080)")
+            raise ToolError(
+                "not configured: set SLEUTH_SEARXNG_URL to your SearXNG instance (e.g. http://localhost:8080)"
+            )
         if not self.base_url.lower().startswith(("http://", "https://")):
             raise ToolError(f"SLEUTH_SEARXNG_URL must start with http:// or https:// (got {self.base_url!r})")
         payload = await request_json(
@@ -41,7 +43,12 @@ class SearxngProvider:
             url = http_url(item.get("url"))
             if url:
                 documents.append(
-                    Document.from_url(url, title=clean_snippet(item.get("title")), snippet=clean_snippet(item.get("content")), source=self.name)
+                    Document.from_url(
+                        url,
+                        title=clean_snippet(item.get("title")),
+                        snippet=clean_snippet(item.get("content")),
+                        source=self.name,
+                    )
                 )
             if len(documents) >= limit:
                 break

@@ -82,7 +82,7 @@ class AllowList:
     networks: tuple[IPNetwork, ...] = ()
 
     @classmethod
-    def parse(cls, entries: str | Iterable[str] | None) -> "AllowList":
+    def parse(cls, entries: str | Iterable[str] | None) -> AllowList:
         """Accept a comma-separated string or a list; each entry a host name, an IP or a CIDR."""
         if entries is None:
             return cls()
