@@ -6,6 +6,7 @@ from typing import TextIO
 
 import click
 
+from sleuth.exports.markdown import document_markdown
 from sleuth.stream.packets import Packet
 
 
@@ -19,6 +20,7 @@ class ProgressPrinter:
         self._cycle = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
+        self.question = ""
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
         click.echo(click.style(text, fg=fg, dim=dim) if self.color else text, file=self.err)
@@ -30,6 +32,7 @@ class ProgressPrinter:
         obj = packet.obj
         kind = obj.type
         if kind == "run_start":
+            self.question = obj.question
             models = sorted(set(obj.models.values()))
             self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
         elif kind == "plan_done":
@@ -66,11 +69,18 @@ class ProgressPrinter:
         elif kind == "clarification":
             self.questions = obj.questions
         elif kind == "report":
-            click.echo(obj.markdown, file=self.out)
-            if obj.sources:
-                click.echo("\nSources:", file=self.out)
-                for source in obj.sources:
-                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
+            click.echo(
+                document_markdown(
+                    question=self.question,
+                    title=obj.title,
+                    summary=obj.summary,
+                    key_findings=obj.key_findings,
+                    markdown=obj.markdown,
+                    sources=obj.sources,
+                ),
+                file=self.out,
+                nl=False,
+            )
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
         elif kind == "summary" and not self.questions:

@@ -9,8 +9,11 @@ import sys
 import click
 from pydantic import ValidationError
 
+from sleuth.cli_exports import check_output_path, write_export
+from sleuth.cli_plan_review import TerminalReviewer
 from sleuth.cli_progress import ProgressPrinter
 from sleuth.config import Settings
+from sleuth.research.plan_review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
@@ -26,7 +29,9 @@ def _load_settings() -> Settings:
         raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
-async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
+async def _run(
+    request: ResearchRequest, settings: Settings, sink: object, reviewer: PlanReviewer | None = None
+) -> ResearchResult:
     from sleuth.tools.factory import build_toolbox
 
     try:
@@ -34,7 +39,7 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
-    return await run_research(request, settings, emitter, toolbox=toolbox)
+    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer)
 
 
 @click.command()
@@ -46,16 +51,44 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option("--review-plan", is_flag=True, help="Show the plan and ask to approve, edit or revise it first.")
+@click.option("--approve-plan", is_flag=True, help="With --review-plan: approve the plan without asking.")
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the report to FILE (.md, .pdf or .docx).",
+)
 def research(
-    question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None
+    question: str,
+    mode: str | None,
+    strategy: str | None,
+    no_clarify: bool,
+    as_json: bool,
+    answer: str | None,
+    review_plan: bool,
+    approve_plan: bool,
+    output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _load_settings()
     request = ResearchRequest(
-        question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
-    )  # type: ignore[arg-type]
+        question=question.strip(),
+        mode=mode,  # type: ignore[arg-type]
+        strategy=strategy,  # type: ignore[arg-type]
+        clarify=False if no_clarify else None,
+        review_plan=review_plan or approve_plan,
+    )
+    reviewer: PlanReviewer | None = None
+    if request.review_plan:
+        if not approve_plan and (as_json or not sys.stdin.isatty()):
+            raise click.UsageError("--review-plan asks in the terminal; add --approve-plan when there is none")
+        reviewer = AutoApprove() if approve_plan else TerminalReviewer()
+    export_format = check_output_path(output) if output else None
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")
@@ -64,7 +97,7 @@ def research(
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
     sink = json_sink if as_json else printer
     try:
-        result = asyncio.run(_run(request, settings, sink))
+        result = asyncio.run(_run(request, settings, sink, reviewer))
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -77,7 +110,7 @@ def research(
             if answer is None:
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
-            result = asyncio.run(_run(request, settings, sink))
+            result = asyncio.run(_run(request, settings, sink, reviewer))
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
@@ -85,6 +118,10 @@ def research(
         if not as_json:
             click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
         sys.exit(1)
+    if output and export_format and result.status == "completed" and result.report_id:
+        write_export(result, export_format, output)
+        if not as_json:
+            click.echo(f"Report written to {output}", err=True)
 
 
 @click.command()

@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
+    plan_review_timeout_s: float = Field(
+        default=900.0, gt=0, description="With plan review, the plan proceeds unchanged after this long unanswered."
+    )
+    plan_review_max_rounds: int = Field(
+        default=3, ge=1, le=10, description="Plan reviews per run: the first plan plus this minus one revisions."
+    )
 
     # Failure and time (seconds).
     agent_force_report_s: float = Field(default=720.0, gt=0)

@@ -124,3 +124,10 @@ export async function cancelRun(runId: string): Promise<void> {
 export function reportMarkdownUrl(reportId: string): string {
   return `${BASE}/reports/${encodeURIComponent(reportId)}.md`;
 }
+
+export type PlanAnswer = { approve: true } | { steps: string[] } | { feedback: string };
+
+/** Answer a run's plan review (approve, edited steps, or feedback for a revision). */
+export async function answerPlan(runId: string, answer: PlanAnswer): Promise<void> {
+  await call<unknown>(`/runs/${encodeURIComponent(runId)}/plan`, { method: "POST", body: JSON.stringify(answer) });
+}

@@ -27,7 +27,33 @@ export type DegradedLevel =
   | "agent_hard_timeout"
   | "orchestrator_force_report"
   | "report_timeout"
-  | "deadline";
+  | "deadline"
+  | "plan_review_timeout";
+
+export interface KeyFinding {
+  text: string;
+  citations: number[];
+}
+
+/** How the report was made, counted by the engine. */
+export interface MethodNote {
+  sources_found: number;
+  sources_read: number;
+  blocked_credibility: number;
+  blocked_ssrf: number;
+  failed_reads: number;
+  sources_cited: number;
+  citations_removed: number;
+  claims_unsupported: number;
+  cycles_used: number;
+  max_cycles: number;
+  time_budget_s: number;
+  elapsed_s: number;
+  degraded: string[];
+  confidence: "high" | "medium" | "low";
+  confidence_reason: string;
+  text: string;
+}
 
 export type PacketObj =
   | { type: "run_start"; session_id: string; question: string; mode: string; models: Record<string, string> }
@@ -35,6 +61,8 @@ export type PacketObj =
   | { type: "plan_start"; content?: string }
   | { type: "plan_delta"; content: string }
   | { type: "plan_done"; steps: string[] }
+  | { type: "plan_review"; steps: string[]; round?: number; max_rounds?: number }
+  | { type: "plan_reviewed"; outcome: "approved" | "edited" | "revising" | "timeout"; steps: string[] }
   | { type: "reasoning_start"; reasoning?: string }
   | { type: "reasoning_delta"; reasoning: string }
   | { type: "reasoning_done"; reasoning?: string }
@@ -55,9 +83,13 @@ export type PacketObj =
   | {
       type: "report";
       report_id: string;
+      title?: string;
+      summary?: string;
+      key_findings?: KeyFinding[];
       markdown: string;
       sources: NumberedSource[];
       removed_citations?: { marker: string; reason: string }[];
+      method?: MethodNote | null;
     }
   | { type: "progress"; processed_tasks: number; total_tasks: number }
   | { type: "usage"; role: string; model: string; input_tokens: number; output_tokens: number; cost_usd: number }

@@ -380,9 +380,40 @@ describe("final report", () => {
     );
     m = lastMessage(s)!;
     expect(blocksOf(s, "message")).toHaveLength(1);
-    expect(m.report).toEqual({ reportId: "rep1", markdown: "Final [1].", sources: [{ ...doc, number: 1 }], removed: [{ marker: "[9]", reason: "unverifiable" }] });
+    expect(m.report).toEqual({
+      reportId: "rep1",
+      title: "",
+      summary: "",
+      keyFindings: [],
+      method: null,
+      markdown: "Final [1].",
+      sources: [{ ...doc, number: 1 }],
+      removed: [{ marker: "[9]", reason: "unverifiable" }],
+    });
     expect(s.reportId).toBe("rep1");
     expect(finalReport(s)?.markdown).toBe("Final [1].");
+  });
+
+  it("a report carries its title, summary, key findings and method note", () => {
+    const p = builder();
+    const method = {
+      sources_found: 9, sources_read: 4, blocked_credibility: 1, blocked_ssrf: 0, failed_reads: 2,
+      sources_cited: 3, citations_removed: 1, claims_unsupported: 0, cycles_used: 2, max_cycles: 8,
+      time_budget_s: 90, elapsed_s: 41.2, degraded: [], confidence: "medium" as const,
+      confidence_reason: "removed", text: "## How this report was made",
+    };
+    const s = reduceAll([
+      p({
+        type: "report", report_id: "r", markdown: "Body [1].", sources: [],
+        title: "Descriptors", summary: "They win. Always.",
+        key_findings: [{ text: "Data descriptors win.", citations: [1, 2] }], method,
+      }, 2),
+    ]);
+    const report = lastMessage(s)?.report;
+    expect(report?.title).toBe("Descriptors");
+    expect(report?.summary).toBe("They win. Always.");
+    expect(report?.keyFindings).toEqual([{ text: "Data descriptors win.", citations: [1, 2] }]);
+    expect(report?.method?.confidence).toBe("medium");
   });
 
   it("a report placed in a later turn still replaces the earlier draft", () => {

@@ -7,6 +7,7 @@ from typing import Any
 
 from sleuth.clock import Clock, SystemClock
 from sleuth.config import Settings
+from sleuth.research.plan_review import PlanReviewer
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
@@ -41,12 +42,17 @@ class Run:
         return self.packets[-1].obj.reason  # type: ignore[union-attr]
 
 
-async def run_engine(settings: Settings, request: ResearchRequest | str, clock: Clock | None = None) -> Run:
+async def run_engine(
+    settings: Settings,
+    request: ResearchRequest | str,
+    clock: Clock | None = None,
+    reviewer: PlanReviewer | None = None,
+) -> Run:
     if isinstance(request, str):
         request = ResearchRequest(question=request)
     clock = clock or SystemClock()
     packets: list[Packet] = []
     times: list[float] = []
     emitter = Emitter(new_run_id(), [packets.append, lambda _: times.append(clock.now())])
-    result = await run_research(request, settings, emitter, clock=clock)
+    result = await run_research(request, settings, emitter, clock=clock, reviewer=reviewer)
     return Run(packets=packets, result=result, times=times)

@@ -95,6 +95,17 @@ class ResearchModel:
         sentences = [f"Finding {i} about the task [{n}]." for i, n in enumerate(numbers[:3], 1)]
         return Reply(text=" ".join(sentences))
 
+    def artifact(self, body: dict[str, Any]) -> Reply:
+        numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
+        findings = [{"text": f"Finding backed by source {n}.", "citations": [n]} for n in numbers[:3]]
+        findings.append({"text": "A finding citing a number the report lacks.", "citations": [99]})
+        arguments = {
+            "title": "Descriptors and __getattr__",
+            "summary": "Descriptors take precedence over __getattr__. It runs only when lookup fails [1].",
+            "key_findings": findings,
+        }
+        return Reply(tool_calls=[Call("record_artifact", arguments)])
+
     def report(self, body: dict[str, Any]) -> Reply:
         numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
         cites = "".join(f"[{n}]" for n in numbers[:2])

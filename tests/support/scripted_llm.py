@@ -54,8 +54,10 @@ def system_text(body: dict[str, Any]) -> str:
 
 
 def classify(body: dict[str, Any]) -> str:
-    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report."""
+    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report, artifact."""
     names = tool_names(body)
+    if "record_artifact" in names:
+        return "artifact"
     if names == {"generate_plan"}:
         return "clarifier"
     if "research_agent" in names:

@@ -22,6 +22,7 @@ from typing import Any
 from sleuth.api.engine_worker import worker_main
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest
 from sleuth.store import StoredPacket
 
@@ -75,6 +76,9 @@ class EngineProcess:
 
     def cancel(self, run_id: str) -> None:
         self._send(("cancel", run_id))
+
+    def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
+        self._send(("plan", run_id, answer))
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the worker to cancel its runs and exit; kill it if it does not within `timeout`."""

@@ -2,7 +2,7 @@
 
 Started by `EngineProcess` (spawn). It receives commands on a pipe and answers with tuples:
 
-    parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("shutdown",)
+    parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("plan", run_id, PlanAnswer) · ("shutdown",)
     child -> parent   ("packet", run_id, seq, type, created_at, json)
                       ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
 
@@ -20,6 +20,7 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Error, Packet, Placement
@@ -41,6 +42,7 @@ class _Worker:
         self._tasks: dict[str, asyncio.Task[ResearchResult]] = {}
         self._drivers: set[asyncio.Task[None]] = set()
         self._cancel_early: set[str] = set()
+        self._inboxes: dict[str, PlanInbox] = {}
         self._send_lock = threading.Lock()
         self._parent_gone = False
 
@@ -65,6 +67,10 @@ class _Worker:
                 driver.add_done_callback(self._drivers.discard)
             elif command[0] == "cancel":
                 self._cancel(command[1])
+            elif command[0] == "plan":
+                inbox = self._inboxes.get(command[1])
+                if inbox is not None:
+                    inbox.deliver(command[2])
             elif command[0] == "shutdown":
                 for run_id in list(self._tasks):
                     self._cancel(run_id)
@@ -98,7 +104,8 @@ class _Worker:
             self._send(("packet", run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
 
         emitter = Emitter(run_id, [sink])
-        task = asyncio.create_task(self._engine(request, self._settings, emitter))
+        inbox = self._inboxes[run_id] = PlanInbox()
+        task = asyncio.create_task(self._engine(request, self._settings, emitter, reviewer=inbox))
         self._tasks[run_id] = task
         if run_id in self._cancel_early:
             task.cancel()
@@ -114,6 +121,7 @@ class _Worker:
             emitter.emit(Placement(turn_index=last_turn[0]), Error(message=error, recoverable=False))
         finally:
             self._tasks.pop(run_id, None)
+            self._inboxes.pop(run_id, None)
             self._cancel_early.discard(run_id)
         if not emitter.stopped:
             emitter.stop(Placement(turn_index=last_turn[0]), "cancelled" if cancelled else "error")

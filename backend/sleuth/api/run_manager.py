@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass
+from typing import Literal
 
 from sleuth.api.channel import RunChannel
 from sleuth.api.engine_process import DoneMessage, EngineProcess
 from sleuth.api.logs import log_run_event
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.ids import new_id
@@ -26,6 +28,8 @@ from sleuth.store.records import RunStatus, now_iso
 from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
+
+PlanDelivery = Literal["sent", "not_live", "not_waiting"]
 
 __all__ = ["Engine", "RunManager", "SessionBusy", "TooManyRuns"]
 
@@ -45,6 +49,7 @@ class LiveRun:
     done: asyncio.Future[None]  # resolves once the outcome is stored
     cancel_requested: bool = False
     finishing: bool = False  # its `done` arrived; an engine exit must not end it a second time
+    awaiting_plan: bool = False  # a `plan_review` is open and no answer has been sent
 
 
 class RunManager:
@@ -191,12 +196,29 @@ class RunManager:
             pass
         return True
 
+    def answer_plan(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:
+        """Send the user's answer to a run waiting for plan review; one answer per review."""
+        live = self._live.get(run_id)
+        if live is None:
+            return "not_live"
+        if not live.awaiting_plan or live.cancel_requested:
+            return "not_waiting"
+        live.awaiting_plan = False
+        try:
+            self._engine_process.answer_plan(run_id, answer)
+        except OSError:
+            return "not_live"
+        log_run_event("plan_answered", run_id, approve=answer.approve, edited=answer.steps is not None)
+        return "sent"
+
     # -- messages from the engine ---------------------------------------------------------------
 
     def _on_packet(self, packet: StoredPacket) -> None:
         """Engine reader thread: queue the packet for commit (dict reads are atomic)."""
         live = self._live.get(packet.run_id)
         if live is not None and not live.channel.frozen:
+            if packet.type in ("plan_review", "plan_reviewed"):
+                live.awaiting_plan = packet.type == "plan_review"
             self._writer.submit(packet)
 
     def _on_done_threadsafe(self, message: DoneMessage) -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Coroutine
+from typing import Any, Protocol
 
 from sleuth.config import Settings
+from sleuth.research.plan_review import PlanReviewer
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 
-# The engine entry point's shape: run_research(request, settings, emitter) -> ResearchResult.
-# It must be importable by reference (a module-level function): it is sent to the engine process.
-Engine = Callable[[ResearchRequest, Settings, Emitter], Awaitable[ResearchResult]]
+
+class Engine(Protocol):
+    """The engine entry point's shape (`run_research`). It must be importable by reference (a
+    module-level function): it is sent to the engine process. `reviewer` answers plan reviews."""
+
+    def __call__(
+        self, request: ResearchRequest, settings: Settings, emitter: Emitter, *, reviewer: PlanReviewer | None = None
+    ) -> Coroutine[Any, Any, ResearchResult]: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sleuth.config import Mode
 from sleuth.research.types import ResearchResult
@@ -29,6 +29,9 @@ class MessageCreate(BaseModel):
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
     )
+    review_plan: bool = Field(
+        default=False, description="Wait after the plan for approval, edits or feedback (POST /api/runs/{id}/plan)."
+    )
 
     _content_not_blank = field_validator("content")(_not_blank)
 
@@ -37,6 +40,7 @@ class ResearchCreate(BaseModel):
     question: str
     mode: Mode | None = None
     clarify: bool | None = None
+    review_plan: bool = False
 
     _question_not_blank = field_validator("question")(_not_blank)
 
@@ -128,6 +132,34 @@ class ReportOut(ResearchResult):
     run_id: str
     session_id: str
     created_at: str
+
+
+class PlanAnswerIn(BaseModel):
+    """Exactly one of: `{"approve": true}`, `{"steps": [...]}` (used as given) or `{"feedback": "..."}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    approve: bool | None = None
+    steps: list[str] | None = Field(default=None, max_length=20)
+    feedback: str | None = Field(default=None, max_length=4000)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> PlanAnswerIn:
+        given = [name for name in ("approve", "steps", "feedback") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError('send exactly one of "approve", "steps" or "feedback"')
+        if self.approve is False:
+            raise ValueError('"approve" must be true; to change the plan send "steps" or "feedback"')
+        if self.steps is not None and not any(step.strip() for step in self.steps):
+            raise ValueError('"steps" must contain at least one non-empty step')
+        if self.feedback is not None and not self.feedback.strip():
+            raise ValueError('"feedback" must not be empty')
+        return self
+
+
+class PlanAnswerOut(BaseModel):
+    run_id: str
+    accepted: bool
 
 
 class HealthOut(BaseModel):

@@ -126,6 +126,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
         if isinstance(result, asyncio.CancelledError):
             raise result
         if isinstance(result, BaseException):
+            state.tally.read_failed(normalise_url(url), result)
             errors.append(f"{url}: {result}" if isinstance(result, ToolError) else f"{url}: {type(result).__name__}")
             continue
         document = state.registry.add(result.document, fetched=True)

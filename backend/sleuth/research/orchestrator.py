@@ -90,6 +90,7 @@ async def orchestrate(state: RunState) -> Outcome:
         if state.clock.now() >= state.deadlines.force_report_at:
             _force_report(state)
             break
+        state.tally.cycles_used = cycle + 1
         if cycle == 1:
             messages.append({"role": "user", "content": render("orchestrator_reminder")})
         relay = ReasoningRelay(state, names, reasoning_block)

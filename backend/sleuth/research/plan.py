@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.types import StreamHandlers
@@ -28,7 +29,19 @@ def parse_plan(text: str, max_steps: int) -> list[str]:
     return steps[:max_steps]
 
 
-async def make_plan(state: RunState) -> list[str]:
+@dataclass(frozen=True)
+class PlanRevision:
+    """The plan the user saw and their feedback on it: the planner answers it as the next turn."""
+
+    previous: list[str]
+    feedback: str
+
+    def messages(self) -> list[dict[str, str]]:
+        numbered = "\n".join(f"{i}. {step}" for i, step in enumerate(self.previous, 1))
+        return [{"role": "assistant", "content": numbered}, {"role": "user", "content": self.feedback}]
+
+
+async def make_plan(state: RunState, revision: PlanRevision | None = None) -> list[str]:
     """Stream the plan to clients; fall back to a one-step plan rather than fail."""
     request = state.request
     state.new_turn()
@@ -44,7 +57,8 @@ async def make_plan(state: RunState) -> list[str]:
         result = await llm_step(
             state,
             "planner",
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            [{"role": "system", "content": system}, {"role": "user", "content": user}]
+            + (revision.messages() if revision else []),
             handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
         )
         steps = parse_plan(result.content, state.settings.plan_max_steps)
@@ -52,7 +66,7 @@ async def make_plan(state: RunState) -> list[str]:
         state.emit(Error(message=f"Planning failed; researching the question as one step. ({exc})", recoverable=True))
         steps = []
     if not steps:
-        steps = [request.question]
+        steps = revision.previous if revision else [request.question]
     state.plan = steps
     state.emit(PlanDone(steps=steps))
     state.emit(SectionEnd())

@@ -6,9 +6,11 @@ from sleuth.documents import Document
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
+from sleuth.research.artifact import Artifact, describe_report, fallback_artifact
 from sleuth.research.citations import VerifiedReport, verify_report
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
+from sleuth.research.method import note_for
 from sleuth.research.state import RunState
 from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
 
@@ -72,23 +74,40 @@ async def write_report(state: RunState) -> VerifiedReport:
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
-    return publish_report(state, text)
+    verified = _verify(state, text)
+    artifact = await describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
+    return _publish(state, verified, artifact)
 
 
 def publish_report(state: RunState, text: str) -> VerifiedReport:
-    """Verify citations against what tools really returned; send `citation_info`s and the `report`."""
-    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    """Verify and publish without further model calls (the deadline path)."""
+    verified = _verify(state, text)
+    return _publish(state, verified, fallback_artifact(state.request.question, verified.markdown))
+
+
+def _verify(state: RunState, text: str) -> VerifiedReport:
+    """Keep only citations of what tools really returned."""
+    return verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+
+
+def _publish(state: RunState, verified: VerifiedReport, artifact: Artifact) -> VerifiedReport:
+    """Send `citation_info`s and the `report`, its markdown ending with the engine's method note."""
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
         )
-    state.emit(
-        Report(
-            report_id=state.request.report_id,
-            markdown=verified.markdown,
-            sources=verified.sources,
-            removed_citations=verified.removed,
-        )
+    note = note_for(state, verified)
+    verified.markdown = f"{verified.markdown}\n\n{note.text}" if verified.markdown else note.text
+    state.published = Report(
+        report_id=state.request.report_id,
+        title=artifact.title,
+        summary=artifact.summary,
+        key_findings=artifact.key_findings,
+        markdown=verified.markdown,
+        sources=verified.sources,
+        removed_citations=verified.removed,
+        method=note,
     )
+    state.emit(state.published)
     state.emit(SectionEnd())
     return verified

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import uuid
 from dataclasses import dataclass, field
 
@@ -16,10 +15,12 @@ from sleuth.llm.offline_registration import is_offline
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
-from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
+from sleuth.research.deadlines import DeadlineReached, RunDeadlines
 from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
+from sleuth.research.plan_review import AutoApprove, PlanReviewer, review_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
+from sleuth.research.review_wait import run_until_moving
 from sleuth.research.state import RunState
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
@@ -60,7 +61,7 @@ def new_state(
     mode = request.mode or settings.mode
     reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
     cycles, agent_cycles, lanes = _budgets(settings, mode, reasoning)
-    return RunState(
+    state = RunState(
         run_id=emitter.run_id,
         request=request,
         settings=settings,
@@ -75,9 +76,11 @@ def new_state(
         agent_max_cycles=agent_cycles,
         lanes=lanes,
     )
+    emitter.add_sink(state.tally.observe)
+    return state
 
 
-async def _pipeline(state: RunState) -> _Outcome:
+async def _pipeline(state: RunState, reviewer: PlanReviewer | None) -> _Outcome:
     request = state.request
     wants_clarify = state.settings.clarify if request.clarify is None else request.clarify
     if wants_clarify and request.clarification is None:
@@ -85,6 +88,8 @@ async def _pipeline(state: RunState) -> _Outcome:
         if questions:
             return _Outcome(reason="clarification", questions=questions)
     await make_plan(state)
+    if request.review_plan:
+        await review_plan(state, reviewer or AutoApprove())
     if await orchestrate(state) == "error":
         return _Outcome(reason="error", error="The orchestrator could not start the research.")
     return _Outcome(reason="completed", report=await write_report(state))
@@ -96,18 +101,9 @@ async def _cancel_agents(state: RunState) -> None:
     await asyncio.gather(*state.agent_tasks, return_exceptions=True)
 
 
-def _title_and_summary(markdown: str, question: str) -> tuple[str, str]:
-    heading = re.search(r"^#{1,3}\s+(.+)$", markdown, re.M)
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
-    summary = re.sub(r"\s+", " ", paragraphs[0])[:600] if paragraphs else ""
-    return (heading.group(1).strip() if heading else question.strip()[:120]), summary
-
-
 def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
     report = outcome.report
-    title, summary = (
-        _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
-    )
+    published = state.published if report else None
     status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(
         outcome.reason, "error"
     )
@@ -116,8 +112,10 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         stop_reason=outcome.reason,  # type: ignore[arg-type]
         report_id=state.request.report_id if report else None,
         question=state.request.question,
-        title=title,
-        summary=summary,
+        title=published.title if published else " ".join(state.request.question.split())[:120],
+        summary=published.summary if published else "",
+        key_findings=published.key_findings if published else [],
+        method=published.method if published else None,
         markdown=report.markdown if report else "",
         sources=report.sources if report else [],
         removed_citations=report.removed if report else [],
@@ -156,6 +154,7 @@ async def run_research(
     *,
     clock: Clock | None = None,
     toolbox: Toolbox | None = None,
+    reviewer: PlanReviewer | None = None,
 ) -> ResearchResult:
     """Run one research request, emitting every packet through `emitter`; always ends with `stop`.
 
@@ -178,7 +177,7 @@ async def run_research(
         )
     )
     try:
-        outcome = await run_until(clock, state.deadlines.deadline_at, _pipeline(state))
+        outcome = await run_until_moving(clock, lambda: state.deadlines.deadline_at, _pipeline(state, reviewer))
     except DeadlineReached:
         await _cancel_agents(state)
         state.emit(

@@ -13,10 +13,11 @@ from sleuth.config import Settings
 from sleuth.llm.gateway import LLMGateway
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import RunDeadlines
+from sleuth.research.method_note import RunTally
 from sleuth.research.sources import SourceRegistry
 from sleuth.research.types import ResearchRequest
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import PacketObj, Placement
+from sleuth.stream.packets import PacketObj, Placement, Report
 from sleuth.tools.base import Page
 from sleuth.tools.toolbox import SearchOutcome, Toolbox
 
@@ -105,6 +106,9 @@ class RunState:
     report_draft: str = ""
     report_started: bool = False
     agent_tasks: set[asyncio.Task[object]] = field(default_factory=set)
+    tally: RunTally = field(default_factory=RunTally)
+    waited_s: float = 0.0  # time spent waiting for the user, given back to the deadlines
+    published: Report | None = None  # the `report` packet, once sent
 
     @property
     def today(self) -> str:

@@ -73,3 +73,33 @@ def orchestrator_tools(with_think: bool) -> list[dict[str, Any]]:
 def agent_tools(with_think: bool) -> list[dict[str, Any]]:
     tools = [search(), open_url(), generate_report()]
     return tools + [think_tool()] if with_think else tools
+
+
+RECORD_ARTIFACT = "record_artifact"
+
+
+def record_artifact() -> dict[str, Any]:
+    """The report's title, summary and key findings, as one structured call (no prose to parse)."""
+    finding = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "citations": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        },
+        "required": ["text", "citations"],
+    }
+    return _tool(
+        RECORD_ARTIFACT,
+        {
+            "title": {"type": "string", "description": render("tools/record_artifact_title")},
+            "summary": {"type": "string", "description": render("tools/record_artifact_summary")},
+            "key_findings": {
+                "type": "array",
+                "items": finding,
+                "minItems": 3,
+                "maxItems": 7,
+                "description": render("tools/record_artifact_findings"),
+            },
+        },
+        ["title", "summary", "key_findings"],
+    )

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
-from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason
+from sleuth.stream.packets import KeyFinding, MethodNote, NumberedSource, RemovedCitation, StopReason
 
 
 @dataclass
@@ -41,6 +41,7 @@ class ResearchRequest:
     clarify: bool | None = None  # None: the settings' `clarify`
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
+    review_plan: bool = False  # wait for the user to approve, edit or revise the plan
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 
@@ -53,11 +54,13 @@ class ResearchResult(BaseModel):
     question: str
     title: str = ""
     summary: str = ""
+    key_findings: list[KeyFinding] = Field(default_factory=list)
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
+    method: MethodNote | None = None
     error: str | None = None
     elapsed_s: float = 0.0
     input_tokens: int = 0

@@ -78,6 +78,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX reports_by_session ON reports(session_id);
     """,
+    # 2: the report as an artifact: key findings and the engine's method note (JSON).
+    """
+    ALTER TABLE reports ADD COLUMN key_findings TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE reports ADD COLUMN method TEXT NOT NULL DEFAULT 'null';
+    """,
 ]
 
 

@@ -19,7 +19,7 @@ from sleuth.store.db import connect, database_path
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 
-REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan")
+REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
 
 
 class Store:
@@ -261,9 +261,9 @@ def _report_insert(
 ) -> tuple[str, Sequence[Any]]:
     data = result.model_dump(mode="json")
     return (
-        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary, markdown,"
-        " sources, removed_citations, clarification_questions, plan, error, elapsed_s, input_tokens, output_tokens,"
-        " cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary,"
+        " markdown, sources, removed_citations, clarification_questions, plan, key_findings, method, error,"
+        " elapsed_s, input_tokens, output_tokens, cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             result.report_id,
             run_id,

@@ -10,7 +10,12 @@ from sleuth.documents import Document
 
 StopReason = Literal["completed", "clarification", "cancelled", "error", "deadline"]
 DegradedLevel = Literal[
-    "agent_force_report", "agent_hard_timeout", "orchestrator_force_report", "report_timeout", "deadline"
+    "agent_force_report",
+    "agent_hard_timeout",
+    "orchestrator_force_report",
+    "report_timeout",
+    "deadline",
+    "plan_review_timeout",
 ]
 
 
@@ -55,6 +60,23 @@ class PlanDone(_Obj):
     """Extension: the parsed plan steps, sent once the plan has streamed."""
 
     type: Literal["plan_done"] = "plan_done"
+    steps: list[str]
+
+
+class PlanReview(_Obj):
+    """The run waits for the client to approve, edit or send feedback on these steps."""
+
+    type: Literal["plan_review"] = "plan_review"
+    steps: list[str]
+    round: int = Field(default=1, ge=1, description="1 for the first plan, +1 per revision.")
+    max_rounds: int = Field(default=1, ge=1, description="Feedback is accepted while round < max_rounds.")
+
+
+class PlanReviewed(_Obj):
+    """Extension: how the review ended; `steps` is the plan the research follows."""
+
+    type: Literal["plan_reviewed"] = "plan_reviewed"
+    outcome: Literal["approved", "edited", "revising", "timeout"]
     steps: list[str]
 
 
@@ -156,12 +178,44 @@ class NumberedSource(Document):
     number: int = Field(ge=1)
 
 
+class KeyFinding(BaseModel):
+    """One headline finding of a report, with the report's citation numbers that support it."""
+
+    text: str
+    citations: list[int] = Field(default_factory=list)
+
+
+class MethodNote(BaseModel):
+    """How the report was made, counted by the engine (never written by a model)."""
+
+    sources_found: int = Field(ge=0)
+    sources_read: int = Field(ge=0)
+    blocked_credibility: int = Field(default=0, ge=0)
+    blocked_ssrf: int = Field(default=0, ge=0)
+    failed_reads: int = Field(default=0, ge=0)
+    sources_cited: int = Field(ge=0)
+    citations_removed: int = Field(default=0, ge=0)
+    claims_unsupported: int = Field(default=0, ge=0)
+    cycles_used: int = Field(default=0, ge=0)
+    max_cycles: int = Field(default=0, ge=0)
+    time_budget_s: float = Field(ge=0)
+    elapsed_s: float = Field(ge=0)
+    degraded: list[str] = Field(default_factory=list, description="`degraded` levels that fired, in order.")
+    confidence: Literal["high", "medium", "low"]
+    confidence_reason: str
+    text: str = Field(description="The note as markdown; it is also the end of the report's markdown.")
+
+
 class Report(_Obj):
     type: Literal["report"] = "report"
     report_id: str
+    title: str = ""
+    summary: str = ""
+    key_findings: list[KeyFinding] = Field(default_factory=list)
     markdown: str
     sources: list[NumberedSource]
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    method: MethodNote | None = None
 
 
 class Progress(_Obj):
@@ -213,7 +267,7 @@ class Stop(_Obj):
 
 
 PacketObj = Annotated[
-    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
+    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | PlanReview | PlanReviewed | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
     Field(discriminator="type"),
 ]
 

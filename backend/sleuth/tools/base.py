@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from sleuth.documents import Document
 
 
 class ToolError(Exception):
     """A tool failed in a way the agent (and the user) should be told about; the run goes on."""
+
+
+class SourceBlocked(ToolError):
+    """A source refused by policy rather than lost to a failure, so reports can count the two apart."""
+
+    def __init__(self, policy: Literal["credibility", "ssrf"], message: str) -> None:
+        super().__init__(message)
+        self.policy = policy
 
 
 @dataclass

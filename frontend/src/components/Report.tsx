@@ -5,6 +5,7 @@ import type { MessageBlock, RunState } from "../timeline/state";
 import type { Document, NumberedSource } from "../types";
 import { describeUrl } from "../urls";
 import { Markdown } from "./Markdown";
+import { ReportHeader } from "./ReportHeader";
 import { SourceTitle } from "./SourceItem";
 
 interface Hover {
@@ -116,6 +117,7 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
           onClick={onClick}
           onKeyDown={onKey}
         >
+          {verified ? <ReportHeader report={verified} titleOf={(n) => byNumber.get(n)?.title} /> : null}
           <Markdown markdown={markdown} cite={cite} class={verified ? "" : "draft"} />
           {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} /> : null}
         </div>

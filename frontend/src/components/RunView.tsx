@@ -44,7 +44,7 @@ export function RunView({ entry, onAnswer }: Props) {
 function BlockView({ block, run, lanes, onAnswer, runKey }: { block: Block; run: RunState; lanes: ReturnType<typeof allLanes>; onAnswer: Props["onAnswer"]; runKey: string }) {
   switch (block.kind) {
     case "plan":
-      return <PlanCard plan={block} lanes={lanes} />;
+      return <PlanCard plan={block} lanes={lanes} runId={run.runId} live={run.status === "running"} />;
     case "thinking":
       return <Thinking block={block} />;
     case "lanes":

@@ -80,6 +80,38 @@ export function reduce(state: RunState, packet: Packet): RunState {
         () => ({ kind: "plan", content: "", steps: [...(obj.steps ?? [])], done: true }),
       );
 
+    case "plan_review":
+      return updateLastBlockAnyTurn(
+        s,
+        place,
+        "plan",
+        (b) => ({
+          ...b,
+          steps: [...(obj.steps ?? b.steps ?? [])],
+          done: true,
+          review: { open: true, round: obj.round ?? 1, maxRounds: obj.max_rounds ?? 1, outcome: null },
+        }),
+        () => ({
+          kind: "plan",
+          content: "",
+          steps: [...(obj.steps ?? [])],
+          done: true,
+          review: { open: true, round: obj.round ?? 1, maxRounds: obj.max_rounds ?? 1, outcome: null },
+        }),
+      );
+    case "plan_reviewed":
+      return updateLastBlockAnyTurn(
+        s,
+        place,
+        "plan",
+        (b) => ({
+          ...b,
+          steps: obj.outcome === "revising" ? b.steps : [...(obj.steps ?? b.steps ?? [])],
+          review: { open: false, round: b.review?.round ?? 1, maxRounds: b.review?.maxRounds ?? 1, outcome: obj.outcome },
+        }),
+        () => ({ kind: "plan", content: "", steps: [...(obj.steps ?? [])], done: true }),
+      );
+
     case "reasoning_start":
     case "reasoning_delta":
     case "reasoning_done":
@@ -116,6 +148,10 @@ export function reduce(state: RunState, packet: Packet): RunState {
     case "report": {
       const report = {
         reportId: obj.report_id,
+        title: obj.title ?? "",
+        summary: obj.summary ?? "",
+        keyFindings: [...(obj.key_findings ?? [])],
+        method: obj.method ?? null,
         markdown: obj.markdown ?? "",
         sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
         removed: [...(obj.removed_citations ?? [])],

@@ -1,6 +1,6 @@
 // Timeline state: what one run's packets add up to. Plain data, built only by the reducer.
 
-import type { DegradedLevel, Document, NumberedSource, StopReason } from "../types";
+import type { DegradedLevel, Document, KeyFinding, MethodNote, NumberedSource, StopReason } from "../types";
 
 export interface Notice {
   seq: number;
@@ -51,6 +51,16 @@ export interface PlanBlock {
   /** Parsed steps from `plan_done`; null while the plan still streams. */
   steps: string[] | null;
   done: boolean;
+  /** Set by `plan_review` / `plan_reviewed` when the run asks the user about this plan. */
+  review?: PlanReviewState;
+}
+
+export interface PlanReviewState {
+  /** True while the run waits for an answer. */
+  open: boolean;
+  round: number;
+  maxRounds: number;
+  outcome: "approved" | "edited" | "revising" | "timeout" | null;
 }
 
 export interface ThinkingBlock {
@@ -67,6 +77,10 @@ export interface LanesBlock {
 
 export interface VerifiedReport {
   reportId: string;
+  title: string;
+  summary: string;
+  keyFindings: KeyFinding[];
+  method: MethodNote | null;
   markdown: string;
   sources: NumberedSource[];
   removed: { marker: string; reason: string }[];

@@ -44,10 +44,17 @@ def busy() -> HTTPException:
 
 
 async def start_run(
-    request: Request, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None
+    request: Request,
+    session_id: str,
+    content: str,
+    *,
+    mode: Mode | None,
+    clarify: bool | None,
+    review_plan: bool = False,
 ) -> RunCreated:
     store = store_of(request)
     planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
+    planned.request.review_plan = review_plan
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
     )

@@ -9,6 +9,7 @@ from fastapi.responses import PlainTextResponse
 
 from sleuth.api.routes.deps import not_found, responses, store_of
 from sleuth.api.schemas import ReportOut
+from sleuth.exports.markdown import report_document
 
 router = APIRouter(tags=["reports"])
 
@@ -20,8 +21,8 @@ router = APIRouter(tags=["reports"])
     responses={200: {"content": {"text/markdown": {}}}, **responses(401, 404)},
 )
 async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:
-    report = await _report_or_404(request, report_id)
-    return PlainTextResponse(report["markdown"], media_type="text/markdown; charset=utf-8")
+    report = ReportOut.model_validate(await _report_or_404(request, report_id))
+    return PlainTextResponse(report_document(report), media_type="text/markdown; charset=utf-8")
 
 
 @router.get("/reports/{report_id}", response_model=ReportOut, responses=responses(401, 404))

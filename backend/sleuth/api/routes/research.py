@@ -21,4 +21,6 @@ async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     check_capacity(request)  # before creating a session that would stay empty
     session = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title_from(body.question))
-    return await start_run(request, session.id, body.question, mode=body.mode, clarify=body.clarify)
+    return await start_run(
+        request, session.id, body.question, mode=body.mode, clarify=body.clarify, review_plan=body.review_plan
+    )

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sse_starlette import EventSourceResponse
 
 from sleuth.api.routes.deps import limits_of, manager_of, not_found, responses, store_of
-from sleuth.api.schemas import CancelOut, RunOut
+from sleuth.api.schemas import CancelOut, PlanAnswerIn, PlanAnswerOut, RunOut
 from sleuth.api.sse import packet_stream
+from sleuth.research.plan_review import PlanAnswer
 
 router = APIRouter(tags=["runs"])
 
@@ -66,6 +67,22 @@ def _parse_last_event_id(value: str) -> int:
     if not -1 <= seq <= MAX_SEQ:
         raise HTTPException(status_code=422, detail="Last-Event-ID must be a packet seq (an integer >= -1)")
     return seq
+
+
+@router.post("/runs/{run_id}/plan", response_model=PlanAnswerOut, responses=responses(401, 404, 409))
+async def answer_plan(request: Request, run_id: str, body: PlanAnswerIn) -> PlanAnswerOut:
+    """Answer a run's `plan_review`: approve the plan, replace its steps, or ask for a revision."""
+    if await asyncio.to_thread(store_of(request).get_run, run_id) is None:
+        raise not_found("run", run_id)
+    answer = PlanAnswer(
+        approve=bool(body.approve),
+        steps=tuple(body.steps) if body.steps is not None else None,
+        feedback=body.feedback,
+    )
+    delivery = manager_of(request).answer_plan(run_id, answer)
+    if delivery != "sent":
+        raise HTTPException(status_code=409, detail="this run is not waiting for a plan review")
+    return PlanAnswerOut(run_id=run_id, accepted=True)
 
 
 @router.post("/runs/{run_id}/cancel", response_model=CancelOut, responses=responses(401, 404))

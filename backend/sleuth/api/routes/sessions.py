@@ -61,4 +61,6 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
     if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
         raise not_found("session", session_id)
     check_capacity(request, session_id)
-    return await start_run(request, session_id, body.content, mode=body.mode, clarify=body.clarify)
+    return await start_run(
+        request, session_id, body.content, mode=body.mode, clarify=body.clarify, review_plan=body.review_plan
+    )

@@ -136,7 +136,9 @@ def plan_steps(
 
 
 def plan(request: OfflineRequest) -> Reply:
-    question, answer = parse_question(request.last_user or request.first_user)
+    question, answer = parse_question(request.first_user)
+    if request.answered_after_assistant():  # the user's feedback on the plan just proposed
+        answer = " ".join(filter(None, [answer, request.last_user]))
     earlier = re.findall(r"--- Earlier question: (.+)", request.system)
     steps = plan_steps(question, answer, earlier[-1] if earlier else "", _max_steps(request.system))
     return Reply(text="\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1)))

@@ -1,6 +1,7 @@
 """Recognise which Sleuth step a request is, from the request alone, and answer it.
 
 The same signals a hosted model would act on: the offered tools and the system prompt.
+record_artifact offered -> artifact;
 tools == {generate_plan} -> clarifier; research_agent offered -> orchestrator; search/open_url
 offered -> research agent; no tools: "intermediate report" -> agent report, "research plan" +
 "numbered" -> planner, anything else -> final report.
@@ -12,6 +13,7 @@ import logging
 from collections.abc import Callable
 
 from sleuth.llm.offline.agent import research
+from sleuth.llm.offline.artifact import record_artifact
 from sleuth.llm.offline.clarifier import clarify
 from sleuth.llm.offline.orchestrator import orchestrate
 from sleuth.llm.offline.planner import plan
@@ -26,6 +28,8 @@ Step = Callable[[OfflineRequest], Reply]
 
 def classify(request: OfflineRequest) -> str:
     names = request.tool_names
+    if "record_artifact" in names:
+        return "artifact"
     if "generate_plan" in names and "research_agent" not in names:
         return "clarifier"
     if "research_agent" in names:
@@ -41,6 +45,7 @@ def classify(request: OfflineRequest) -> str:
 
 
 STEPS: dict[str, Step] = {
+    "artifact": record_artifact,
     "clarifier": clarify,
     "planner": plan,
     "orchestrator": orchestrate,

@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 from sleuth.documents import Document
-from sleuth.tools.base import Page, ToolError
+from sleuth.tools.base import Page, SourceBlocked, ToolError
 from sleuth.tools.web.content import extract
 from sleuth.tools.web.credibility import DEFAULT_THRESHOLD, credibility
 from sleuth.tools.web.fetch import SafeFetcher
@@ -36,9 +36,8 @@ class WebReader:
         if not guard.allow.allows_host(parsed.host):
             score = credibility(url)
             if score.score <= self.credibility_threshold:
-                raise ToolError(
-                    f"not fetched: low credibility ({score.score:.2f} <= {self.credibility_threshold:.2f}): {score.reason}"
-                )
+                limit = f"{score.score:.2f} <= {self.credibility_threshold:.2f}"
+                raise SourceBlocked("credibility", f"not fetched: low credibility ({limit}): {score.reason}")
         resource = await self.fetcher.fetch(url)
         # Parsing a multi-megabyte page or PDF is CPU work; keep the event loop responsive.
         title, text = await asyncio.to_thread(extract, resource)

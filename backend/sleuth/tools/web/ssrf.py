@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from sleuth.tools.base import ToolError
+from sleuth.tools.base import SourceBlocked, ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -159,7 +159,7 @@ class SsrfGuard:
         if literal is not None and not self.allow.allows_ip(literal):
             problem = address_problem(literal)
             if problem:
-                raise ToolError(f"refused: {literal} is {problem}")
+                raise SourceBlocked("ssrf", f"refused: {literal} is {problem}")
         return parsed
 
     async def vet(self, url: str | httpx.URL) -> VettedTarget:
@@ -181,7 +181,7 @@ class SsrfGuard:
             for ip in addresses:  # every address: an attacker controls which one a client picks
                 problem = None if self.allow.allows_ip(ip) else address_problem(ip)
                 if problem:
-                    raise ToolError(f"refused: {host} resolves to {ip}, which is {problem}")
+                    raise SourceBlocked("ssrf", f"refused: {host} resolves to {ip}, which is {problem}")
         return VettedTarget(parsed, str(addresses[0]))
 
 

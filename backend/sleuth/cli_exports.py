@@ -1,0 +1,25 @@
+"""Writing a report to a file from the CLI (`research --output`, `export`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sleuth.exports.formats import FORMATS, ExportFormat, render_export
+from sleuth.research.types import ResearchResult
+
+
+def check_output_path(path: str) -> ExportFormat:
+    """The format a file name asks for; a usage error for any other suffix."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise click.UsageError(f"cannot write {path!r}: the file name must end in .md, .pdf or .docx")
+    return suffix  # type: ignore[return-value]  # checked against FORMATS just above
+
+
+def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:
+    try:
+        Path(path).write_bytes(render_export(report, fmt))
+    except OSError as exc:
+        raise click.ClickException(f"could not write {path}: {exc.strerror or exc}") from None

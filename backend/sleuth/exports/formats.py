@@ -1,0 +1,29 @@
+"""Which export formats exist, and one entry point that renders a stored report in any of them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sleuth.research.types import ResearchResult
+
+ExportFormat = Literal["md", "pdf", "docx"]
+FORMATS: tuple[ExportFormat, ...] = ("md", "pdf", "docx")
+MEDIA_TYPES: dict[ExportFormat, str] = {
+    "md": "text/markdown; charset=utf-8",
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+
+
+def render_export(report: ResearchResult, fmt: ExportFormat) -> bytes:
+    from sleuth.exports.markdown import report_document
+
+    if fmt == "md":
+        return report_document(report).encode("utf-8")
+    if fmt == "pdf":
+        from sleuth.exports.pdf import report_pdf
+
+        return report_pdf(report)
+    from sleuth.exports.docx import report_docx
+
+    return report_docx(report)

@@ -1,0 +1,75 @@
+"""The offline model's `record_artifact` answer: a title, summary and key findings copied from the report.
+
+Extractive like the rest of this model: the title is the question (or the report's heading), the
+summary the report's opening sentences, and each key finding a cited sentence of the report with
+the citations it carries. Nothing is written that the report does not say.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.llm.offline.text import (
+    CitedUnit,
+    cited_units,
+    is_dangling,
+    jaccard,
+    normalise_space,
+    overlap,
+    term_set,
+)
+
+TITLE_WORDS = 12
+SUMMARY_UNITS = 3
+MAX_FINDINGS = 5
+DUPLICATE_JACCARD = 0.5
+
+_QUESTION = re.compile(r"^Question:\s*(.+)$", re.M)
+_REPORT = re.compile(r"^Report:\s*\n(.*?)(?:\n\s*Sources:\s*\n|\Z)", re.M | re.S)
+_HEADING = re.compile(r"^#{1,3}\s+(.+)$", re.M)
+
+
+def _title(question: str, report: str) -> str:
+    """The question itself names the report best; a heading only stands in when there is no question."""
+    heading = _HEADING.search(report)
+    base = question or (heading.group(1) if heading else "")
+    words = normalise_space(base).rstrip("?.!").split()
+    title = " ".join(words[:TITLE_WORDS])
+    return title[:1].upper() + title[1:]
+
+
+def _distinct(units: list[CitedUnit], limit: int) -> list[CitedUnit]:
+    picked: list[CitedUnit] = []
+    for unit in units:
+        terms = term_set(unit.bare)
+        if all(jaccard(terms, term_set(other.bare)) < DUPLICATE_JACCARD for other in picked):
+            picked.append(unit)
+        if len(picked) >= limit:
+            break
+    return picked
+
+
+def record_artifact(request: OfflineRequest) -> Reply:
+    text = request.last_user
+    question_match = _QUESTION.search(text)
+    report_match = _REPORT.search(text)
+    question = question_match.group(1).strip() if question_match else ""
+    report = report_match.group(1) if report_match else text
+    body = report.split("\n## How this report was made")[0]
+    units = cited_units(body)
+    summary_units = _distinct(units, SUMMARY_UNITS)
+    question_terms = term_set(question)
+    # Key findings: self-contained sentences closest to the question first.
+    ranked = sorted(
+        enumerate(units),
+        key=lambda item: (is_dangling(item[1].bare), -overlap(term_set(item[1].bare), question_terms), item[0]),
+    )
+    findings = _distinct([unit for _, unit in ranked], MAX_FINDINGS)
+    summary = " ".join(unit.bare for unit in summary_units[: max(2, min(SUMMARY_UNITS, len(summary_units)))])
+    arguments = {
+        "title": _title(question, body),
+        "summary": summary,
+        "key_findings": [{"text": unit.bare, "citations": unit.numbers} for unit in findings],
+    }
+    return Reply(tool_calls=[("record_artifact", arguments)])

@@ -1,0 +1,41 @@
+import type { VerifiedReport } from "../timeline/state";
+
+/**
+ * The report's artifact fields above its body: title, summary, key findings with citation chips,
+ * and the engine's confidence. Chips use the report body's delegated handlers (hover, click).
+ */
+export function ReportHeader({ report, titleOf }: { report: VerifiedReport; titleOf: (n: number) => string | undefined }) {
+  if (!report.title && !report.summary && !report.keyFindings.length) return null;
+  const confidence = report.method?.confidence;
+  return (
+    <header class="report-header">
+      {report.title ? <h2 class="report-title">{report.title}</h2> : null}
+      {confidence ? (
+        <span class={`confidence confidence-${confidence}`} title="Derived from the run's counts; see the method note at the end">
+          {confidence} confidence
+        </span>
+      ) : null}
+      {report.summary ? <p class="report-summary">{report.summary}</p> : null}
+      {report.keyFindings.length ? (
+        <section class="key-findings" aria-label="Key findings">
+          <h3>Key findings</h3>
+          <ul>
+            {report.keyFindings.map((finding, i) => (
+              <li key={i}>
+                {finding.text}
+                {finding.citations.map((n) => {
+                  const title = titleOf(n);
+                  return (
+                    <button key={n} type="button" class="cite-chip" data-cite={n} aria-label={`Source ${n}${title ? `: ${title}` : ""}`}>
+                      {n}
+                    </button>
+                  );
+                })}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </header>
+  );
+}
