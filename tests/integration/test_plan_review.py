@@ -1,0 +1,133 @@
+"""Plan review in the engine: approve, edit, feedback rounds up to the limit, timeout; waiting costs no budget."""
+
+from __future__ import annotations
+
+from sleuth.clock import ScaledClock
+from sleuth.research.plan_review import PlanAnswer, PlanInbox
+from sleuth.research.types import ResearchRequest
+from support.engine import run_engine, scripted_settings
+from support.invariants import check_invariants
+from support.scenarios import ResearchModel
+from support.scripted_llm import ScriptedLLM
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+PLANNED = ["How descriptors work", "How __getattr__ is used", "How they interact in lookup"]
+
+
+class Scripted:
+    """A reviewer that gives these answers in order and records what it was shown."""
+
+    def __init__(self, *answers: PlanAnswer) -> None:
+        self.answers = list(answers)
+        self.shown: list[tuple[list[str], int, int]] = []
+
+    async def review(self, steps: list[str], round: int, max_rounds: int) -> PlanAnswer:
+        self.shown.append((steps, round, max_rounds))
+        return self.answers.pop(0)
+
+
+def _request() -> ResearchRequest:
+    return ResearchRequest(question=QUESTION, clarify=False, review_plan=True)
+
+
+async def test_approve_runs_the_plan_as_proposed() -> None:
+    reviewer = Scripted(PlanAnswer(approve=True))
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm), _request(), reviewer=reviewer)
+    check_invariants(run.packets)
+    kinds = [p.obj.type for p in run.packets]
+    assert kinds.index("plan_done") < kinds.index("plan_review") < kinds.index("plan_reviewed")
+    assert kinds.index("plan_reviewed") < kinds.index("top_level_branching")  # research waits for the answer
+    assert run.of("plan_review")[0].obj.steps == PLANNED
+    assert run.of("plan_reviewed")[0].obj.outcome == "approved"
+    assert reviewer.shown == [(PLANNED, 1, 3)]
+    assert run.stop_reason == "completed" and run.result.plan == PLANNED
+
+
+async def test_edited_steps_are_used_as_given() -> None:
+    edited = ("Read the descriptor HOWTO", "  Compare __getattribute__ with __getattr__  ", "")
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm), _request(), reviewer=Scripted(PlanAnswer(steps=edited)))
+        orchestrator_system = llm.requests_for("orchestrator")[0]["messages"][0]["content"]
+    wanted = ["Read the descriptor HOWTO", "Compare __getattribute__ with __getattr__"]
+    assert run.of("plan_reviewed")[0].obj.outcome == "edited"
+    assert run.of("plan_reviewed")[0].obj.steps == wanted == run.result.plan
+    assert all(step in orchestrator_system for step in wanted)
+    assert PLANNED[0] not in orchestrator_system
+
+
+async def test_feedback_revises_the_plan_and_asks_again() -> None:
+    reviewer = Scripted(PlanAnswer(feedback="Also cover __slots__"), PlanAnswer(approve=True))
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm), _request(), reviewer=reviewer)
+        planner_requests = llm.requests_for("planner")
+    assert [p.obj.round for p in run.of("plan_review")] == [1, 2]
+    assert [p.obj.outcome for p in run.of("plan_reviewed")] == ["revising", "approved"]
+    assert len(planner_requests) == 2
+    revision = planner_requests[1]["messages"]
+    # the planner sees its own plan as its turn and the feedback as the user's answer to it
+    assert revision[-2]["role"] == "assistant" and PLANNED[0] in revision[-2]["content"]
+    assert revision[-1] == {"role": "user", "content": "Also cover __slots__"}
+    assert len(run.of("plan_start")) == 2
+
+
+async def test_feedback_beyond_the_round_limit_proceeds_with_the_current_plan() -> None:
+    reviewer = Scripted(*(PlanAnswer(feedback=f"change {i}") for i in range(5)))
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm, plan_review_max_rounds=2), _request(), reviewer=reviewer)
+        planner_calls = len(llm.requests_for("planner"))
+    assert [p.obj.round for p in run.of("plan_review")] == [1, 2]
+    assert planner_calls == 2
+    assert run.of("plan_reviewed")[-1].obj.outcome == "approved"
+    assert any("limit" in p.obj.message and p.obj.recoverable for p in run.of("error"))
+    assert run.stop_reason == "completed"
+
+
+async def test_unanswered_review_times_out_and_proceeds_unchanged() -> None:
+    clock = ScaledClock(100)  # the 300 s review timeout passes in 3 real seconds
+    with ScriptedLLM(ResearchModel()) as llm:
+        settings = scripted_settings(llm, plan_review_timeout_s=300)
+        run = await run_engine(settings, _request(), clock=clock, reviewer=PlanInbox())
+    assert [p.obj.level for p in run.of("degraded")] == ["plan_review_timeout"]
+    assert run.of("plan_reviewed")[0].obj.outcome == "timeout"
+    assert run.result.plan == PLANNED
+    assert run.stop_reason == "completed"
+    review_seq = run.of("plan_review")[0].seq
+    reviewed_seq = run.of("plan_reviewed")[0].seq
+    assert run.times[reviewed_seq] - run.times[review_seq] >= 300
+
+
+class JumpClock(ScaledClock):
+    """Real time plus jumps: a reviewer that "takes" hours answers at once."""
+
+    def __init__(self) -> None:
+        super().__init__(1.0)
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return super().now() + self.offset
+
+
+class SlowReader:
+    """Approves after two hours of reading, far past the run's whole time limit."""
+
+    def __init__(self, clock: JumpClock) -> None:
+        self.clock = clock
+
+    async def review(self, steps: list[str], round: int, max_rounds: int) -> PlanAnswer:
+        self.clock.offset += 7200
+        return PlanAnswer(approve=True)
+
+
+async def test_time_spent_waiting_for_the_review_does_not_count_against_the_time_limit() -> None:
+    clock = JumpClock()
+    with ScriptedLLM(ResearchModel()) as llm:
+        settings = scripted_settings(llm, force_report_s=1800, report_timeout_s=300)
+        run = await run_engine(settings, _request(), clock=clock, reviewer=SlowReader(clock))
+    assert run.of("degraded") == []  # no force report, no deadline: the two hours were given back
+    assert [p.obj.num_parallel_branches for p in run.of("top_level_branching")] == [3, 2]
+    assert run.stop_reason == "completed"
+    method = run.of("report")[0].obj.method
+    assert method is not None
+    assert method.time_budget_s == settings.effective_deadline_s  # the limit, not limit + wait
+    assert method.elapsed_s < 600  # research time only
