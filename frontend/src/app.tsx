@@ -69,10 +69,10 @@ export function App() {
     if (lastStatus && lastStatus !== "running") refreshSessions();
   }, [lastStatus, refreshSessions]);
 
-  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean) => {
+  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean, reviewPlan = false) => {
     setStopError(null);
     stick.current = true;
-    await send(text, { mode, clarify }, navigate);
+    await send(text, { mode, clarify, reviewPlan }, navigate);
     refreshSessions();
   };
   // The answer starts the research itself, so it goes with the composer's chosen mode.

@@ -181,7 +181,7 @@ describe("composer", () => {
     await act(async () => {
       box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
     });
-    expect(onSend).toHaveBeenCalledWith("What is a descriptor?", "heavy", true);
+    expect(onSend).toHaveBeenCalledWith("What is a descriptor?", "heavy", true, false);
 
     act(() => render(<Composer busy={true} placeholder="Ask" onSend={onSend} onStop={onStop} />, root));
     expect(root.querySelector<HTMLTextAreaElement>("#composer-input")!.disabled).toBe(true);

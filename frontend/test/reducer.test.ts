@@ -568,3 +568,35 @@ describe("every fixture (including recorded engine streams)", () => {
     });
   }
 });
+
+describe("plan review", () => {
+  it("opens a review on the plan block and closes it with the outcome and the steps used", () => {
+    const p = builder();
+    let s = reduceAll([
+      p({ type: "plan_start", content: "" }, 1),
+      p({ type: "plan_done", steps: ["a", "b"] }, 1),
+      p({ type: "plan_review", steps: ["a", "b"], round: 1, max_rounds: 3 }, 1),
+    ]);
+    expect(findPlan(s)?.review).toEqual({ open: true, round: 1, maxRounds: 3, outcome: null });
+    s = reduce(s, p({ type: "plan_reviewed", outcome: "edited", steps: ["b", "c"] }, 1));
+    expect(findPlan(s)?.review).toEqual({ open: false, round: 1, maxRounds: 3, outcome: "edited" });
+    expect(findPlan(s)?.steps).toEqual(["b", "c"]);
+  });
+
+  it("a revision keeps the old plan as it was and reviews the new one", () => {
+    const p = builder();
+    const s = reduceAll([
+      p({ type: "plan_done", steps: ["a"] }, 1),
+      p({ type: "plan_review", steps: ["a"], round: 1, max_rounds: 2 }, 1),
+      p({ type: "plan_reviewed", outcome: "revising", steps: ["a"] }, 1),
+      p({ type: "plan_start", content: "" }, 2),
+      p({ type: "plan_done", steps: ["a2"] }, 2),
+      p({ type: "plan_review", steps: ["a2"], round: 2, max_rounds: 2 }, 2),
+    ]);
+    const plans = s.turns.flatMap((t) => t.blocks).filter((b) => b.kind === "plan");
+    expect(plans.map((b) => (b.kind === "plan" ? [b.steps, b.review?.outcome, b.review?.open] : null))).toEqual([
+      [["a"], "revising", false],
+      [["a2"], null, true],
+    ]);
+  });
+});

@@ -47,7 +47,11 @@ def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "Plan:" in done.stderr and "[lane 2]" in done.stderr and "[lane 3]" not in done.stderr
     assert "Descriptors take precedence" in done.stdout
-    assert "\nSources:\n[1] " in done.stdout and "corpus://python-reference/" in done.stdout
+    assert "\n## Sources\n\n1. [" in done.stdout and "corpus://python-reference/" in done.stdout
+    # the artifact leads: question, title, summary, key findings; the engine's method note ends the body
+    assert done.stdout.startswith(f"# {QUESTION}\n\n**Descriptors and __getattr__**\n")
+    assert "\n## Key findings\n\n- Finding backed by source" in done.stdout
+    assert done.stdout.index("## How this report was made") < done.stdout.index("## Sources")
 
 
 def test_clarification_without_a_terminal_prints_the_questions_and_exits_zero(tmp_path: Path) -> None:

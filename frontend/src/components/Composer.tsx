@@ -4,7 +4,7 @@ import type { Mode } from "../api";
 interface Props {
   busy: boolean;
   placeholder: string;
-  onSend: (text: string, mode: Mode, clarify: boolean) => Promise<void>;
+  onSend: (text: string, mode: Mode, clarify: boolean, reviewPlan?: boolean) => Promise<void>;
   onStop: (() => void) | null;
   /** Text to put in the box (an example question); `nonce` makes repeats apply. */
   preset?: { text: string; nonce: number } | null;
@@ -12,17 +12,20 @@ interface Props {
 
 const MODE_KEY = "sleuth.mode";
 const CLARIFY_KEY = "sleuth.clarify";
+const REVIEW_KEY = "sleuth.reviewPlan";
 
 export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
+  const [reviewPlan, setReviewPlan] = useState(() => localStorage.getItem(REVIEW_KEY) === "on");
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => localStorage.setItem(MODE_KEY, mode), [mode]);
   useEffect(() => localStorage.setItem(CLARIFY_KEY, clarify ? "on" : "off"), [clarify]);
+  useEffect(() => localStorage.setItem(REVIEW_KEY, reviewPlan ? "on" : "off"), [reviewPlan]);
   useEffect(() => {
     if (preset) {
       setText(preset.text);
@@ -48,7 +51,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
     setSending(true);
     setError(null);
     try {
-      await onSend(t, mode, clarify);
+      await onSend(t, mode, clarify, reviewPlan);
       setText("");
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -108,6 +111,10 @@ export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
         <label class="toggle">
           <input type="checkbox" checked={clarify} disabled={disabled} onChange={(e) => setClarify((e.currentTarget as HTMLInputElement).checked)} />
           Ask clarifying questions
+        </label>
+        <label class="toggle">
+          <input type="checkbox" checked={reviewPlan} disabled={disabled} onChange={(e) => setReviewPlan((e.currentTarget as HTMLInputElement).checked)} />
+          Review the plan
         </label>
         <span id="composer-hint" class="hint muted small">
           Enter to send · Shift+Enter for a new line

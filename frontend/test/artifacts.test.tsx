@@ -1,0 +1,51 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { planAnswerFor } from "../src/components/PlanReview";
+import { ReportHeader } from "../src/components/ReportHeader";
+import type { VerifiedReport } from "../src/timeline/state";
+
+let root: HTMLDivElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.append(root);
+});
+afterEach(() => {
+  render(null, root);
+  root.remove();
+});
+
+describe("planAnswerFor", () => {
+  it("approves when the steps are unchanged (numbering and spaces aside)", () => {
+    expect(planAnswerFor(["1. a", "b"], [" a", "b "])).toEqual({ approve: true });
+  });
+  it("sends the edited steps, blanks dropped, in their new order", () => {
+    expect(planAnswerFor(["a", "b"], ["b", "", "a", "c"])).toEqual({ steps: ["b", "a", "c"] });
+  });
+});
+
+describe("ReportHeader", () => {
+  const report: VerifiedReport = {
+    reportId: "r",
+    title: "Descriptors <b>win</b>",
+    summary: "They take precedence.",
+    keyFindings: [{ text: "Data descriptors win.", citations: [1, 2] }],
+    method: null,
+    markdown: "",
+    sources: [],
+    removed: [],
+  };
+  it("shows title, summary and findings as text with one chip per citation", () => {
+    act(() => render(<ReportHeader report={report} titleOf={(n) => (n === 1 ? "Attribute access" : undefined)} />, root));
+    expect(root.querySelector(".report-title")?.textContent).toBe("Descriptors <b>win</b>"); // text, never markup
+    expect(root.querySelector("b")).toBeNull();
+    expect(root.querySelector(".report-summary")?.textContent).toBe("They take precedence.");
+    const chips = [...root.querySelectorAll(".key-findings .cite-chip")];
+    expect(chips.map((c) => (c as HTMLElement).dataset.cite)).toEqual(["1", "2"]);
+    expect(chips[0].getAttribute("aria-label")).toBe("Source 1: Attribute access");
+  });
+  it("renders nothing for a report without artifact fields", () => {
+    act(() => render(<ReportHeader report={{ ...report, title: "", summary: "", keyFindings: [] }} titleOf={() => undefined} />, root));
+    expect(root.innerHTML).toBe("");
+  });
+});

@@ -1,0 +1,71 @@
+"""The user in the loop and the report as an artifact, in the browser, with the embedded offline model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .ui import composer, current_run, question_box, report
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+def ask_with_review(page: Page, question: str) -> None:
+    box = question_box(page)
+    expect(box).to_be_enabled()
+    composer(page).get_by_role("checkbox", name="Ask clarifying questions").set_checked(False)
+    composer(page).get_by_role("checkbox", name="Review the plan").set_checked(True)
+    box.fill(question)
+    box.press("Enter")
+
+
+@pytest.mark.e2e
+def test_plan_review_edit_revise_approve_then_the_report_leads_with_its_artifact(
+    page: Page, offline_server, shot: Callable[..., Path]
+) -> None:
+    page.goto(offline_server.base_url)
+    ask_with_review(page, QUESTION)
+    review = page.get_by_role("region", name="Review the research plan")
+    expect(review).to_be_visible()
+    steps = review.get_by_role("textbox", name=re.compile(r"^Step \d+$"))
+    expect(steps.first).to_be_visible()
+    planned = steps.count()
+    assert planned >= 3
+    shot("plan-review")
+
+    # Ask for a revision first: the planner answers and the review comes back for round 2.
+    review.get_by_role("textbox", name="Feedback on the plan").fill("also cover __slots__ and memory use")
+    review.get_by_role("button", name="Revise").click()
+    expect(review.get_by_text("revision 1")).to_be_visible()
+    revised_step_texts = [steps.nth(i).input_value() for i in range(steps.count())]
+    assert any("__slots__" in text for text in revised_step_texts), revised_step_texts
+
+    # Edit: change step 1, move step 2 up, delete the last, add one.
+    steps.nth(0).fill("How data descriptors take precedence over the instance dictionary")
+    review.get_by_role("button", name="Move step 2 up").click()
+    review.get_by_role("button", name=f"Delete step {steps.count()}").click()
+    review.get_by_role("button", name="+ Add step").click()
+    steps.last.fill("When __getattr__ is called as a fallback")
+    shot("plan-edited")
+    review.get_by_role("button", name="Approve plan").click()
+
+    run = current_run(page)
+    plan = run.get_by_role("region", name="Research plan").last
+    expect(plan).to_contain_text("edited by you")
+    expect(plan).to_contain_text("When __getattr__ is called as a fallback")
+    expect(plan).to_contain_text("How data descriptors take precedence over the instance dictionary")
+
+    verified = report(run)
+    expect(verified).to_be_visible()
+    expect(verified.locator(".report-title")).to_have_text(QUESTION.rstrip("?"))
+    findings = verified.get_by_role("region", name="Key findings")
+    expect(findings.get_by_role("listitem").first).to_be_visible()
+    assert 3 <= findings.get_by_role("listitem").count() <= 7
+    expect(findings.get_by_role("button", name=re.compile(r"^Source \d+")).first).to_be_visible()
+    expect(verified.get_by_role("heading", name="How this report was made")).to_be_visible()
+    expect(verified).to_contain_text(re.compile(r"Confidence: (high|medium|low)"))
+    shot("report-with-artifact", whole_thread=True)
