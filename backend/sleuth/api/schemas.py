@@ -23,6 +23,12 @@ class SessionCreate(BaseModel):
     )
 
 
+class SessionUpdate(BaseModel):
+    title: str = Field(min_length=1, max_length=200, description="The new title shown in the session list.")
+
+    _title_not_blank = field_validator("title")(_not_blank)
+
+
 class MessageCreate(BaseModel):
     content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")

@@ -83,6 +83,21 @@ MIGRATIONS: list[str] = [
     ALTER TABLE reports ADD COLUMN key_findings TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE reports ADD COLUMN method TEXT NOT NULL DEFAULT 'null';
     """,
+    # 3: spoken versions of reports; the audio file lives under the data dir, named by id.
+    """
+    CREATE TABLE audio (
+        id          TEXT PRIMARY KEY,
+        report_id   TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        style       TEXT NOT NULL,
+        status      TEXT NOT NULL,
+        error       TEXT,
+        media_type  TEXT,
+        duration_s  REAL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE INDEX audio_by_session ON audio(session_id);
+    """,
 ]
 
 

@@ -80,13 +80,46 @@ class Store:
         row = self._conn().execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return SessionRecord.from_row(row) if row else None
 
-    def list_sessions(self, limit: int, offset: int = 0) -> list[SessionRecord]:
+    def list_sessions(self, limit: int, offset: int = 0, title_contains: str | None = None) -> list[SessionRecord]:
+        """Newest first; `title_contains` keeps sessions whose title has it, ignoring case."""
+        where, params = "", tuple[str, ...]()
+        if title_contains:
+            escaped = title_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where, params = "WHERE title LIKE ? ESCAPE '\\'", (f"%{escaped}%",)
         rows = (
             self._conn()
-            .execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?", (limit, offset))
+            .execute(
+                f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            )
             .fetchall()
         )
         return [SessionRecord.from_row(row) for row in rows]
+
+    def rename_session(self, session_id: str, title: str) -> SessionRecord | None:
+        self._write([("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))])
+        return self.get_session(session_id)
+
+    def audio_ids(self, session_id: str) -> list[str]:
+        rows = self._conn().execute("SELECT id FROM audio WHERE session_id = ?", (session_id,)).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_session(self, session_id: str) -> bool:
+        """Remove the session with everything it owns: runs, their packets, messages, reports and audio."""
+        if self.get_session(session_id) is None:
+            return False
+        runs = "SELECT id FROM runs WHERE session_id = ?"
+        self._write(
+            [
+                (f"DELETE FROM packets WHERE run_id IN ({runs})", (session_id,)),
+                ("DELETE FROM audio WHERE session_id = ?", (session_id,)),
+                ("DELETE FROM reports WHERE session_id = ?", (session_id,)),
+                ("DELETE FROM messages WHERE session_id = ?", (session_id,)),
+                ("DELETE FROM runs WHERE session_id = ?", (session_id,)),
+                ("DELETE FROM sessions WHERE id = ?", (session_id,)),
+            ]
+        )
+        return True
 
     def rename_session_if_untitled(self, session_id: str, title: str) -> None:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 
-from sleuth.api.routes.deps import not_found, responses, store_of
+from sleuth.api.routes.deps import manager_of, not_found, responses, store_of
 from sleuth.api.routes.launch import check_capacity, check_length, start_run
-from sleuth.api.schemas import MessageCreate, MessageOut, RunCreated, RunOut, SessionCreate, SessionDetail, SessionOut
+from sleuth.api.schemas import (
+    MessageCreate,
+    MessageOut,
+    RunCreated,
+    RunOut,
+    SessionCreate,
+    SessionDetail,
+    SessionOut,
+    SessionUpdate,
+)
+from sleuth.audio.files import delete_session_data
 from sleuth.store.ids import new_id
 
 router = APIRouter(tags=["sessions"])
@@ -23,10 +33,35 @@ async def create_session(request: Request, body: SessionCreate | None = None) ->
 
 @router.get("/sessions", response_model=list[SessionOut], responses=responses(401))
 async def list_sessions(
-    request: Request, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=10_000_000)
+    request: Request,
+    limit: int = Query(50, ge=1, le=500),
+    offset: int = Query(0, ge=0, le=10_000_000),
+    q: str | None = Query(None, max_length=200, description="Only sessions whose title contains this (any case)."),
 ) -> list[SessionOut]:
-    records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset)
+    records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset, (q or "").strip() or None)
     return [SessionOut.of(record) for record in records]
+
+
+@router.patch("/sessions/{session_id}", response_model=SessionOut, responses=responses(401, 404))
+async def rename_session(request: Request, session_id: str, body: SessionUpdate) -> SessionOut:
+    record = await asyncio.to_thread(store_of(request).rename_session, session_id, " ".join(body.title.split()))
+    if record is None:
+        raise not_found("session", session_id)
+    return SessionOut.of(record)
+
+
+@router.delete(
+    "/sessions/{session_id}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409)
+)
+async def delete_session(request: Request, session_id: str) -> Response:
+    """Delete the session, its runs, their packets, its reports and their audio. Refused while a run is live."""
+    store = store_of(request)
+    if await asyncio.to_thread(store.get_session, session_id) is None:
+        raise not_found("session", session_id)
+    if manager_of(request).session_busy(session_id):
+        raise HTTPException(status_code=409, detail="this session has a run in progress; cancel it first")
+    await delete_session_data(store, session_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.get("/sessions/{session_id}", response_model=SessionDetail, responses=responses(401, 404))
