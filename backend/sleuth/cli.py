@@ -19,6 +19,10 @@ def _register_optional_commands() -> None:
 
     main.add_command(research)
     main.add_command(schema)
+    from sleuth.cli_reports import ask, export
+
+    main.add_command(export)
+    main.add_command(ask)
     try:
         from sleuth.tools.local.commands import index
     except ImportError:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from sleuth.cli_exports import check_output_path, write_export
 from sleuth.cli_plan_review import TerminalReviewer
 from sleuth.cli_progress import ProgressPrinter
+from sleuth.cli_reports import save_report
 from sleuth.config import Settings
 from sleuth.research.plan_review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id, run_research
@@ -30,7 +31,11 @@ def _load_settings() -> Settings:
 
 
 async def _run(
-    request: ResearchRequest, settings: Settings, sink: object, reviewer: PlanReviewer | None = None
+    request: ResearchRequest,
+    settings: Settings,
+    sink: object,
+    reviewer: PlanReviewer | None = None,
+    run_id: str | None = None,
 ) -> ResearchResult:
     from sleuth.tools.factory import build_toolbox
 
@@ -38,7 +43,7 @@ async def _run(
         toolbox = build_toolbox(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
+    emitter = Emitter(run_id or new_run_id(), [sink])  # type: ignore[list-item]
     return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer)
 
 
@@ -97,7 +102,8 @@ def research(
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
     sink = json_sink if as_json else printer
     try:
-        result = asyncio.run(_run(request, settings, sink, reviewer))
+        run_id = new_run_id()
+        result = asyncio.run(_run(request, settings, sink, reviewer, run_id))
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -110,7 +116,8 @@ def research(
             if answer is None:
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
-            result = asyncio.run(_run(request, settings, sink, reviewer))
+            run_id = new_run_id()
+            result = asyncio.run(_run(request, settings, sink, reviewer, run_id))
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
@@ -118,6 +125,10 @@ def research(
         if not as_json:
             click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
         sys.exit(1)
+    if result.status == "completed" and result.report_id:
+        save_report(settings, request, result, run_id)
+        if not as_json:
+            click.echo(f"Report {result.report_id} saved (sleuth export / sleuth ask).", err=True)
     if output and export_format and result.status == "completed" and result.report_id:
         write_export(result, export_format, output)
         if not as_json:

@@ -133,3 +133,17 @@ export type PlanAnswer = { approve: true } | { steps: string[] } | { feedback: s
 export async function answerPlan(runId: string, answer: PlanAnswer): Promise<void> {
   await call<unknown>(`/runs/${encodeURIComponent(runId)}/plan`, { method: "POST", body: JSON.stringify(answer) });
 }
+
+export async function renameSession(id: string, title: string): Promise<SessionSummary> {
+  return toSummary(await call<Json>(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify({ title }) }));
+}
+
+/** Deletes the session with its runs, reports and audio. */
+export async function deleteSession(id: string): Promise<void> {
+  await call<unknown>(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+}
+
+export async function searchSessions(query: string): Promise<SessionSummary[]> {
+  const body = await call<unknown>(`/sessions?q=${encodeURIComponent(query)}`);
+  return (Array.isArray(body) ? (body as Json[]) : []).map(toSummary).filter((s) => s.id);
+}

@@ -45,15 +45,15 @@ export function App() {
     stick.current = true;
   }, [sessionId]);
 
+  const [query, setQuery] = useState("");
   const refreshSessions = useCallback(() => {
-    api
-      .listSessions()
+    (query.trim() ? api.searchSessions(query.trim()) : api.listSessions())
       .then((s) => {
         setSessions(s);
         setSessionsError(null);
       })
       .catch((e: unknown) => setSessionsError(e instanceof Error ? e.message : String(e)));
-  }, []);
+  }, [query]);
   useEffect(refreshSessions, [refreshSessions]);
 
   // The latest run drives the composer (busy / Stop) and the status announcements.
@@ -123,6 +123,17 @@ export function App() {
             navigate(null);
           }}
           onSelect={() => setNavOpen(false)}
+          query={query}
+          onSearch={setQuery}
+          onRename={async (id, title) => {
+            await api.renameSession(id, title);
+            refreshSessions();
+          }}
+          onDelete={async (id) => {
+            await api.deleteSession(id);
+            if (id === sessionId) navigate(null);
+            refreshSessions();
+          }}
         />
       </div>
       <main class="main" id="main">

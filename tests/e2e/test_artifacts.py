@@ -69,3 +69,62 @@ def test_plan_review_edit_revise_approve_then_the_report_leads_with_its_artifact
     expect(verified.get_by_role("heading", name="How this report was made")).to_be_visible()
     expect(verified).to_contain_text(re.compile(r"Confidence: (high|medium|low)"))
     shot("report-with-artifact", whole_thread=True)
+
+
+@pytest.mark.e2e
+def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searched_and_deleted(
+    page: Page, offline_server, shot: Callable[..., Path]
+) -> None:
+    page.goto(offline_server.base_url)
+    box = question_box(page)
+    composer(page).get_by_role("checkbox", name="Ask clarifying questions").set_checked(False)
+    composer(page).get_by_role("checkbox", name="Review the plan").set_checked(False)
+    box.fill("What happens when a generator is closed?")
+    box.press("Enter")
+    run = current_run(page)
+    verified = report(run)
+    expect(verified).to_be_visible()
+
+    # The report comes first; the timeline is one line that opens on demand.
+    fold = run.locator("details.timeline-fold")
+    expect(fold.locator(":scope > summary")).to_have_text(re.compile(r"^Researched \d+ steps? with \d+ agents? in \d+ cycles? · \d+:\d\d$"))
+    expect(run.get_by_role("region", name="Research plan")).to_be_hidden()
+    report_top = verified.bounding_box()
+    fold_top = fold.bounding_box()
+    assert report_top and fold_top and report_top["y"] < fold_top["y"]
+    assert report_top["y"] < 400, "the report starts near the top of the run, not below the timeline"
+    shot("report-first")
+    fold.locator(":scope > summary").click()
+    expect(run.get_by_role("region", name="Research plan")).to_be_visible()
+    shot("timeline-open", whole_thread=True)
+
+    nav = page.get_by_role("navigation", name="Research sessions")
+    item = nav.get_by_role("listitem").filter(has_text="What happens when a generator is closed?")
+    item.hover()
+    item.get_by_role("button", name=re.compile("^Rename")).click()
+    title = nav.get_by_role("textbox", name="Session title")
+    title.fill("Generators: close()")
+    title.press("Enter")
+    renamed = nav.get_by_role("link", name=re.compile("Generators: close"))
+    expect(renamed).to_be_visible()
+
+    search = nav.get_by_role("searchbox", name="Search history by title")
+    search.fill("no such title")
+    expect(nav.get_by_text("No session title matches.")).to_be_visible()
+    search.fill("GENERATORS")
+    expect(renamed).to_be_visible()
+    shot("session-search")
+
+    item = nav.get_by_role("listitem").filter(has_text="Generators: close()")
+    item.hover()
+    item.get_by_role("button", name=re.compile("^Delete")).click()
+    confirm = nav.get_by_role("group", name=re.compile("^Delete"))
+    expect(confirm).to_be_visible()
+    shot("delete-confirm")
+    confirm.get_by_role("button", name="Keep").click()
+    expect(renamed).to_be_visible()  # keeping it deletes nothing
+    item.hover()
+    item.get_by_role("button", name=re.compile("^Delete")).click()
+    nav.get_by_role("group", name=re.compile("^Delete")).get_by_role("button", name="Delete").click()
+    expect(renamed).to_have_count(0)
+    expect(page.get_by_role("heading", name="What should Sleuth research?")).to_be_visible()

@@ -22,6 +22,7 @@ from .ui import (
     question_box,
     report,
     research_button,
+    open_timeline,
     sources_panel,
     stop_button,
 )
@@ -77,6 +78,7 @@ def test_reload_mid_run_rebuilds_the_timeline_and_carries_on(
     rep = report(run)
     expect(rep.get_by_text("Verified report")).to_be_visible()
     expect(page.get_by_role("status").filter(has_text="Done")).to_have_count(1)
+    open_timeline(run)
     expect(lanes_region(run)).to_have_count(1)
     expect(run.get_by_role("article", name=re.compile(r"^Agent \d"))).to_have_count(3)
     for n in (1, 2, 3):
@@ -137,7 +139,9 @@ def test_an_old_session_replays_from_the_sidebar(
     rep = report(run)
     expect(rep.get_by_text("Verified report")).to_be_visible()
     expect(run.get_by_label("Run summary")).to_be_visible()
-    report_text = rep.locator(".report-body").inner_text()
+    open_timeline(run)
+    report_text = rep.locator(".report-body .md").inner_text()
+    header_text = rep.locator(".report-header").text_content()
     lane_count = run.get_by_role("article", name=re.compile(r"^Agent \d")).count()
     chip_count = citation_chips(run).count()
     assert lane_count >= 3 and chip_count >= 1
@@ -155,7 +159,9 @@ def test_an_old_session_replays_from_the_sidebar(
     run = current_run(page)
     rep = report(run)
     expect(rep.get_by_text("Verified report")).to_be_visible()
-    expect(rep.locator(".report-body")).to_have_text(report_text)
+    expect(rep.locator(".report-body .md")).to_have_text(report_text)
+    expect(rep.locator(".report-header")).to_have_text(header_text or "")
+    open_timeline(run)
     expect(run.get_by_role("article", name=re.compile(r"^Agent \d"))).to_have_count(lane_count)
     expect(citation_chips(run)).to_have_count(chip_count)
     expect(run.get_by_role("region", name="Research plan")).to_be_visible()

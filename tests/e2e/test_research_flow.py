@@ -15,6 +15,7 @@ from .ui import (
     current_run,
     lane,
     lanes_region,
+    open_timeline,
     question_box,
     report,
     research_button,
@@ -75,6 +76,7 @@ def test_vague_question_is_clarified_then_researched_into_a_cited_report(
     expect(question_box(page)).to_be_enabled()
     shot("report", whole_thread=True)
 
+    open_timeline(run)  # the finished run folds its timeline under the report
     box = [lane(lanes, n).bounding_box() for n in (1, 2, 3)]
     assert all(b is not None for b in box)
     assert box[0]["x"] < box[1]["x"] < box[2]["x"], "three lanes side by side on a wide screen"  # type: ignore[index]

@@ -57,3 +57,12 @@ def stop_button(page: Page) -> Locator:
 
 def research_button(page: Page) -> Locator:
     return composer(page).get_by_role("button", name=re.compile("Research|Sending"))
+
+
+def open_timeline(run: Locator) -> None:
+    """A finished run folds its timeline under the report; open it to look at the plan and lanes."""
+    summary = run.locator("details.timeline-fold > summary")
+    expect(summary).to_be_visible()
+    if run.locator("details.timeline-fold[open]").count() == 0:
+        summary.click()
+    expect(run.locator("details.timeline-fold[open]")).to_have_count(1)

@@ -106,6 +106,11 @@ class ResearchModel:
         }
         return Reply(tool_calls=[Call("record_artifact", arguments)])
 
+    def followup(self, body: dict[str, Any]) -> Reply:
+        if "capital of France" in user_text(body):
+            return Reply(tool_calls=[Call("decline_followup", {})])
+        return Reply(text="Data descriptors win over the instance dictionary [1], never [99].")
+
     def report(self, body: dict[str, Any]) -> Reply:
         numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
         cites = "".join(f"[{n}]" for n in numbers[:2])

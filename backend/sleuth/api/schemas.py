@@ -38,6 +38,13 @@ class MessageCreate(BaseModel):
     review_plan: bool = Field(
         default=False, description="Wait after the plan for approval, edits or feedback (POST /api/runs/{id}/plan)."
     )
+    followup: bool = Field(
+        default=False,
+        description="Answer from a finished report and its sources, without new research (message_* packets).",
+    )
+    report_id: str | None = Field(
+        default=None, max_length=100, description="With `followup`: the report asked about; unset: the latest."
+    )
 
     _content_not_blank = field_validator("content")(_not_blank)
 

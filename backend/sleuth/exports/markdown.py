@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from sleuth.research.types import ResearchResult
@@ -10,6 +11,11 @@ from sleuth.stream.packets import KeyFinding, NumberedSource
 
 def citation_markers(numbers: Sequence[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
+
+
+def plain(text: str) -> str:
+    """Text shown as written: markdown's emphasis and link characters escaped (`__getattr__` stays whole)."""
+    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
 
 
 def _link_text(text: str) -> str:
@@ -24,11 +30,16 @@ def document_markdown(
     key_findings: Sequence[KeyFinding],
     markdown: str,
     sources: Sequence[NumberedSource],
+    rendered: bool = False,
 ) -> str:
-    """Starts with `# <question>` and ends with a `## Sources` list, so it reads well on its own."""
-    parts = [f"# {' '.join(question.split())}"]
+    """Starts with `# <question>` and ends with a `## Sources` list, so it reads well on its own.
+
+    `rendered`: the markdown is for a renderer (PDF, DOCX), so the question is escaped to show as typed.
+    """
+    question = " ".join(question.split())
+    parts = [f"# {plain(question) if rendered else question}"]
     if title:
-        parts.append(f"**{title}**")
+        parts.append(f"**{plain(title)}**")
     if summary:
         parts.append(summary)
     if key_findings:
@@ -42,8 +53,9 @@ def document_markdown(
     return "\n\n".join(parts) + "\n"
 
 
-def report_document(report: ResearchResult) -> str:
+def report_document(report: ResearchResult, rendered: bool = False) -> str:
     return document_markdown(
+        rendered=rendered,
         question=report.question,
         title=report.title,
         summary=report.summary,

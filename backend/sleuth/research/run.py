@@ -16,6 +16,7 @@ from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
 from sleuth.research.deadlines import DeadlineReached, RunDeadlines
+from sleuth.research.followup import FollowupAnswer, answer_followup
 from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
 from sleuth.research.plan_review import AutoApprove, PlanReviewer, review_plan
@@ -39,6 +40,7 @@ class _Outcome:
     report: VerifiedReport | None = None
     questions: list[str] = field(default_factory=list)
     error: str | None = None
+    followup: FollowupAnswer | None = None
 
 
 def _model_label(model: str) -> str:
@@ -82,6 +84,8 @@ def new_state(
 
 async def _pipeline(state: RunState, reviewer: PlanReviewer | None) -> _Outcome:
     request = state.request
+    if request.followup is not None:
+        return _Outcome(reason="completed", followup=await answer_followup(state, request.followup))
     wants_clarify = state.settings.clarify if request.clarify is None else request.clarify
     if wants_clarify and request.clarification is None:
         questions = await clarify(state)
@@ -102,6 +106,8 @@ async def _cancel_agents(state: RunState) -> None:
 
 
 def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
+    if outcome.followup is not None:
+        return _followup_result(state, outcome.followup)
     report = outcome.report
     published = state.published if report else None
     status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(
@@ -122,6 +128,22 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         clarification_questions=outcome.questions,
         plan=state.plan,
         error=outcome.error,
+        elapsed_s=round(state.clock.now() - state.deadlines.started_at, 3),
+        input_tokens=state.totals.input_tokens,
+        output_tokens=state.totals.output_tokens,
+        cost_usd=round(state.totals.cost_usd, 6),
+    )
+
+
+def _followup_result(state: RunState, answer: FollowupAnswer) -> ResearchResult:
+    """A follow-up is a reply in the conversation, not a new report: no report id, the answer as markdown."""
+    return ResearchResult(
+        status="completed",
+        stop_reason="completed",
+        question=state.request.question,
+        title=" ".join(state.request.question.split())[:120],
+        markdown=answer.markdown,
+        sources=answer.cited,
         elapsed_s=round(state.clock.now() - state.deadlines.started_at, 3),
         input_tokens=state.totals.input_tokens,
         output_tokens=state.totals.output_tokens,
@@ -172,7 +194,7 @@ async def run_research(
         RunStart(
             session_id=request.session_id,
             question=request.question,
-            mode=request.mode or settings.mode,
+            mode="followup" if request.followup else (request.mode or settings.mode),
             models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
         )
     )

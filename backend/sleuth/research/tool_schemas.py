@@ -103,3 +103,11 @@ def record_artifact() -> dict[str, Any]:
         },
         ["title", "summary", "key_findings"],
     )
+
+
+DECLINE_FOLLOWUP = "decline_followup"
+
+
+def decline_followup() -> dict[str, Any]:
+    """Called instead of answering when the report and its sources do not contain the answer."""
+    return _tool(DECLINE_FOLLOWUP)

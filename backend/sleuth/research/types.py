@@ -33,6 +33,16 @@ class PriorReport:
 
 
 @dataclass
+class Followup:
+    """The stored report a follow-up question is about: answered from it, without new research."""
+
+    report_id: str
+    question: str
+    markdown: str
+    sources: list[NumberedSource] = field(default_factory=list)
+
+
+@dataclass
 class ResearchRequest:
     question: str
     session_id: str = field(default_factory=lambda: "s_" + uuid.uuid4().hex[:12])
@@ -42,6 +52,7 @@ class ResearchRequest:
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
     review_plan: bool = False  # wait for the user to approve, edit or revise the plan
+    followup: Followup | None = None  # set: answer `question` from this report instead of researching
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 

@@ -239,6 +239,17 @@ class Store:
         data["report_id"] = data.pop("id")
         return data
 
+    def latest_report_id(self, session_id: str) -> str | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id FROM reports WHERE session_id = ? AND status = 'completed' ORDER BY rowid DESC LIMIT 1",
+                (session_id,),
+            )
+            .fetchone()
+        )
+        return str(row[0]) if row else None
+
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
         rows = (

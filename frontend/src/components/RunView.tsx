@@ -1,7 +1,8 @@
 import { formatCost, formatElapsed, formatInt, modelLabel } from "../format";
 import { useNow } from "../hooks";
 import type { RunEntry } from "../session";
-import { allLanes, progressOf } from "../timeline/selectors";
+import { collapsesTimeline } from "../timeline/digest";
+import { allLanes, lastMessage, progressOf } from "../timeline/selectors";
 import type { Block, RunState } from "../timeline/state";
 import { ClarificationCard } from "./Clarification";
 import { LanesRow } from "./Lanes";
@@ -11,6 +12,7 @@ import { PlanCard } from "./PlanCard";
 import { ReportView } from "./Report";
 import { Thinking } from "./Thinking";
 import { Icon } from "./Icon";
+import { TimelineFold } from "./TimelineFold";
 
 interface Props {
   entry: RunEntry;
@@ -23,18 +25,24 @@ export function RunView({ entry, onAnswer }: Props) {
   const s = entry.state;
   const lanes = allLanes(s);
   const key = s.runId ?? "run";
+  // Once the report is verified it comes first; the way there folds into one line below it.
+  const reportFirst = collapsesTimeline(s) ? lastMessage(s) : null;
+  const turns = s.turns.map((t) => (
+    <div class="turn" key={t.index} data-turn={t.index}>
+      {t.blocks.map((b, i) =>
+        b === reportFirst ? null : (
+          <BlockView key={i} block={b} run={s} lanes={lanes} onAnswer={onAnswer} runKey={`${key}-${t.index}-${i}`} />
+        ),
+      )}
+    </div>
+  ));
   return (
     <div class="run" data-run={s.runId ?? undefined} data-status={s.status}>
       {/* A clarification that is no longer the latest run was answered by the next message. */}
       <ProgressLine entry={entry} answered={s.status === "clarification" && !onAnswer} />
       <ConnectionBanner entry={entry} />
-      {s.turns.map((t) => (
-        <div class="turn" key={t.index} data-turn={t.index}>
-          {t.blocks.map((b, i) => (
-            <BlockView key={i} block={b} run={s} lanes={lanes} onAnswer={onAnswer} runKey={`${key}-${t.index}-${i}`} />
-          ))}
-        </div>
-      ))}
+      {reportFirst ? <ReportView block={reportFirst} run={s} /> : null}
+      {reportFirst ? <TimelineFold run={s}>{turns}</TimelineFold> : turns}
       {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
       {s.summary && s.status !== "clarification" ? <SummaryBar run={s} /> : null}
     </div>
@@ -76,7 +84,7 @@ export function phaseOf(s: RunState): string {
   const last = s.turns[s.turns.length - 1];
   const b = last?.blocks[last.blocks.length - 1];
   if (!b) return "Starting";
-  if (b.kind === "plan") return b.done ? "Plan ready" : "Planning";
+  if (b.kind === "plan") return b.review?.open ? "Waiting for your plan review" : b.done ? "Plan ready" : "Planning";
   if (b.kind === "thinking") return "Thinking";
   if (b.kind === "lanes") {
     const n = b.lanes.filter((l) => l.status === "running" || l.status === "pending").length;

@@ -1,4 +1,5 @@
 import type { SessionSummary } from "../api";
+import { SessionItem } from "./SessionItem";
 
 interface Props {
   sessions: SessionSummary[];
@@ -6,31 +7,42 @@ interface Props {
   error: string | null;
   onNew: () => void;
   onSelect: () => void;
+  query?: string;
+  onSearch?: (query: string) => void;
+  onRename?: (id: string, title: string) => Promise<void>;
+  onDelete?: (id: string) => Promise<void>;
 }
 
-export function Sidebar({ sessions, currentId, error, onNew, onSelect }: Props) {
+export function Sidebar({ sessions, currentId, error, onNew, onSelect, query = "", onSearch, onRename, onDelete }: Props) {
   return (
     <nav class="sidebar" aria-label="Research sessions">
       <button type="button" class="btn btn-primary new-chat" onClick={onNew}>
         + New research
       </button>
       <h2 class="sidebar-h">History</h2>
+      {onSearch ? (
+        <input
+          type="search"
+          class="session-search"
+          aria-label="Search history by title"
+          placeholder="Search by title"
+          value={query}
+          onInput={(e) => onSearch((e.target as HTMLInputElement).value)}
+        />
+      ) : null}
       {error ? <p class="muted small">Could not load sessions: {error}</p> : null}
-      {!error && !sessions.length ? <p class="muted small">No sessions yet.</p> : null}
+      {!error && !sessions.length ? <p class="muted small">{query ? "No session title matches." : "No sessions yet."}</p> : null}
       <ul class="session-list">
         {sessions.map((s) => (
-          <li key={s.id}>
-            <a
-              href={`#/s/${encodeURIComponent(s.id)}`}
-              class={s.id === currentId ? "current" : ""}
-              aria-current={s.id === currentId ? "page" : undefined}
-              onClick={onSelect}
-              title={s.title || s.id}
-            >
-              <span class="session-title">{s.title || "Untitled research"}</span>
-              {s.createdAt ? <span class="session-date">{formatDate(s.createdAt)}</span> : null}
-            </a>
-          </li>
+          <SessionItem
+            key={s.id}
+            session={s}
+            current={s.id === currentId}
+            date={s.createdAt ? formatDate(s.createdAt) : ""}
+            onSelect={onSelect}
+            onRename={(title) => (onRename ? onRename(s.id, title) : Promise.resolve())}
+            onDelete={() => (onDelete ? onDelete(s.id) : Promise.resolve())}
+          />
         ))}
       </ul>
     </nav>

@@ -6,7 +6,8 @@ import asyncio
 
 from fastapi import HTTPException, Request
 
-from sleuth.api.conversation import plan_run
+from sleuth.api.conversation import PlannedRun, plan_run
+from sleuth.api.followups import NoReport, followup_request
 from sleuth.api.routes.deps import limits_of, manager_of, store_of
 from sleuth.api.run_manager import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
@@ -51,9 +52,20 @@ async def start_run(
     mode: Mode | None,
     clarify: bool | None,
     review_plan: bool = False,
+    followup: bool = False,
+    report_id: str | None = None,
 ) -> RunCreated:
     store = store_of(request)
-    planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
+    if followup:
+        try:
+            asked = await asyncio.to_thread(followup_request, store, session_id, content, report_id)
+        except NoReport:
+            raise HTTPException(
+                status_code=409, detail="there is no finished report in this session to ask about"
+            ) from None
+        planned = PlannedRun(request=asked, kind="question")
+    else:
+        planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
     planned.request.review_plan = review_plan
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
@@ -70,7 +82,7 @@ async def start_run(
         raise too_many(request) from None
     except SessionBusy:
         raise busy() from None
-    if planned.kind == "question":
+    if planned.kind == "question" and not followup:
         await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
     return RunCreated(
         run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import PlainTextResponse, Response
 
 from sleuth.api.routes.deps import not_found, responses, store_of
 from sleuth.api.schemas import ReportOut
+from sleuth.exports.fonts import FontsMissing
+from sleuth.exports.formats import MEDIA_TYPES, ExportFormat, render_export
 from sleuth.exports.markdown import report_document
 
 router = APIRouter(tags=["reports"])
@@ -23,6 +25,36 @@ router = APIRouter(tags=["reports"])
 async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:
     report = ReportOut.model_validate(await _report_or_404(request, report_id))
     return PlainTextResponse(report_document(report), media_type="text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/reports/{report_id}.pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}}, **responses(401, 404)},
+)
+async def get_report_pdf(request: Request, report_id: str) -> Response:
+    return await _export(request, report_id, "pdf")
+
+
+@router.get(
+    "/reports/{report_id}.docx",
+    response_class=Response,
+    responses={200: {"content": {MEDIA_TYPES["docx"]: {}}}, **responses(401, 404)},
+)
+async def get_report_docx(request: Request, report_id: str) -> Response:
+    return await _export(request, report_id, "docx")
+
+
+async def _export(request: Request, report_id: str, fmt: ExportFormat) -> Response:
+    report = ReportOut.model_validate(await _report_or_404(request, report_id))
+    try:
+        body = await asyncio.to_thread(render_export, report, fmt)
+    except FontsMissing as exc:
+        raise HTTPException(status_code=503, detail=str(exc)) from None
+    name = f"sleuth-{report_id}.{fmt}"
+    return Response(
+        body, media_type=MEDIA_TYPES[fmt], headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
 
 
 @router.get("/reports/{report_id}", response_model=ReportOut, responses=responses(401, 404))

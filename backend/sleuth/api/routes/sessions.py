@@ -50,9 +50,7 @@ async def rename_session(request: Request, session_id: str, body: SessionUpdate)
     return SessionOut.of(record)
 
 
-@router.delete(
-    "/sessions/{session_id}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409)
-)
+@router.delete("/sessions/{session_id}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))
 async def delete_session(request: Request, session_id: str) -> Response:
     """Delete the session, its runs, their packets, its reports and their audio. Refused while a run is live."""
     store = store_of(request)
@@ -97,5 +95,12 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
         raise not_found("session", session_id)
     check_capacity(request, session_id)
     return await start_run(
-        request, session_id, body.content, mode=body.mode, clarify=body.clarify, review_plan=body.review_plan
+        request,
+        session_id,
+        body.content,
+        mode=body.mode,
+        clarify=body.clarify,
+        review_plan=body.review_plan,
+        followup=body.followup,
+        report_id=body.report_id,
     )

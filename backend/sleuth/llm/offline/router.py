@@ -1,7 +1,7 @@
 """Recognise which Sleuth step a request is, from the request alone, and answer it.
 
 The same signals a hosted model would act on: the offered tools and the system prompt.
-record_artifact offered -> artifact;
+record_artifact offered -> artifact; decline_followup offered -> follow-up answer;
 tools == {generate_plan} -> clarifier; research_agent offered -> orchestrator; search/open_url
 offered -> research agent; no tools: "intermediate report" -> agent report, "research plan" +
 "numbered" -> planner, anything else -> final report.
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from sleuth.llm.offline.agent import research
 from sleuth.llm.offline.artifact import record_artifact
 from sleuth.llm.offline.clarifier import clarify
+from sleuth.llm.offline.followup import followup
 from sleuth.llm.offline.orchestrator import orchestrate
 from sleuth.llm.offline.planner import plan
 from sleuth.llm.offline.reports import agent_report, final_report
@@ -30,6 +31,8 @@ def classify(request: OfflineRequest) -> str:
     names = request.tool_names
     if "record_artifact" in names:
         return "artifact"
+    if "decline_followup" in names:
+        return "followup"
     if "generate_plan" in names and "research_agent" not in names:
         return "clarifier"
     if "research_agent" in names:
@@ -46,6 +49,7 @@ def classify(request: OfflineRequest) -> str:
 
 STEPS: dict[str, Step] = {
     "artifact": record_artifact,
+    "followup": followup,
     "clarifier": clarify,
     "planner": plan,
     "orchestrator": orchestrate,

@@ -1,0 +1,62 @@
+"""The report as PDF (fpdf2): the same document as the markdown export, with a Unicode font embedded."""
+
+from __future__ import annotations
+
+from fpdf import FPDF
+from fpdf.fonts import FontFace
+
+from sleuth.exports.fonts import FontSet, find_fonts
+from sleuth.exports.structure import report_html
+from sleuth.research.types import ResearchResult
+
+SANS = "DejaVu"
+MONO = "DejaVuMono"
+
+
+def _new_pdf(fonts: FontSet, title: str) -> FPDF:
+    pdf = FPDF(format="A4")
+    pdf.set_margins(18, 18, 18)
+    pdf.set_auto_page_break(True, margin=18)
+    pdf.add_font(SANS, "", str(fonts.sans))
+    pdf.add_font(SANS, "B", str(fonts.sans_bold))
+    pdf.add_font(SANS, "I", str(fonts.sans_italic))
+    pdf.add_font(SANS, "BI", str(fonts.sans_bold_italic))
+    pdf.add_font(MONO, "", str(fonts.mono))
+    pdf.set_title(title)
+    pdf.set_creator("Sleuth")
+    pdf.add_page()
+    pdf.set_font(SANS, size=10.5)
+    return pdf
+
+
+def _write(pdf: FPDF, html: str) -> None:
+    pdf.write_html(
+        html,
+        font_family=SANS,
+        tag_styles={
+            "h1": FontFace(family=SANS, emphasis="BOLD", size_pt=18, color="#1a1a1a"),
+            "h2": FontFace(family=SANS, emphasis="BOLD", size_pt=14, color="#1a1a1a"),
+            "h3": FontFace(family=SANS, emphasis="BOLD", size_pt=12, color="#1a1a1a"),
+            "code": FontFace(family=MONO, size_pt=9.5),
+            "pre": FontFace(family=MONO, size_pt=9),
+            "a": FontFace(color="#2457d6"),
+        },
+    )
+
+
+def _render(report: ResearchResult, fonts: FontSet, sources_page: int) -> tuple[FPDF, int]:
+    main, sources = report_html(report, str(sources_page))
+    pdf = _new_pdf(fonts, report.title or report.question)
+    _write(pdf, main)
+    page = pdf.page_no()
+    if sources:
+        _write(pdf, sources)
+    return pdf, page
+
+
+def report_pdf(report: ResearchResult, fonts: FontSet | None = None) -> bytes:
+    """Rendered twice: citations link to the page where the sources list starts, known only after a first pass."""
+    fonts = fonts or find_fonts()
+    _, sources_page = _render(report, fonts, 1)
+    pdf, _ = _render(report, fonts, sources_page)
+    return bytes(pdf.output())

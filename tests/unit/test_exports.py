@@ -1,0 +1,153 @@
+"""PDF and DOCX exports: the whole document, non-Latin text, clickable citations and numbered sources."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import pytest
+from pypdf import PdfReader
+
+from sleuth.exports.docx import report_docx
+from sleuth.exports.fonts import FontsMissing, find_fonts
+from sleuth.exports.markdown import report_document
+from sleuth.exports.pdf import report_pdf
+from sleuth.research.types import ResearchResult
+from sleuth.stream.packets import KeyFinding, NumberedSource
+
+BODY = """Дескрипторы данных имеют приоритет над словарём экземпляра [1]. Ο μηχανισμός είναι ίδιος [2].
+
+## Порядок поиска
+
+- Сначала `type(obj).__mro__` [1]
+- Затем **словарь** экземпляра [2]
+
+1. шаг один
+2. шаг два
+
+| Метод | Когда |
+|---|---|
+| `__getattr__` | при неудаче [2] |
+
+```python
+class D:
+    def __get__(self, obj, kind=None):
+        return 42  # [1] here is code, not a citation
+```
+
+## How this report was made
+
+- Sources: 5 found, 3 read, 2 cited."""
+
+
+def _report() -> ResearchResult:
+    return ResearchResult(
+        status="completed",
+        stop_reason="completed",
+        report_id="rep_test",
+        question="Как дескрипторы и __getattr__ взаимодействуют?",
+        title="Дескрипторы и __getattr__",
+        summary="Дескрипторы данных побеждают. __getattr__ вызывается последним.",
+        key_findings=[KeyFinding(text="Приоритет у дескрипторов данных.", citations=[1, 2])],
+        markdown=BODY,
+        sources=[
+            NumberedSource(
+                number=1,
+                id="d1",
+                url="https://docs.python.org/3/howto/descriptor.html",
+                title="Descriptor Guide",
+                snippet="",
+                source="web",
+            ),
+            NumberedSource(
+                number=2,
+                id="d2",
+                url="https://docs.python.org/3/reference/datamodel.html",
+                title="Модель данных",
+                snippet="",
+                source="web",
+            ),
+        ],
+    )
+
+
+def test_markdown_document_order() -> None:
+    text = report_document(_report())
+    assert text.startswith("# Как дескрипторы и __getattr__ взаимодействуют?\n\n**Дескрипторы и \\_\\_getattr\\_\\_**")
+    order = [
+        "Дескрипторы данных побеждают.",
+        "## Key findings",
+        "- Приоритет у дескрипторов данных. [1][2]",
+        "## Порядок поиска",
+        "## How this report was made",
+        "## Sources",
+        "2. [Модель данных](",
+    ]
+    positions = [text.index(part) for part in order]
+    assert positions == sorted(positions)
+
+
+def test_pdf_holds_the_whole_non_latin_document_with_links() -> None:
+    pdf = PdfReader(io.BytesIO(report_pdf(_report())))
+    text = re.sub(r"\s+", " ", " ".join(page.extract_text() for page in pdf.pages))
+    for expected in (
+        "Как дескрипторы и __getattr__ взаимодействуют?",  # the question as typed: underscores kept
+        "Дескрипторы и __getattr__",
+        "Дескрипторы данных побеждают.",
+        "Key findings",
+        "Приоритет у дескрипторов данных. [1][2]",
+        "Ο μηχανισμός είναι ίδιος [2]",
+        "Порядок поиска",
+        "словарь",
+        "шаг два",
+        "при неудаче",
+        "def __get__(self, obj, kind=None):",
+        "How this report was made",
+        "Sources",
+        "Descriptor Guide",
+        "Модель данных",
+    ):
+        assert expected in text, expected
+    links = [a.get_object() for page in pdf.pages for a in page.get("/Annots") or []]
+    uris = {link["/A"]["/URI"] for link in links if "/A" in link and "/URI" in link["/A"]}
+    assert {
+        "https://docs.python.org/3/howto/descriptor.html",
+        "https://docs.python.org/3/reference/datamodel.html",
+    } <= uris
+    internal = [link for link in links if "/Dest" in link or ("/A" in link and link["/A"].get("/S") == "/GoTo")]
+    assert len(internal) >= 6  # every citation outside code jumps to the sources list
+    fonts = {str(f) for page in pdf.pages for f in page["/Resources"]["/Font"].values()}
+    assert fonts  # a font is embedded: non-Latin text is drawn, not dropped
+
+
+def test_docx_holds_the_whole_document_with_citation_links_to_numbered_sources() -> None:
+    archive = zipfile.ZipFile(io.BytesIO(report_docx(_report())))
+    xml = archive.read("word/document.xml").decode("utf-8")
+    rels = archive.read("word/_rels/document.xml.rels").decode("utf-8")
+    text = "".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", xml))
+    for expected in (
+        "Как дескрипторы и __getattr__ взаимодействуют?",
+        "Дескрипторы и __getattr__",
+        "Key findings",
+        "Приоритет у дескрипторов данных.",
+        "Ο μηχανισμός είναι ίδιος",
+        "шаг два",
+        "при неудаче",
+        "return 42  # [1] here is code, not a citation",
+        "How this report was made",
+        "1. Descriptor Guide",
+        "2. Модель данных",
+    ):
+        assert expected in text, expected
+    anchors = re.findall(r'<w:hyperlink w:anchor="([^"]+)"', xml)
+    bookmarks = set(re.findall(r'<w:bookmarkStart w:id="\d+" w:name="([^"]+)"', xml))
+    assert bookmarks == {"source_1", "source_2"}
+    assert set(anchors) == bookmarks and len(anchors) >= 6
+    assert "https://docs.python.org/3/howto/descriptor.html" in rels and 'TargetMode="External"' in rels
+    assert "<w:tbl>" in xml
+
+
+def test_missing_fonts_are_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(FontsMissing, match="fonts-dejavu-core"):
+        find_fonts((tmp_path,))
