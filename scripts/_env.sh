@@ -31,3 +31,22 @@ ensure_frontend() {  # build frontend/dist when missing or older than its source
     (cd "$fe" && npm run build --silent)
   fi
 }
+
+ensure_debian_packages() {  # $@: "command-or-file:package" pairs; installs what is missing (as root) or says how
+  local missing=() pair probe pkg
+  for pair in "$@"; do
+    probe="${pair%%:*}"; pkg="${pair##*:}"
+    if [ "${probe#/}" != "$probe" ]; then [ -e "$probe" ] && continue; else command -v "$probe" >/dev/null && continue; fi
+    missing+=("$pkg")
+  done
+  [ "${#missing[@]}" = 0 ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "Installing Debian packages: ${missing[*]} ..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null
+  else
+    echo "Sleuth needs these Debian packages: sudo apt-get install -y ${missing[*]}" >&2; exit 1
+  fi
+}
+
+# PDF export embeds DejaVu (a Unicode font for non-Latin reports).
+ARTIFACT_PACKAGES=("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core")

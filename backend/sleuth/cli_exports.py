@@ -20,6 +20,10 @@ def check_output_path(path: str) -> ExportFormat:
 
 def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:
     try:
-        Path(path).write_bytes(render_export(report, fmt))
+        body = render_export(report, fmt)
+    except Exception as exc:  # a rendering failure must not cost the user the report: it stays stored
+        raise click.ClickException(f"could not render the report as {fmt}: {exc}") from None
+    try:
+        Path(path).write_bytes(body)
     except OSError as exc:
         raise click.ClickException(f"could not write {path}: {exc.strerror or exc}") from None

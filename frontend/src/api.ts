@@ -107,12 +107,21 @@ export interface SendOptions {
   clarify?: boolean;
   /** Wait after the plan for the user's approval, edits or feedback. */
   reviewPlan?: boolean;
+  /** Answer from this report and its sources instead of researching. */
+  followupOf?: string;
 }
 
 export async function sendMessage(sessionId: string, content: string, opts: SendOptions = {}): Promise<{ runId: string }> {
   const body = await call<Json>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
     method: "POST",
-    body: JSON.stringify({ content, mode: opts.mode, clarify: opts.clarify, review_plan: opts.reviewPlan || undefined }),
+    body: JSON.stringify({
+      content,
+      mode: opts.mode,
+      clarify: opts.clarify,
+      review_plan: opts.reviewPlan || undefined,
+      followup: opts.followupOf ? true : undefined,
+      report_id: opts.followupOf,
+    }),
   });
   const runId = str(body.run_id) ?? str(body.id);
   if (!runId) throw new ApiError("server returned no run_id", 500);
@@ -146,4 +155,23 @@ export async function deleteSession(id: string): Promise<void> {
 export async function searchSessions(query: string): Promise<SessionSummary[]> {
   const body = await call<unknown>(`/sessions?q=${encodeURIComponent(query)}`);
   return (Array.isArray(body) ? (body as Json[]) : []).map(toSummary).filter((s) => s.id);
+}
+
+export type ExportFormat = "md" | "pdf" | "docx";
+
+/** The stored report rendered by the server as a file (fetched with the token, so it works behind auth). */
+export async function fetchReportFile(reportId: string, format: ExportFormat): Promise<Blob> {
+  const res = await fetch(`${BASE}/reports/${encodeURIComponent(reportId)}.${format}`, { headers: { ...authHeaders() } });
+  if (res.status === 401) reportUnauthorized();
+  if (!res.ok) {
+    let detail = `${res.status} ${res.statusText}`;
+    try {
+      const body = await res.json();
+      if (body && typeof body.detail === "string") detail = body.detail;
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(detail, res.status);
+  }
+  return await res.blob();
 }

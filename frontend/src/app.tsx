@@ -81,6 +81,10 @@ export function App() {
     stick.current = true;
     await send(text, { mode }, navigate);
   };
+  const askAbout = async (question: string, reportId: string) => {
+    stick.current = true;
+    await send(question, { followupOf: reportId }, navigate);
+  };
   const stop = () => {
     if (!lastRunId) return;
     api.cancelRun(lastRunId).catch((e: unknown) => setStopError(e instanceof Error ? e.message : String(e)));
@@ -164,7 +168,7 @@ export function App() {
                     {question}
                   </div>
                 ) : null}
-                {entry ? <RunView entry={entry} onAnswer={isLast && awaitingAnswer ? answer : null} /> : null}
+                {entry ? <RunView entry={entry} onAnswer={isLast && awaitingAnswer ? answer : null} onAsk={busy ? null : askAbout} /> : null}
               </article>
             );
           })}

@@ -98,6 +98,28 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
     expect(run.get_by_role("region", name="Research plan")).to_be_visible()
     shot("timeline-open", whole_thread=True)
 
+    # Download menu: md, pdf and docx come from the server's stored report.
+    verified.locator("summary", has_text="Download").click()
+    menu = verified.get_by_role("menu", name="Download the report")
+    expect(menu.get_by_role("menuitem")).to_have_count(3)
+    shot("download-menu")
+    for label, suffix, magic in (("PDF (.pdf)", ".pdf", b"%PDF"), ("Word (.docx)", ".docx", b"PK")):
+        with page.expect_download() as info:
+            menu.get_by_role("menuitem", name=label).click()
+        download = info.value
+        assert download.suggested_filename.endswith(suffix)
+        assert Path(download.path()).read_bytes().startswith(magic)
+
+    # A follow-up is answered from the report, without new research, with the report's citations.
+    asking = run.get_by_role("form", name="Ask about this report")
+    asking.get_by_role("textbox", name="Question about this report").fill("When is a generator's close() method called?")
+    asking.get_by_role("button", name="Ask").click()
+    answer = page.get_by_role("region", name="Answer from the report")
+    expect(answer).to_be_visible()
+    expect(answer).to_contain_text(re.compile(r"\S"))
+    expect(current_run(page).get_by_role("region", name="Research plan")).to_have_count(0)
+    shot("followup-answer", whole_thread=True)
+
     nav = page.get_by_role("navigation", name="Research sessions")
     item = nav.get_by_role("listitem").filter(has_text="What happens when a generator is closed?")
     item.hover()

@@ -151,3 +151,9 @@ def test_docx_holds_the_whole_document_with_citation_links_to_numbered_sources()
 def test_missing_fonts_are_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(FontsMissing, match="fonts-dejavu-core"):
         find_fonts((tmp_path,))
+
+
+def test_code_inside_bold_and_headings_renders() -> None:
+    report = _report().model_copy(update={"markdown": "## The `__get__` hook\n\n**bold `code` here** and *it `x`*"})
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(report_pdf(report))).pages)
+    assert "__get__" in text and "bold code here" in re.sub(r"\s+", " ", text)

@@ -20,6 +20,9 @@ FILES = {
     "sans_italic": "DejaVuSans-Oblique.ttf",
     "sans_bold_italic": "DejaVuSans-BoldOblique.ttf",
     "mono": "DejaVuSansMono.ttf",
+    "mono_bold": "DejaVuSansMono-Bold.ttf",
+    "mono_italic": "DejaVuSansMono-Oblique.ttf",
+    "mono_bold_italic": "DejaVuSansMono-BoldOblique.ttf",
 }
 
 
@@ -34,6 +37,9 @@ class FontSet:
     sans_italic: Path
     sans_bold_italic: Path
     mono: Path
+    mono_bold: Path
+    mono_italic: Path
+    mono_bold_italic: Path
 
 
 def find_fonts(dirs: tuple[Path, ...] = SEARCH_DIRS) -> FontSet:

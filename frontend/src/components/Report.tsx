@@ -5,6 +5,7 @@ import type { MessageBlock, RunState } from "../timeline/state";
 import type { Document, NumberedSource } from "../types";
 import { describeUrl } from "../urls";
 import { Markdown } from "./Markdown";
+import { DownloadMenu } from "./DownloadMenu";
 import { ReportHeader } from "./ReportHeader";
 import { SourceTitle } from "./SourceItem";
 
@@ -102,7 +103,7 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
           </span>
           <span class="spacer" />
           {verified ? <CopyButton text={verified.markdown} /> : null}
-          {verified ? <DownloadButton markdown={verified.markdown} sources={verified.sources} reportId={verified.reportId} /> : null}
+          {verified ? <DownloadMenu reportId={verified.reportId} /> : null}
           <button type="button" class="btn btn-ghost" aria-expanded={panelOpen} aria-controls={panelId} onClick={() => setPanelOpen(!panelOpen)}>
             Sources ({total})
           </button>
@@ -215,24 +216,4 @@ export function reportFile(markdown: string, sources: NumberedSource[]): string 
   if (!sources.length || sources.some((s) => s.url && markdown.includes(s.url))) return markdown;
   const refs = sources.map((s) => `[${s.number}] ${s.title || s.url} — ${s.url}`).join("\n");
   return `${markdown.trimEnd()}\n\n---\n\n${refs}\n`;
-}
-
-function DownloadButton({ markdown, sources, reportId }: { markdown: string; sources: NumberedSource[]; reportId: string }) {
-  // Built client-side so it works for replayed runs and whatever the server keeps.
-  const download = () => {
-    const blob = new Blob([reportFile(markdown, sources)], { type: "text/markdown;charset=utf-8" });
-    const url = URL.createObjectURL(blob);
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = `sleuth-${reportId || "report"}.md`;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-  };
-  return (
-    <button type="button" class="btn btn-ghost" onClick={download}>
-      Download .md
-    </button>
-  );
 }

@@ -13,15 +13,19 @@ import { ReportView } from "./Report";
 import { Thinking } from "./Thinking";
 import { Icon } from "./Icon";
 import { TimelineFold } from "./TimelineFold";
+import { AskReport } from "./AskReport";
+import { FollowupAnswer } from "./FollowupAnswer";
 
 interface Props {
   entry: RunEntry;
   /** Set only on the latest run when it ended asking for clarification. */
   onAnswer: ((text: string) => Promise<void>) | null;
+  /** Ask a follow-up about this run's report (shown under a finished report). */
+  onAsk?: ((question: string, reportId: string) => Promise<void>) | null;
 }
 
 /** One run's timeline: its turns top to bottom, then the summary. */
-export function RunView({ entry, onAnswer }: Props) {
+export function RunView({ entry, onAnswer, onAsk }: Props) {
   const s = entry.state;
   const lanes = allLanes(s);
   const key = s.runId ?? "run";
@@ -42,6 +46,7 @@ export function RunView({ entry, onAnswer }: Props) {
       <ProgressLine entry={entry} answered={s.status === "clarification" && !onAnswer} />
       <ConnectionBanner entry={entry} />
       {reportFirst ? <ReportView block={reportFirst} run={s} /> : null}
+      {reportFirst?.report && onAsk ? <AskReport onAsk={(q) => onAsk(q, reportFirst.report!.reportId)} /> : null}
       {reportFirst ? <TimelineFold run={s}>{turns}</TimelineFold> : turns}
       {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
       {s.summary && s.status !== "clarification" ? <SummaryBar run={s} /> : null}
@@ -66,6 +71,7 @@ function BlockView({ block, run, lanes, onAnswer, runKey }: { block: Block; run:
       // A streaming message that has not become a report or clarification yet.
       if (!block.report && !block.draft && !block.done) return null;
       if (run.status === "clarification") return <Markdown markdown={block.draft} class="assistant" />;
+      if (run.mode === "followup") return <FollowupAnswer block={block} run={run} />;
       return <ReportView block={block} run={run} />;
   }
 }
