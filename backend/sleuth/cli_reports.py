@@ -11,6 +11,7 @@ from sleuth.cli_exports import write_export
 from sleuth.config import Settings
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.research.types import Followup, ResearchRequest, ResearchResult
+from sleuth.stream.packets import Packet
 
 
 def _settings() -> Settings:
@@ -64,7 +65,6 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
     from sleuth.cli_research import _run
-    from sleuth.stream.packets import Packet
 
     if not question.strip():
         raise click.UsageError("the question is empty")
@@ -91,9 +91,12 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
         sys.exit(1)
 
 
-def save_report(settings: Settings, request: ResearchRequest, result: ResearchResult, run_id: str) -> None:
-    """Keep a CLI run's report in the store, so `sleuth export`, `sleuth ask` and the web UI can find it."""
+def save_report(
+    settings: Settings, request: ResearchRequest, result: ResearchResult, run_id: str, packets: list[Packet]
+) -> None:
+    """Keep a CLI run in the store, its packets too, so `sleuth export`, `sleuth ask` and the web UI find it."""
     import os
+    import time
 
     from sleuth.api.routes.launch import title_from
     from sleuth.store import MessageRecord, RunRecord, Store
@@ -126,6 +129,8 @@ def save_report(settings: Settings, request: ResearchRequest, result: ResearchRe
             mode=request.mode,
         )
         store.create_run(record, question)
+        now = time.time()
+        store.insert_packets((run_id, p.seq, p.obj.type, now, p.model_dump_json()) for p in packets)
         reply = MessageRecord(
             id=new_id("m"),
             session_id=request.session_id,

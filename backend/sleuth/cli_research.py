@@ -17,7 +17,7 @@ from sleuth.config import Settings
 from sleuth.research.plan_review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
-from sleuth.stream.emitter import Emitter
+from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
@@ -36,6 +36,7 @@ async def _run(
     sink: object,
     reviewer: PlanReviewer | None = None,
     run_id: str | None = None,
+    kept: list[Packet] | None = None,
 ) -> ResearchResult:
     from sleuth.tools.factory import build_toolbox
 
@@ -43,7 +44,10 @@ async def _run(
         toolbox = build_toolbox(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    emitter = Emitter(run_id or new_run_id(), [sink])  # type: ignore[list-item]
+    sinks: list[PacketSink] = [sink]  # type: ignore[list-item]
+    if kept is not None:
+        sinks.append(kept.append)
+    emitter = Emitter(run_id or new_run_id(), sinks)
     return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer)
 
 
@@ -102,8 +106,8 @@ def research(
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
     sink = json_sink if as_json else printer
     try:
-        run_id = new_run_id()
-        result = asyncio.run(_run(request, settings, sink, reviewer, run_id))
+        run_id, kept = new_run_id(), list[Packet]()
+        result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -116,8 +120,8 @@ def research(
             if answer is None:
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
-            run_id = new_run_id()
-            result = asyncio.run(_run(request, settings, sink, reviewer, run_id))
+            run_id, kept = new_run_id(), list[Packet]()
+            result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
@@ -126,7 +130,7 @@ def research(
             click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
         sys.exit(1)
     if result.status == "completed" and result.report_id:
-        save_report(settings, request, result, run_id)
+        save_report(settings, request, result, run_id, kept)
         if not as_json:
             click.echo(f"Report {result.report_id} saved (sleuth export / sleuth ask).", err=True)
     if output and export_format and result.status == "completed" and result.report_id:

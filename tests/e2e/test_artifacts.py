@@ -104,7 +104,7 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
     expect(menu.get_by_role("menuitem")).to_have_count(3)
     shot("download-menu")
     for label, suffix, magic in (("PDF (.pdf)", ".pdf", b"%PDF"), ("Word (.docx)", ".docx", b"PK")):
-        with page.expect_download() as info:
+        with page.expect_download(timeout=90_000) as info:  # rendering a PDF takes seconds on a busy machine
             menu.get_by_role("menuitem", name=label).click()
         download = info.value
         assert download.suggested_filename.endswith(suffix)

@@ -40,6 +40,13 @@ def test_research_writes_a_file_then_export_and_ask_use_the_stored_report(tmp_pa
     cited = {o["citation_number"] for o in objs if o["type"] == "citation_info"}
     assert cited and all(f"[{n}]" in answer for n in cited)
 
+    # the CLI run is stored with its packets: it replays like a server run
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "data" / "sleuth.db") as conn:
+        kinds = [row[0] for row in conn.execute("SELECT type FROM packets ORDER BY seq")]
+    assert kinds[0] == "run_start" and kinds[-1] == "stop" and "report" in kinds
+
     unknown = sleuth(["ask", report_id, "What is the capital of France?"], env, tmp_path)
     assert unknown.returncode == 0 and "new message to research it" in unknown.stdout
 
