@@ -48,5 +48,5 @@ ensure_debian_packages() {  # $@: "command-or-file:package" pairs; installs what
   fi
 }
 
-# PDF export embeds DejaVu (a Unicode font for non-Latin reports).
-ARTIFACT_PACKAGES=("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core")
+# PDF export embeds DejaVu (a Unicode font for non-Latin reports); offline audio speaks with eSpeak NG.
+ARTIFACT_PACKAGES=("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core" "espeak-ng:espeak-ng")

@@ -19,10 +19,11 @@ def _register_optional_commands() -> None:
 
     main.add_command(research)
     main.add_command(schema)
-    from sleuth.cli_reports import ask, export
+    from sleuth.cli_reports import ask, export, narrate
 
     main.add_command(export)
     main.add_command(ask)
+    main.add_command(narrate)
     try:
         from sleuth.tools.local.commands import index
     except ImportError:

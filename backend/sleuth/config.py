@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
+    tts_model: str | None = Field(
+        default=None, description="A litellm speech model for audio (e.g. openai/tts-1); unset: offline espeak-ng."
+    )
     plan_review_timeout_s: float = Field(
         default=900.0, gt=0, description="With plan review, the plan proceeds unchanged after this long unanswered."
     )
@@ -111,6 +114,7 @@ class Settings(BaseSettings):
         "orchestrator_model",
         "researcher_model",
         "report_model",
+        "tts_model",
         "api_token",
         "api_key",
         "tavily_api_key",

@@ -30,7 +30,7 @@ def test_plan_review_edit_revise_approve_then_the_report_leads_with_its_artifact
     page.goto(offline_server.base_url)
     ask_with_review(page, QUESTION)
     review = page.get_by_role("region", name="Review the research plan")
-    expect(review).to_be_visible()
+    expect(review).to_be_visible(timeout=120_000)  # a fresh server builds its corpus on the first run
     steps = review.get_by_role("textbox", name=re.compile(r"^Step \d+$"))
     expect(steps.first).to_be_visible()
     planned = steps.count()

@@ -111,6 +111,15 @@ class ResearchModel:
             return Reply(tool_calls=[Call("decline_followup", {})])
         return Reply(text="Data descriptors win over the instance dictionary [1], never [99].")
 
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        name = next(iter(tool_names(body)))
+        speakers = 2 if name == "record_dialogue" else 1
+        lines = [
+            {"speaker": i % speakers, "text": f"Line {i}: descriptors take precedence over getattr [1]."}
+            for i in range(6)
+        ]
+        return Reply(tool_calls=[Call(name, {"lines": lines})])
+
     def report(self, body: dict[str, Any]) -> Reply:
         numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
         cites = "".join(f"[{n}]" for n in numbers[:2])

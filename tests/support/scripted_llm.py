@@ -54,12 +54,15 @@ def system_text(body: dict[str, Any]) -> str:
 
 
 def classify(body: dict[str, Any]) -> str:
-    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report, artifact, followup."""
+    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report, artifact, followup,
+    audio_script."""
     names = tool_names(body)
     if "record_artifact" in names:
         return "artifact"
     if "decline_followup" in names:
         return "followup"
+    if names & {"record_overview", "record_dialogue"}:
+        return "audio_script"
     if names == {"generate_plan"}:
         return "clarifier"
     if "research_agent" in names:

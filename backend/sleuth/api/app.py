@@ -13,9 +13,10 @@ from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
-from sleuth.api.routes import health, reports, research, runs, sessions
+from sleuth.api.routes import audio, health, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
 from sleuth.api.static import find_web_dist, mount_web_ui
+from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
 from sleuth.store import Store
 
@@ -45,10 +46,12 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
         manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
         app.state.store = store
         app.state.manager = manager
+        app.state.audio = AudioJobs(settings, store)
         await manager.start()
         try:
             yield
         finally:
+            await app.state.audio.shutdown()
             await manager.shutdown()
             store.close()
             close_logging(settings.data_dir)
@@ -61,7 +64,7 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
     api = APIRouter(prefix="/api")
     api.include_router(health.router)
     protected = APIRouter(dependencies=[Depends(check_token)])
-    for module in (sessions, research, runs, reports):
+    for module in (sessions, research, runs, reports, audio):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)

@@ -111,3 +111,23 @@ DECLINE_FOLLOWUP = "decline_followup"
 def decline_followup() -> dict[str, Any]:
     """Called instead of answering when the report and its sources do not contain the answer."""
     return _tool(DECLINE_FOLLOWUP)
+
+
+RECORD_OVERVIEW = "record_overview"
+RECORD_DIALOGUE = "record_dialogue"
+
+
+def record_script(*, dialogue: bool) -> dict[str, Any]:
+    """A spoken script as lines; a dialogue's lines alternate between speakers 0 and 1."""
+    line = {
+        "type": "object",
+        "properties": {
+            "speaker": {"type": "integer", "enum": [0, 1] if dialogue else [0]},
+            "text": {"type": "string"},
+        },
+        "required": ["speaker", "text"],
+    }
+    name = RECORD_DIALOGUE if dialogue else RECORD_OVERVIEW
+    return _tool(
+        name, {"lines": {"type": "array", "items": line, "description": render(f"tools/{name}_lines")}}, ["lines"]
+    )

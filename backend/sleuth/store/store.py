@@ -100,6 +100,33 @@ class Store:
         self._write([("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))])
         return self.get_session(session_id)
 
+    def create_audio(self, audio_id: str, report_id: str, session_id: str, style: str) -> None:
+        self._write(
+            [
+                (
+                    "INSERT INTO audio (id, report_id, session_id, style, status, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (audio_id, report_id, session_id, style, "pending", now_iso()),
+                )
+            ]
+        )
+
+    def finish_audio(
+        self, audio_id: str, *, error: str | None, media_type: str | None = None, duration_s: float | None = None
+    ) -> None:
+        self._write(
+            [
+                (
+                    "UPDATE audio SET status = ?, error = ?, media_type = ?, duration_s = ? WHERE id = ?",
+                    ("failed" if error else "done", error, media_type, duration_s, audio_id),
+                )
+            ]
+        )
+
+    def get_audio(self, audio_id: str) -> dict[str, Any] | None:
+        row = self._conn().execute("SELECT * FROM audio WHERE id = ?", (audio_id,)).fetchone()
+        return dict(row) if row else None
+
     def audio_ids(self, session_id: str) -> list[str]:
         rows = self._conn().execute("SELECT id FROM audio WHERE session_id = ?", (session_id,)).fetchall()
         return [row[0] for row in rows]
@@ -307,7 +334,8 @@ def _report_insert(
     return (
         "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary,"
         " markdown, sources, removed_citations, clarification_questions, plan, key_findings, method, error,"
-        " elapsed_s, input_tokens, output_tokens, cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " elapsed_s, input_tokens, output_tokens, cost_usd, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             result.report_id,
             run_id,

@@ -2,6 +2,7 @@
 
 The same signals a hosted model would act on: the offered tools and the system prompt.
 record_artifact offered -> artifact; decline_followup offered -> follow-up answer;
+record_overview / record_dialogue offered -> audio script;
 tools == {generate_plan} -> clarifier; research_agent offered -> orchestrator; search/open_url
 offered -> research agent; no tools: "intermediate report" -> agent report, "research plan" +
 "numbered" -> planner, anything else -> final report.
@@ -18,6 +19,7 @@ from sleuth.llm.offline.clarifier import clarify
 from sleuth.llm.offline.followup import followup
 from sleuth.llm.offline.orchestrator import orchestrate
 from sleuth.llm.offline.planner import plan
+from sleuth.llm.offline.script import record_dialogue, record_overview
 from sleuth.llm.offline.reports import agent_report, final_report
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.prompting import render
@@ -33,6 +35,10 @@ def classify(request: OfflineRequest) -> str:
         return "artifact"
     if "decline_followup" in names:
         return "followup"
+    if "record_overview" in names:
+        return "overview"
+    if "record_dialogue" in names:
+        return "dialogue"
     if "generate_plan" in names and "research_agent" not in names:
         return "clarifier"
     if "research_agent" in names:
@@ -50,6 +56,8 @@ def classify(request: OfflineRequest) -> str:
 STEPS: dict[str, Step] = {
     "artifact": record_artifact,
     "followup": followup,
+    "overview": record_overview,
+    "dialogue": record_dialogue,
     "clarifier": clarify,
     "planner": plan,
     "orchestrator": orchestrate,

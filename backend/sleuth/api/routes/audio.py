@@ -1,0 +1,89 @@
+"""Spoken versions of reports: start one, poll its status, fetch the file."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, Field
+
+from sleuth.api.routes.deps import not_found, responses, store_of
+from sleuth.api.schemas import ReportOut
+from sleuth.audio.files import audio_file
+from sleuth.audio.jobs import AudioJobs
+
+router = APIRouter(tags=["audio"])
+
+
+class AudioCreate(BaseModel):
+    style: Literal["narration", "overview", "dialogue"] = Field(
+        default="narration",
+        description="narration: the report read aloud; overview: a short one-voice summary; dialogue: two voices.",
+    )
+
+
+class AudioOut(BaseModel):
+    audio_id: str
+    status: Literal["pending", "done", "failed"]
+    style: str | None = None
+    url: str | None = Field(default=None, description="Where the file is, once done.")
+    media_type: str | None = None
+    duration_s: float | None = None
+    error: str | None = None
+
+
+def jobs_of(request: Request) -> AudioJobs:
+    return request.app.state.audio  # type: ignore[no-any-return]
+
+
+@router.post(
+    "/reports/{report_id}/audio",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=AudioOut,
+    responses=responses(401, 404),
+)
+async def create_audio(request: Request, report_id: str, body: AudioCreate | None = None) -> AudioOut:
+    data = await asyncio.to_thread(store_of(request).get_report, report_id)
+    if data is None:
+        raise not_found("report", report_id)
+    report = ReportOut.model_validate(data)
+    if report.status != "completed":
+        raise HTTPException(status_code=409, detail="this report did not complete; there is nothing to narrate")
+    style = (body or AudioCreate()).style
+    audio_id = await jobs_of(request).start(report, report.session_id, style)
+    return AudioOut(audio_id=audio_id, status="pending", style=style)
+
+
+@router.get("/audio/{audio_id}", response_model=AudioOut, responses=responses(401, 404))
+async def get_audio(request: Request, audio_id: str) -> AudioOut:
+    row = await asyncio.to_thread(store_of(request).get_audio, audio_id)
+    if row is None:
+        raise not_found("audio", audio_id)
+    done = row["status"] == "done"
+    return AudioOut(
+        audio_id=audio_id,
+        status=row["status"],
+        style=row["style"],
+        url=f"/api/audio/{audio_id}/file" if done else None,
+        media_type=row["media_type"],
+        duration_s=row["duration_s"],
+        error=row["error"],
+    )
+
+
+@router.get(
+    "/audio/{audio_id}/file",
+    response_class=FileResponse,
+    responses={200: {"content": {"audio/wav": {}, "audio/mpeg": {}}}, **responses(401, 404)},
+)
+async def get_audio_file(request: Request, audio_id: str) -> FileResponse:
+    store = store_of(request)
+    row = await asyncio.to_thread(store.get_audio, audio_id)
+    path = audio_file(store, audio_id) if row and row["status"] == "done" else None
+    if row is None or path is None:
+        raise not_found("audio", audio_id)
+    return FileResponse(
+        path, media_type=row["media_type"], filename=f"sleuth-{row['report_id']}-{row['style']}.{path.suffix[1:]}"
+    )

@@ -1,0 +1,106 @@
+"""What is spoken: the report read aloud (narration), or an overview or dialogue written by the report model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from markdown_it import MarkdownIt
+
+from sleuth.clock import SystemClock
+from sleuth.config import Settings
+from sleuth.llm.gateway import LLMError, LLMGateway
+from sleuth.prompting import render
+from sleuth.research import tool_schemas as ts
+from sleuth.research.citations import rewrite_citations
+from sleuth.research.types import ResearchResult
+
+Style = Literal["narration", "overview", "dialogue"]
+STYLES: tuple[Style, ...] = ("narration", "overview", "dialogue")
+MAX_LINES = 40
+MAX_LINE_CHARS = 1200
+
+
+@dataclass(frozen=True)
+class Line:
+    speaker: int  # 0 or 1; a single-voice script uses only 0
+    text: str
+
+
+class ScriptError(Exception):
+    """No script could be written; the message is safe to show."""
+
+
+def _spoken(text: str) -> str:
+    """Text as it is read: no citation markers, no markdown marks, single spaces."""
+    text = rewrite_citations(text, lambda _n: None)
+    return " ".join(re.sub(r"[`*_#>|]+", " ", text).split())
+
+
+def narration(report: ResearchResult) -> list[Line]:
+    """The report read from the top: title, summary, then the body's headings, paragraphs and list items.
+
+    Code blocks, tables, the method note and the sources list are not read.
+    """
+    body = report.markdown.split("\n## How this report was made")[0]
+    lines = [Line(0, _spoken(part)) for part in (report.title, report.summary) if part.strip()]
+    tokens = MarkdownIt("commonmark").enable("table").parse(body)
+    in_table = False
+    for token in tokens:
+        if token.type == "table_open":
+            in_table = True
+        elif token.type == "table_close":
+            in_table = False
+        elif token.type == "inline" and not in_table:
+            spoken = _spoken(token.content)
+            if spoken:
+                lines.append(Line(0, spoken))
+    return [line for line in lines if line.text]
+
+
+def _clean(raw: object, speakers: int) -> list[Line]:
+    if not isinstance(raw, list):
+        return []
+    lines = []
+    for item in raw[:MAX_LINES]:
+        if isinstance(item, dict):
+            speaker = item.get("speaker")
+            text = _spoken(str(item.get("text") or ""))[:MAX_LINE_CHARS]
+            if text:
+                lines.append(Line(speaker if isinstance(speaker, int) and 0 <= speaker < speakers else 0, text))
+    return lines
+
+
+async def written_script(settings: Settings, report: ResearchResult, style: Style) -> list[Line]:
+    """An overview (one voice) or a dialogue (two voices), written by the report model through one tool call."""
+    tool = ts.record_script(dialogue=style == "dialogue")
+    messages = [
+        {"role": "system", "content": render(f"audio_{style}")},
+        {
+            "role": "user",
+            "content": render(
+                "audio_user",
+                question=report.question,
+                title=report.title,
+                summary=report.summary,
+                key_findings=report.key_findings,
+                markdown=report.markdown.split("\n## How this report was made")[0],
+            ),
+        },
+    ]
+    try:
+        result = await LLMGateway(settings, SystemClock()).complete(
+            "report", messages, tools=[tool], tool_choice="required"
+        )
+    except LLMError as exc:
+        raise ScriptError(f"the report model could not write the {style} script ({exc})") from None
+    call = next((c for c in result.tool_calls if c.ok and c.parsed is not None), None)
+    lines = _clean((call.parsed or {}).get("lines") if call else None, 2 if style == "dialogue" else 1)
+    if not lines:
+        raise ScriptError(f"the report model wrote no {style} script")
+    return lines
+
+
+async def script_for(settings: Settings, report: ResearchResult, style: Style) -> list[Line]:
+    return narration(report) if style == "narration" else await written_script(settings, report, style)

@@ -1,0 +1,138 @@
+"""Audio: each style becomes a playable file of plausible length (offline espeak-ng); the litellm speech path."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import shutil
+import socket
+import threading
+import wave
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from conftest import LiveServer, read_events, start_research
+
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
+
+
+async def _finished_report(client: httpx.AsyncClient) -> dict:  # type: ignore[type-arg]
+    run_id = await start_research(client, clarify=False)
+    await read_events(client, run_id)
+    run = (await client.get(f"/api/runs/{run_id}")).json()
+    return (await client.get(f"/api/reports/{run['report_id']}")).json()  # type: ignore[no-any-return]
+
+
+async def _wait_done(client: httpx.AsyncClient, audio_id: str) -> dict:  # type: ignore[type-arg]
+    for _ in range(1200):
+        status = (await client.get(f"/api/audio/{audio_id}")).json()
+        if status["status"] != "pending":
+            return status  # type: ignore[no-any-return]
+        await asyncio.sleep(0.1)
+    raise AssertionError("audio still pending after two minutes")
+
+
+@needs_espeak
+async def test_each_style_makes_a_playable_wav_of_plausible_length(server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        report = await _finished_report(client)
+        made = {}
+        for style in ("narration", "overview", "dialogue"):
+            started = await client.post(f"/api/reports/{report['report_id']}/audio", json={"style": style})
+            assert started.status_code == 202 and started.json()["status"] == "pending"
+            status = await _wait_done(client, started.json()["audio_id"])
+            assert status["status"] == "done", status
+            file = await client.get(status["url"])
+            made[style] = (status, file)
+    for style, (status, file) in made.items():
+        assert file.status_code == 200 and file.headers["content-type"].startswith("audio/")
+        with wave.open(io.BytesIO(file.content)) as audio:
+            seconds = audio.getnframes() / audio.getframerate()
+        assert abs(seconds - status["duration_s"]) < 0.1
+        assert seconds > 3, style
+    # At about 165 words a minute, each file lasts between a third and three times the speaking
+    # time of its words: narration reads the report (title, summary, body), the others the scripts.
+    narrated = " ".join([report["title"], report["summary"], report["markdown"].split("## How this report")[0]])
+    scripted = 6 * len("Line 0: descriptors take precedence over getattr.".split())
+
+    def plausible(seconds: float, words: int) -> bool:
+        return words / 165 * 60 / 3 < seconds < words / 165 * 60 * 3
+
+    assert plausible(made["narration"][0]["duration_s"], len(narrated.split()))
+    assert plausible(made["overview"][0]["duration_s"], scripted)
+    assert plausible(made["dialogue"][0]["duration_s"], scripted)
+
+
+async def test_audio_errors_are_clear(server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        missing = await client.post("/api/reports/rep_missing/audio", json={"style": "narration"})
+        report = await _finished_report(client)
+        bad_style = await client.post(f"/api/reports/{report['report_id']}/audio", json={"style": "opera"})
+        unknown = await client.get("/api/audio/a_missing")
+    assert missing.status_code == 404 and bad_style.status_code == 422 and unknown.status_code == 404
+
+
+@contextmanager
+def speech_endpoint(wav: bytes) -> Iterator[tuple[str, list[dict]]]:  # type: ignore[type-arg]
+    """An OpenAI-compatible /v1/audio/speech on 127.0.0.1 that records requests and answers with `wav`."""
+    app = FastAPI()
+    seen: list[dict] = []  # type: ignore[type-arg]
+
+    @app.post("/v1/audio/speech")
+    async def speech(request: Request) -> Response:
+        seen.append(await request.json())
+        return Response(wav, media_type="audio/mpeg")
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        thread.join(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", seen
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_two_voices() -> None:
+    from sleuth.audio.jobs import make_audio
+    from sleuth.audio.script import Line
+    from sleuth.audio.speech import speak
+    from sleuth.config import Settings
+    from sleuth.research.types import ResearchResult
+
+    report = ResearchResult(
+        status="completed",
+        stop_reason="completed",
+        report_id="rep_x",
+        question="q?",
+        title="Descriptors",
+        summary="Data descriptors win [1].",
+        markdown="Body text [1].\n\n## Part\n\n- a point [2]\n\n## How this report was made\n\n- counts",
+    )
+    chunk = b"ID3-fake-mp3-frame;"
+    with speech_endpoint(chunk) as (base, seen):
+        settings = Settings(tts_model="openai/tts-1", api_base=base, api_key="sk-speech-secret")
+        data, media_type, extension, duration = await make_audio(settings, report, "narration")
+        spoken = len(seen)
+        dialogue = await speak(settings, [Line(0, "Host line."), Line(1, "Researcher line.")])
+    assert media_type == "audio/mpeg" and extension == "mp3" and duration is None
+    assert data == chunk * spoken
+    assert [body["input"] for body in seen[:spoken]] == [
+        "Descriptors",
+        "Data descriptors win.",
+        "Body text.",
+        "Part",
+        "a point",
+    ]
+    assert {body["model"] for body in seen} == {"tts-1"}
+    assert [body["voice"] for body in seen[spoken:]] == ["alloy", "onyx"] and dialogue.data == chunk * 2
