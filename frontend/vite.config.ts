@@ -10,6 +10,7 @@ const CSP = [
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
+  "media-src 'self' blob:", // the report's audio, fetched with the token and played from a blob
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

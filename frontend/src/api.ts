@@ -175,3 +175,39 @@ export async function fetchReportFile(reportId: string, format: ExportFormat): P
   }
   return await res.blob();
 }
+
+export type AudioStyle = "narration" | "overview" | "dialogue";
+
+export interface AudioStatus {
+  audioId: string;
+  status: "pending" | "done" | "failed";
+  url: string | null;
+  error: string | null;
+  durationS: number | null;
+}
+
+function toAudio(raw: Json): AudioStatus {
+  const status = str(raw.status);
+  return {
+    audioId: str(raw.audio_id) ?? "",
+    status: status === "done" || status === "failed" ? status : "pending",
+    url: str(raw.url),
+    error: str(raw.error),
+    durationS: typeof raw.duration_s === "number" ? raw.duration_s : null,
+  };
+}
+
+export async function startAudio(reportId: string, style: AudioStyle): Promise<AudioStatus> {
+  return toAudio(await call<Json>(`/reports/${encodeURIComponent(reportId)}/audio`, { method: "POST", body: JSON.stringify({ style }) }));
+}
+
+export async function audioStatus(audioId: string): Promise<AudioStatus> {
+  return toAudio(await call<Json>(`/audio/${encodeURIComponent(audioId)}`));
+}
+
+/** The audio file, fetched with the token so the player works behind auth. */
+export async function fetchAudio(url: string): Promise<Blob> {
+  const res = await fetch(url, { headers: { ...authHeaders() } });
+  if (!res.ok) throw new ApiError(`${res.status} ${res.statusText}`, res.status);
+  return await res.blob();
+}

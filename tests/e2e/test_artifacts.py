@@ -150,3 +150,25 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
     nav.get_by_role("group", name=re.compile("^Delete")).get_by_role("button", name="Delete").click()
     expect(renamed).to_have_count(0)
     expect(page.get_by_role("heading", name="What should Sleuth research?")).to_be_visible()
+
+
+@pytest.mark.e2e
+def test_the_report_can_be_listened_to(page: Page, offline_server, shot: Callable[..., Path]) -> None:
+    page.goto(offline_server.base_url)
+    box = question_box(page)
+    composer(page).get_by_role("checkbox", name="Ask clarifying questions").set_checked(False)
+    box.fill("What does the yield statement do?")
+    box.press("Enter")
+    run = current_run(page)
+    expect(report(run)).to_be_visible(timeout=120_000)
+    player = run.get_by_role("region", name="Listen to the report")
+    player.get_by_role("combobox", name="Audio style").select_option("dialogue")
+    player.get_by_role("button", name="Listen").click()
+    audio = player.get_by_label("Report audio")
+    expect(audio).to_be_visible(timeout=120_000)
+    duration = page.wait_for_function(
+        "() => { const a = document.querySelector('.audio-player audio'); return a && a.duration > 0 && a.duration; }",
+        timeout=60_000,
+    ).json_value()
+    assert duration > 3  # a playable file, seconds long
+    shot("audio-player")

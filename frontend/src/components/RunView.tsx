@@ -14,6 +14,7 @@ import { Thinking } from "./Thinking";
 import { Icon } from "./Icon";
 import { TimelineFold } from "./TimelineFold";
 import { AskReport } from "./AskReport";
+import { AudioPlayer } from "./AudioPlayer";
 import { FollowupAnswer } from "./FollowupAnswer";
 
 interface Props {
@@ -46,6 +47,7 @@ export function RunView({ entry, onAnswer, onAsk }: Props) {
       <ProgressLine entry={entry} answered={s.status === "clarification" && !onAnswer} />
       <ConnectionBanner entry={entry} />
       {reportFirst ? <ReportView block={reportFirst} run={s} /> : null}
+      {reportFirst?.report ? <AudioPlayer reportId={reportFirst.report.reportId} /> : null}
       {reportFirst?.report && onAsk ? <AskReport onAsk={(q) => onAsk(q, reportFirst.report!.reportId)} /> : null}
       {reportFirst ? <TimelineFold run={s}>{turns}</TimelineFold> : turns}
       {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
