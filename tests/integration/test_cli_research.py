@@ -49,7 +49,7 @@ def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: 
     assert "Descriptors take precedence" in done.stdout
     assert "\n## Sources\n\n1. [" in done.stdout and "corpus://python-reference/" in done.stdout
     # the artifact leads: question, title, summary, key findings; the engine's method note ends the body
-    assert done.stdout.startswith(f"# {QUESTION}\n\n**Descriptors and __getattr__**\n")
+    assert done.stdout.startswith(f"# {QUESTION}\n\n**Descriptors and \\_\\_getattr\\_\\_**\n")  # markdown-escaped
     assert "\n## Key findings\n\n- Finding backed by source" in done.stdout
     assert done.stdout.index("## How this report was made") < done.stdout.index("## Sources")
 
