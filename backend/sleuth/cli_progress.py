@@ -6,6 +6,7 @@ from typing import TextIO
 
 import click
 
+from sleuth.durations import format_duration
 from sleuth.stream.packets import Packet
 
 
@@ -17,6 +18,7 @@ class ProgressPrinter:
         self.err = err
         self.color = color
         self._cycle = 0
+        self._branches = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
 
@@ -31,7 +33,8 @@ class ProgressPrinter:
         kind = obj.type
         if kind == "run_start":
             models = sorted(set(obj.models.values()))
-            self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
+            budget = f" · budget {format_duration(obj.time_budget_s)}" if obj.time_budget_s else ""
+            self._line(f"Sleuth · {obj.mode} mode{budget} · model: {', '.join(models)}", fg="cyan")
         elif kind == "plan_done":
             self._planned = True
             self._line("Plan:", fg="cyan")
@@ -41,9 +44,13 @@ class ProgressPrinter:
             self._line(f"  thinking: {_short(obj.reasoning, 160)}", dim=True)
         elif kind == "top_level_branching":
             self._cycle += 1
-            n = obj.num_parallel_branches
+            self._branches = obj.num_parallel_branches  # announced with the time left, by the next progress
+        elif kind == "progress" and self._branches:
+            n, self._branches = self._branches, 0
+            left = f" · {format_duration(obj.time_left_s)} left" if obj.time_left_s is not None else ""
             self._line(
-                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan"
+                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent") + left,
+                fg="cyan",
             )
         elif kind == "research_agent_start":
             self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")

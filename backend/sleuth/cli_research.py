@@ -10,7 +10,8 @@ import click
 from pydantic import ValidationError
 
 from sleuth.cli_progress import ProgressPrinter
-from sleuth.config import Settings
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Settings
+from sleuth.durations import format_duration, parse_duration
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
@@ -26,6 +27,25 @@ def _load_settings() -> Settings:
         raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
+class TimeBudget(click.ParamType[float]):
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if not MIN_TIME_BUDGET_S <= seconds <= MAX_TIME_BUDGET_S:
+            self.fail(
+                f"must be between {format_duration(MIN_TIME_BUDGET_S)} and {format_duration(MAX_TIME_BUDGET_S)}",
+                param,
+                ctx,
+            )
+        return seconds
+
+
 async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
     from sleuth.tools.factory import build_toolbox
 
@@ -39,23 +59,41 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
 
 @click.command()
 @click.argument("question")
-@click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: 2 lanes, fewer cycles.")
+@click.option(
+    "--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: one round of short agents, quicker."
+)
 @click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
 @click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option(
+    "--time-budget",
+    type=TimeBudget(),
+    default=None,
+    help="How long the run may take, e.g. 90s, 5m, 1h (default: the mode's budget).",
+)
 def research(
-    question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None
+    question: str,
+    mode: str | None,
+    strategy: str | None,
+    no_clarify: bool,
+    as_json: bool,
+    answer: str | None,
+    time_budget: float | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _load_settings()
     request = ResearchRequest(
-        question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
-    )  # type: ignore[arg-type]
+        question=question.strip(),
+        mode=mode,  # type: ignore[arg-type]
+        strategy=strategy,  # type: ignore[arg-type]
+        clarify=False if no_clarify else None,
+        time_budget_s=time_budget,
+    )
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")

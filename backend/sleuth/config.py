@@ -12,6 +12,10 @@ Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
 Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
 
+# Bounds of a run's time budget, wherever it comes from (request, CLI, settings).
+MIN_TIME_BUDGET_S = 10.0
+MAX_TIME_BUDGET_S = 86_400.0
+
 
 class Settings(BaseSettings):
     """Sleuth settings. Environment variables use the `SLEUTH_` prefix."""
@@ -70,15 +74,28 @@ class Settings(BaseSettings):
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
 
-    # Failure and time (seconds).
-    agent_force_report_s: float = Field(default=720.0, gt=0)
-    agent_timeout_s: float = Field(default=1800.0, gt=0)
-    force_report_s: float = Field(default=1800.0, gt=0)
-    report_timeout_s: float = Field(default=300.0, gt=0)
-    agent_report_grace_s: float = Field(
-        default=60.0, ge=0, description="Agents are told to report this long before the orchestrator's force report."
+    # Failure and time (seconds). Unset levels derive from the run's time budget in proportion
+    # (see research/deadlines.py); a value set here wins over the budget.
+    light_time_budget_s: float = Field(
+        default=600.0, ge=MIN_TIME_BUDGET_S, le=MAX_TIME_BUDGET_S, description="Default time budget of a light run."
     )
-    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + 10 s.")
+    heavy_time_budget_s: float = Field(
+        default=2110.0,
+        ge=MIN_TIME_BUDGET_S,
+        le=MAX_TIME_BUDGET_S,
+        description="Default time budget of a heavy run: 30 min research, 5 min report, 10 s.",
+    )
+    agent_force_report_s: float | None = Field(default=None, gt=0, description="Unset: 40% of the force report.")
+    agent_timeout_s: float | None = Field(default=None, gt=0, description="Unset: the force report time.")
+    force_report_s: float | None = Field(default=None, gt=0, description="Unset: 1800 s at the heavy budget.")
+    report_timeout_s: float | None = Field(default=None, gt=0, description="Unset: 300 s at the heavy budget.")
+    agent_report_grace_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Agents are told to report this long before the orchestrator's force report. "
+        "Unset: 1/30 of the force report time.",
+    )
+    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + margin.")
 
     # Server.
     max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
@@ -116,6 +133,10 @@ class Settings(BaseSettings):
         """`SLEUTH_API_KEY=` in a .env means unset, not an empty key."""
         return None if isinstance(value, str) and not value.strip() else value
 
+    def time_budget_for(self, mode: Mode) -> float:
+        """The default time budget of a mode."""
+        return self.light_time_budget_s if mode == "light" else self.heavy_time_budget_s
+
     def model_for(self, role: Role) -> str:
         """The litellm model string for a role, falling back to `model`."""
         by_role = {
@@ -126,13 +147,6 @@ class Settings(BaseSettings):
             "report": self.report_model,
         }
         return by_role[role] or self.model
-
-    @property
-    def effective_deadline_s(self) -> float:
-        """Hard bound on a run's total time."""
-        if self.deadline_s is not None:
-            return self.deadline_s
-        return self.force_report_s + self.report_timeout_s + 10.0
 
     @property
     def search_providers(self) -> list[str]:

@@ -85,7 +85,7 @@ async def _search(lane: Lane, call: ToolCall) -> str:
     queries = _clean_strings((call.parsed or {}).get("queries"), 3)
     lane.emit(SearchStart(provider=state.toolbox.provider_label), sub)
     lane.emit(SearchQueries(queries=queries), sub)
-    limit = state.settings.search_results
+    limit = state.limits.search_results
 
     async def one(query: str):  # type: ignore[no-untyped-def]
         key = state.toolbox.provider_label + "\x00" + re.sub(r"\s+", " ", query.lower()).strip()
@@ -129,7 +129,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
             errors.append(f"{url}: {result}" if isinstance(result, ToolError) else f"{url}: {type(result).__name__}")
             continue
         document = state.registry.add(result.document, fetched=True)
-        text = truncate_tokens(result.text, state.settings.page_max_tokens)
+        text = truncate_tokens(result.text, state.limits.page_max_tokens)
         lane.page_text[document.id] = text
         documents.append(document)
         pages.append(
@@ -202,11 +202,13 @@ async def _research(lane: Lane, force_at: float) -> bool:
         messages.extend(tool_messages)
         return wants_report
 
-    for _ in range(state.agent_max_cycles):
-        if state.clock.now() >= force_at:
+    first_until = state.deadlines.agent_first_turn_until(lane.started_at)
+    for number in range(state.agent_max_cycles):
+        until = first_until if number == 0 else force_at
+        if state.clock.now() >= until:
             return True
         try:
-            if await run_until(state.clock, force_at, turn()):
+            if await run_until(state.clock, until, turn()):
                 return False
         except DeadlineReached:
             return True

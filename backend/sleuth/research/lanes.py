@@ -13,7 +13,14 @@ from sleuth.stream.packets import Degraded, Error, Progress, SectionEnd, TopLeve
 
 
 def emit_progress(state: RunState) -> None:
-    state.emit(Progress(processed_tasks=state.tasks_done, total_tasks=max(state.tasks_total, len(state.plan))), tab=0)
+    state.emit(
+        Progress(
+            processed_tasks=state.tasks_done,
+            total_tasks=max(state.tasks_total, len(state.plan)),
+            time_left_s=round(state.time_left(), 1),
+        ),
+        tab=0,
+    )
 
 
 async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:

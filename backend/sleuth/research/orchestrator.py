@@ -18,13 +18,13 @@ from sleuth.stream.packets import Degraded, Error
 Outcome = Literal["report", "error"]
 
 
-def _force_report(state: RunState) -> None:
-    state.emit(
-        Degraded(
-            level="orchestrator_force_report",
-            detail="Research time is up; writing the report from the findings so far.",
-        )
-    )
+def _force_report(
+    state: RunState, detail: str = "Research time is up; writing the report from the findings so far."
+) -> None:
+    state.emit(Degraded(level="orchestrator_force_report", detail=detail))
+
+
+NO_ROOM = "Too little time is left for another round of research; writing the report from the findings so far."
 
 
 def _answer_calls(state: RunState, calls: list[ToolCall]) -> tuple[dict[str, str], list[ToolCall], bool]:
@@ -44,6 +44,8 @@ def _answer_calls(state: RunState, calls: list[ToolCall]) -> tuple[dict[str, str
             elif len(agents) >= state.lanes:
                 # the cap is enforced here, not left to the prompt
                 answers[call.id] = render("responses/agent_refused", cap=state.lanes, position=position)
+            elif (left := state.agents_left) is not None and len(agents) >= left:
+                answers[call.id] = render("responses/agent_limit", cap=state.limits.max_agents)
             else:
                 agents.append(call)
         elif call.resolved_name == ts.THINK_TOOL:
@@ -87,8 +89,14 @@ async def orchestrate(state: RunState) -> Outcome:
         return (state.new_turn(), 0, None)
 
     for cycle in range(state.max_cycles):
-        if state.clock.now() >= state.deadlines.force_report_at:
+        now = state.clock.now()
+        if now >= state.deadlines.force_report_at:
             _force_report(state)
+            break
+        if cycle > 0 and state.agents_left == 0:
+            break  # the mode's agents are spent: asking the model again could only end in the report
+        if cycle > 0 and not state.deadlines.cycle_fits(now, state.pace.call_s):
+            _force_report(state, NO_ROOM)
             break
         if cycle == 1:
             messages.append({"role": "user", "content": render("orchestrator_reminder")})
@@ -126,6 +134,11 @@ async def orchestrate(state: RunState) -> Outcome:
                 return "error"
             break  # a later cycle without tool calls means it is done: straight to the report
         answers, agents, wants_report = _answer_calls(state, result.tool_calls)
+        if agents and not state.deadlines.agents_fit(state.clock.now(), state.pace.call_s):
+            # agents that would be cancelled before reporting cost time and add nothing
+            answers.update({call.id: render("responses/agent_no_time") for call in agents})
+            _force_report(state, NO_ROOM)
+            agents, wants_report = [], True
         if agents:
             responses = await run_lanes(state, [str((c.parsed or {})["task"]).strip() for c in agents])
             answers.update({call.id: response for call, response in zip(agents, responses)})

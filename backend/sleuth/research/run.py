@@ -17,6 +17,7 @@ from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
 from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
+from sleuth.research.modes import mode_limits
 from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
@@ -44,22 +45,12 @@ def _model_label(model: str) -> str:
     return f"{model} (extractive, offline)" if is_offline(model) else model
 
 
-def _budgets(settings: Settings, mode: str, reasoning: bool) -> tuple[int, int, int]:
-    """(orchestrator cycles, agent cycles, lanes) for a mode: light halves the budget and uses 2 lanes."""
-    cycles = settings.max_cycles or (4 if reasoning else 8)
-    agent_cycles = settings.agent_max_cycles
-    lanes = settings.max_parallel_agents
-    if mode == "light":
-        return max(2, cycles // 2), max(2, agent_cycles // 2), min(2, lanes)
-    return cycles, agent_cycles, lanes
-
-
 def new_state(
     request: ResearchRequest, settings: Settings, emitter: Emitter, clock: Clock, toolbox: Toolbox
 ) -> RunState:
     mode = request.mode or settings.mode
     reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
-    cycles, agent_cycles, lanes = _budgets(settings, mode, reasoning)
+    limits = mode_limits(settings, mode, reasoning)
     return RunState(
         run_id=emitter.run_id,
         request=request,
@@ -68,12 +59,10 @@ def new_state(
         gateway=LLMGateway(settings, clock),
         toolbox=toolbox,
         clock=clock,
-        deadlines=RunDeadlines.start(settings, clock.now()),
+        deadlines=RunDeadlines.start(settings, clock.now(), request.time_budget_s or limits.time_budget_s),
         unsafe_url=is_unsafe_citation_url,
         reasoning_model=reasoning,
-        max_cycles=cycles,
-        agent_max_cycles=agent_cycles,
-        lanes=lanes,
+        limits=limits,
     )
 
 
@@ -159,7 +148,7 @@ async def run_research(
 ) -> ResearchResult:
     """Run one research request, emitting every packet through `emitter`; always ends with `stop`.
 
-    The run cannot outlive `settings.effective_deadline_s`: at the deadline all work is cancelled
+    The run cannot outlive its deadline (the effective time budget): at the deadline all work is cancelled
     and the report is assembled from what exists. Cancelling the task running this coroutine ends
     the run with stop reason `cancelled` (and re-raises CancelledError).
     """
@@ -175,10 +164,11 @@ async def run_research(
             question=request.question,
             mode=request.mode or settings.mode,
             models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+            time_budget_s=state.deadlines.time_budget_s,
         )
     )
     try:
-        outcome = await run_until(clock, state.deadlines.deadline_at, _pipeline(state))
+        outcome = await run_until(clock, lambda: state.deadlines.deadline_at, _pipeline(state))
     except DeadlineReached:
         await _cancel_agents(state)
         state.emit(

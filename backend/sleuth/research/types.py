@@ -39,6 +39,7 @@ class ResearchRequest:
     mode: Mode | None = None  # None: the settings' mode
     strategy: Strategy | None = None
     clarify: bool | None = None  # None: the settings' `clarify`
+    time_budget_s: float | None = None  # None: the mode's default budget
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])

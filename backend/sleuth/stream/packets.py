@@ -34,6 +34,7 @@ class RunStart(_Obj):
     question: str
     mode: str
     models: dict[str, str]
+    time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
 
 
 class Clarification(_Obj):
@@ -168,6 +169,7 @@ class Progress(_Obj):
     type: Literal["progress"] = "progress"
     processed_tasks: int = Field(ge=0)
     total_tasks: int = Field(ge=0)
+    time_left_s: float | None = Field(default=None, description="Seconds of the time budget left.")
 
 
 class Usage(_Obj):
@@ -213,7 +215,36 @@ class Stop(_Obj):
 
 
 PacketObj = Annotated[
-    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
+    RunStart
+    | Clarification
+    | PlanStart
+    | PlanDelta
+    | PlanDone
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningDone
+    | TopLevelBranching
+    | ResearchAgentStart
+    | SearchStart
+    | SearchQueries
+    | SearchDocuments
+    | OpenUrlStart
+    | OpenUrlUrls
+    | OpenUrlDocuments
+    | IntermediateReportStart
+    | IntermediateReportDelta
+    | IntermediateReportCitedDocs
+    | MessageStart
+    | MessageDelta
+    | CitationInfo
+    | Report
+    | Progress
+    | Usage
+    | Degraded
+    | Error
+    | SectionEnd
+    | Summary
+    | Stop,
     Field(discriminator="type"),
 ]
 
