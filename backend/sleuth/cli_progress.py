@@ -21,6 +21,7 @@ class ProgressPrinter:
         self._branches = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
+        self.fatal: str | None = None  # a run-ending error, left for the CLI's one closing line
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
         click.echo(click.style(text, fg=fg, dim=dim) if self.color else text, file=self.err)
@@ -66,6 +67,8 @@ class ProgressPrinter:
             self._line(f"{self._lane(packet)} reported, citing {len(obj.documents)} sources", fg="green")
         elif kind == "degraded":
             self._line(f"! {obj.level.replace('_', ' ')}: {obj.detail}", fg="yellow")
+        elif kind == "error" and not obj.recoverable:
+            self.fatal = obj.message
         elif kind == "error":
             self._line(f"✗ {obj.message}", fg="red")
         elif kind == "message_start" and self._planned:
@@ -80,7 +83,7 @@ class ProgressPrinter:
                     click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
-        elif kind == "summary" and not self.questions:
+        elif kind == "summary" and not self.questions and not self.fatal:
             self._line(
                 f"Done in {obj.elapsed_s:.1f}s · sources seen {obj.sources_seen}, read {obj.sources_fetched}, "
                 f"cited {obj.sources_cited} · tokens {obj.input_tokens}+{obj.output_tokens} · ${obj.cost_usd:.4f}",

@@ -47,8 +47,13 @@ class TimeBudget(click.ParamType[float]):
 
 
 async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
+    from sleuth.research.preflight import PreflightError, preflight
     from sleuth.tools.factory import build_toolbox
 
+    try:
+        preflight(settings, request)
+    except PreflightError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         toolbox = build_toolbox(settings)
     except ValueError as exc:
@@ -121,7 +126,8 @@ def research(
         sys.exit(130)
     if result.status == "error":
         if not as_json:
-            click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
+            reason = printer.fatal or result.error or "see the messages above"
+            click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
 
 

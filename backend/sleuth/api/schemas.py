@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sleuth.config import Mode
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.research.types import ResearchResult
 from sleuth.store import MessageRecord, RunRecord, SessionRecord
 
@@ -23,12 +23,22 @@ class SessionCreate(BaseModel):
     )
 
 
+def _time_budget() -> Any:
+    return Field(
+        default=None,
+        ge=MIN_TIME_BUDGET_S,
+        le=MAX_TIME_BUDGET_S,
+        description="How long the run may take, in seconds; unset: the mode's default budget.",
+    )
+
+
 class MessageCreate(BaseModel):
     content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
     )
+    time_budget_s: float | None = _time_budget()
 
     _content_not_blank = field_validator("content")(_not_blank)
 
@@ -37,6 +47,7 @@ class ResearchCreate(BaseModel):
     question: str
     mode: Mode | None = None
     clarify: bool | None = None
+    time_budget_s: float | None = _time_budget()
 
     _question_not_blank = field_validator("question")(_not_blank)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sleuth.documents import Document, normalise_url
-from sleuth.llm.gateway import LLMError
+from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.tokens import count_tokens, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.prompting import render
@@ -274,7 +274,7 @@ async def run_lane(lane: Lane) -> AgentResult:
     """`run_agent`, with failure contained to its lane: an error packet and an empty result."""
     try:
         return await run_agent(lane)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, ModelAccessError):
         raise
     except Exception as exc:
         message = str(exc) if isinstance(exc, (LLMError, ToolError)) else f"{type(exc).__name__}: {exc}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from sleuth.llm.gateway import ModelAccessError
 from sleuth.prompting import render
 from sleuth.research.agent import AgentResult, Lane, run_lane
 from sleuth.research.citations import collapse_citations
@@ -45,6 +46,10 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
     finally:
         state.agent_tasks.difference_update(running)
 
+    finished = [task for task in running if task not in timed_out and not task.cancelled()]
+    refused = [exc for task in finished if isinstance(exc := task.exception(), ModelAccessError)]
+    if refused:
+        raise refused[0]  # every agent's exception is retrieved above, so none is reported as lost
     results: list[AgentResult] = []
     for lane, task in zip(lanes, running):
         if task in timed_out:

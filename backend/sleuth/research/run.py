@@ -7,11 +7,12 @@ import logging
 import re
 import uuid
 from dataclasses import dataclass, field
+from typing import Literal
 
 from sleuth.clock import Clock, SystemClock
 from sleuth.config import Settings
 from sleuth.llm.capabilities import supports_reasoning
-from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.offline_registration import is_offline
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
@@ -97,12 +98,14 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
     title, summary = (
         _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
     )
-    status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(
-        outcome.reason, "error"
-    )
+    statuses: dict[str, Literal["completed", "waiting_for_input"]] = {
+        "completed": "completed",
+        "deadline": "completed",
+        "clarification": "waiting_for_input",
+    }
     return ResearchResult(
-        status=status,
-        stop_reason=outcome.reason,  # type: ignore[arg-type]
+        status=statuses.get(outcome.reason, "error"),
+        stop_reason=outcome.reason,
         report_id=state.request.report_id if report else None,
         question=state.request.question,
         title=title,
@@ -187,6 +190,11 @@ async def run_research(
         await _cancel_agents(state)
         _finish(state, _Outcome(reason="cancelled"))
         raise
+    except ModelAccessError as exc:  # a settings problem, not a bug: one clear message, no traceback
+        await _cancel_agents(state)
+        message = str(exc)
+        state.emit(Error(message=message[:1].upper() + message[1:], recoverable=False))
+        outcome = _Outcome(reason="error", error=str(exc))
     except Exception as exc:  # a bug must still end the run cleanly for every client
         log.exception("run %s failed", state.run_id)
         await _cancel_agents(state)
