@@ -60,6 +60,7 @@ export function reduce(state: RunState, packet: Packet): RunState {
         question: obj.question ?? "",
         mode: obj.mode ?? null,
         models: obj.models ?? {},
+        timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
       };
 
     case "plan_start":

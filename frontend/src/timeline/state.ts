@@ -131,6 +131,8 @@ export interface RunState {
   question: string;
   mode: string | null;
   models: Record<string, string>;
+  /** The run's effective time budget in seconds (from `run_start`); null for runs that did not say. */
+  timeBudgetS: number | null;
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -153,6 +155,7 @@ export function initialRunState(runId: string | null = null): RunState {
     question: "",
     mode: null,
     models: {},
+    timeBudgetS: null,
     status: "running",
     turns: [],
     progress: null,
