@@ -31,7 +31,8 @@ def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: 
     with ScriptedLLM(ResearchModel()) as llm:
         done = sleuth(["research", "--no-clarify", "--mode", "light", QUESTION], endpoint_env(llm), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Plan:" in done.stderr and "[lane 2]" in done.stderr and "[lane 3]" not in done.stderr
+    # light: one round of agents, one per plan step, in parallel
+    assert "Plan:" in done.stderr and "[lane 3]" in done.stderr and "Research cycle 2" not in done.stderr
     assert "Descriptors take precedence" in done.stdout
     assert "\nSources:\n[1] " in done.stdout and "corpus://python-reference/" in done.stdout
 
