@@ -25,5 +25,5 @@ def model_access_problem(model: str, api_key: str | None, api_base: str | None) 
         return None
     missing = [key for key in found.get("missing_keys") or [] if key not in _DEFAULT_ENDPOINT]
     if missing:
-        return f"the model {model} needs {', '.join(missing)} (or SLEUTH_API_KEY / SLEUTH_API_BASE)"
+        return f"the model {model} needs {', '.join(missing)} (for a key, SLEUTH_API_KEY works too)"
     return None
