@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from sleuth.clock import Clock
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings
 from sleuth.llm.gateway import LLMGateway
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import RunDeadlines
@@ -66,6 +66,7 @@ class Finding:
     tab_index: int
     turn_index: int
     status: str  # done | failed | timed_out
+    plan_step: int | None = None  # the 1-based plan step it served; None for a new lead
 
 
 @dataclass
@@ -105,6 +106,10 @@ class RunState:
     report_draft: str = ""
     report_started: bool = False
     agent_tasks: set[asyncio.Task[object]] = field(default_factory=set)
+
+    @property
+    def mode(self) -> Mode:
+        return self.request.mode or self.settings.mode
 
     @property
     def today(self) -> str:
