@@ -122,6 +122,41 @@ async def test_plan_uses_clarification_answer() -> None:
     assert 3 <= len(steps) <= 6 and "decorators" in steps[0]
 
 
+async def test_plan_keeps_the_question_phrases_intact_and_grammatical() -> None:
+    question = "How does PostgreSQL MVCC handle concurrent transactions and what isolation levels exist?"
+    steps = steps_of((await call("planner", plan_messages(question))).content)
+    assert steps[:2] == ["How does PostgreSQL MVCC handle concurrent transactions?", "What isolation levels exist?"]
+    for step in steps[2:]:  # supporting steps name the subjects exactly as the question wrote them
+        assert "PostgreSQL MVCC" in step and "concurrent transactions" in step
+        assert "handle" not in step and " exist" not in step  # no verb torn out of the question
+
+
+async def test_clarification_answer_constrains_the_plan_instead_of_becoming_its_topic() -> None:
+    from sleuth.research.types import ClarificationExchange
+
+    questions = ["Which aspect of decorators?", "Which context?", "What is the answer for?"]
+    exchange = ClarificationExchange(questions=questions, answer="Python 3.12 language reference, learning the concept")
+    steps = steps_of((await call("planner", plan_messages("decorators?", exchange))).content)
+    assert 3 <= len(steps) <= 6
+    assert all(step.split(" (")[0].count("decorators") == 1 for step in steps)  # every step is about the subject
+    assert all(step.endswith("(Python 3.12 language reference)") for step in steps)  # the scope, as a constraint
+    assert not any(word in step.lower() for step in steps for word in ("learning", "concept"))  # the purpose
+    assert steps[0].startswith("Definition and purpose")  # ...which orders the steps: learning starts from basics
+
+
+async def test_a_question_without_searchable_content_is_clarified() -> None:
+    result = await call(
+        "clarifier",
+        clarify_messages("asdkjh qwoeiu zxcmnb lkjqwe poiuyt"),
+        tools=[ts.generate_plan()],
+        tool_choice="auto",
+    )
+    assert not result.tool_calls
+    questions = [line for line in result.content.splitlines() if re.match(r"^\d+\. .+\?$", line)]
+    assert 2 <= len(questions) <= 3 and "subject" in questions[0]
+    assert "asdkjh" not in result.content
+
+
 # ---- orchestrator --------------------------------------------------------------------------------
 
 PLAN = [
@@ -164,7 +199,7 @@ def turn_message(cycle: int, cycles: int, covered: set[int], attempts: dict[int,
         plan=PLAN,
         uncovered=uncovered,
         attempts=attempts,
-        reminder=cycle == 2,
+        reminder=render("orchestrator_reminder") if cycle == 2 else "",
     )
     return {"role": "user", "content": content}
 
@@ -381,7 +416,7 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
     body = report.split("\n---\n")[0]
     cited = 0
     for paragraph in body.split("\n\n"):
-        if paragraph.startswith("## ") or paragraph.startswith("_"):
+        if paragraph.startswith(("## ", "_")):
             continue  # headings and italic notes (gap notes) carry no facts
         for sentence, numbers in re.findall(r"(.+?)((?: ?\[\d+\])+)(?= |$)", paragraph):
             cited += 1

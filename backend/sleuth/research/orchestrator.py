@@ -89,7 +89,7 @@ def _turn_message(state: RunState, cycle: int) -> str:
         plan=state.plan,
         uncovered=uncovered,
         attempts=attempts,
-        reminder=cycle == 2,
+        reminder=render("orchestrator_reminder") if cycle == 2 else "",
     )
 
 

@@ -121,7 +121,8 @@ def task_terms(task: str) -> TaskTerms:
     """Focus = the first sentence of the task; background = anything after it."""
     parts = re.split(r"(?<=[.!?])\s+", task.strip(), maxsplit=1)
     focus_text = parts[0]
-    background_text = parts[1] if len(parts) > 1 else ""
+    # the scope a task ends with limits where to look; its words are not search topics
+    background_text = re.sub(r"\s*Keep to: .*$", "", parts[1], flags=re.S) if len(parts) > 1 else ""
     focus_phrases = _clean_phrases(focus_text)
     background_phrases = _clean_phrases(background_text)
     kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))
