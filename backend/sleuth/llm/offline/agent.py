@@ -31,7 +31,7 @@ _DEFAULT_AGENT_ROUNDS = 6
 _STEP_WORDS = frozenset(
     "what how why concrete common examples example pitfalls pitfall edge cases case limitations limitation step "
     "internally come comes relate each other differences trade-offs trade-off background part researching "
-    "relevant facts sources report citations find use respect background definition purpose mechanism behind "
+    "relevant facts sources report citations find use respect background definition purpose mechanism behind role "
     "keep".split()
 )
 

@@ -152,7 +152,11 @@ def _supporting(topic: Topic, first_clause: str) -> dict[str, str]:
     if asks.startswith(("what is", "what are")) and not topic.comparison:
         steps["definition"] = ""
     if asks.startswith("how") or topic.comparison:
-        steps["mechanism"] = ""
+        # the question asks how the subjects behave; a process it names ("during attribute lookup")
+        # is still worth a step of its own
+        preposition, _, setting = topic.context.partition(" ")
+        mechanism = f"The mechanism of {setting}, step by step, and the role of {subjects} in it"
+        steps["mechanism"] = mechanism if preposition.lower() in ("during", "for") else ""
     if topic.comparison and first_clause:
         steps["comparison"] = ""
     if not topic.comparison or len(topic.subjects) < 2:
