@@ -131,6 +131,15 @@ async def test_plan_keeps_the_question_phrases_intact_and_grammatical() -> None:
         assert "handle" not in step and " exist" not in step  # no verb torn out of the question
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["¿Cómo interactúan los descriptores de Python y __getattr__?", "Python 的描述符和 __getattr__ 如何交互？"],
+)
+async def test_a_question_in_another_language_is_planned_in_its_own_words(question: str) -> None:
+    # this model writes only English, so it does not rephrase the question into mixed-language steps
+    assert steps_of((await call("planner", plan_messages(question))).content) == [question]
+
+
 async def test_clarification_answer_constrains_the_plan_instead_of_becoming_its_topic() -> None:
     from sleuth.research.types import ClarificationExchange
 

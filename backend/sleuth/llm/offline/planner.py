@@ -16,6 +16,7 @@ from sleuth.llm.offline.clarifier import is_vague
 from sleuth.llm.offline.constraints import Constraints, read_constraints
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import RELATION_WORDS, STOPWORDS, VAGUE_WORDS, join_phrases
+from sleuth.llm.offline.vocabulary import looks_english
 from sleuth.prompt_facts import PlanFacts
 
 MIN_STEPS = 3
@@ -186,6 +187,10 @@ def with_scope(step: str, scope: list[str]) -> str:
 def plan_steps(
     question: str, answer: str = "", earlier_question: str = "", max_steps: int = DEFAULT_MAX_STEPS
 ) -> list[str]:
+    if not looks_english(question):
+        # the steps must stay in the user's language, and this model writes only English:
+        # the question itself, word for word, is the plan
+        return [question.strip()]
     constraints = read_constraints(answer) if answer else Constraints()
     own = [] if is_vague(question) else clauses(question)
     topic = analyse(question)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from sleuth.llm.offline.text import content_words, stem
+from sleuth.llm.offline.text import STOPWORDS, content_words, stem
 
 _VOWELS = "aeiouy"
 _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-z]{5,}")
@@ -57,3 +57,13 @@ def has_searchable_content(question: str) -> bool:
     if re.search(r"[^\W\d_a-zA-Z]", question):
         return True  # letters beyond ASCII: a language this model cannot judge, so it does not
     return any(is_searchable_word(word) for word in content_words(question))
+
+
+def looks_english(question: str) -> bool:
+    """Whether this English-only model may rephrase the question: ASCII letters, mostly known words."""
+    words = re.findall(r"[^\W\d_]+", question)
+    if any(not word.isascii() for word in words):
+        return False
+    plain = [w.lower() for w in words if len(w) > 1 and not w[:1].isupper()]
+    known = [w for w in plain if w in STOPWORDS or stem(w) in known_words()]
+    return not plain or len(known) >= len(plain) / 2
