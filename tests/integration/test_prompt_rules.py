@@ -111,3 +111,13 @@ async def test_clarified_constraints_and_mode_reach_the_report_prompt() -> None:
     assert "800 to 1500 words" in system_prompt(report) and "a focused report" in system_prompt(report)
     assert "Python 3.12 only" in last_user(report) and "constraints on the plan" in last_user(planner)
     assert report["max_tokens"] == 8192
+
+
+async def test_reasoning_models_are_told_to_reason_between_rounds_instead_of_think_tool() -> None:
+    with ScriptedLLM(ResearchModel()) as llm:
+        await run_engine(scripted_settings(llm, reasoning=True), ResearchRequest(question=QUESTION, clarify=False))
+        orchestrator = system_prompt(llm.requests_for("orchestrator")[0])
+        agent = system_prompt(llm.requests_for("agent")[0])
+    assert "between rounds, reason about what the findings establish" in orchestrator
+    assert "`think_tool`" not in orchestrator and "`think_tool`" not in agent
+    assert "reflect before your next call" in agent
