@@ -69,7 +69,10 @@ class Settings(BaseSettings):
     agent_max_cycles: int = Field(default=6, ge=1)
     plan_max_steps: int = Field(default=6, ge=1, le=6)
     search_results: int = Field(default=6, ge=1, le=20)
-    intermediate_report_max_tokens: int = Field(default=1200, ge=64)
+    intermediate_report_max_tokens: int = Field(
+        default=4000, ge=64, description="Cap on each agent's report in heavy mode; light mode uses half."
+    )
+    report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")

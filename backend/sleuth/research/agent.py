@@ -15,9 +15,11 @@ from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.citations import Numbering, cited_numbers
 from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.depth import intermediate_report_tokens
 from sleuth.research.llm_step import llm_step
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
+from sleuth.research.turns import seconds_left
 from sleuth.stream.packets import (
     Degraded,
     Error,
@@ -144,6 +146,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
 async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]], bool]:
     """Execute one turn's tool calls concurrently; returns tool messages (in call order) and whether to report."""
     wants_report = False
+    state = lane.state
 
     async def answer(call: ToolCall) -> str:
         nonlocal wants_report
@@ -158,7 +161,11 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
         if call.resolved_name == ts.GENERATE_REPORT:
             wants_report = True
             return render("responses/generate_report_ack")
-        return render("responses/tool_unavailable", name=call.name, available="search, open_url, generate_report")
+        return render(
+            "responses/tool_unavailable",
+            name=call.name,
+            available=", ".join(t["function"]["name"] for t in ts.agent_tools(not state.reasoning_model)),
+        )
 
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
     messages = [
@@ -182,7 +189,18 @@ async def _research(lane: Lane, force_at: float) -> bool:
         {"role": "user", "content": lane.task},
     ]
 
-    async def turn() -> bool:
+    async def turn(cycle: int) -> bool:
+        messages.append(
+            {
+                "role": "user",
+                "content": render(
+                    "agent_turn",
+                    cycle=cycle,
+                    max_cycles=state.agent_max_cycles,
+                    time_left_s=round(seconds_left(state.clock, force_at), 1),
+                ),
+            }
+        )
         relay = ReasoningRelay(state, names, lane.open_block)
         result = await llm_step(
             state,
@@ -203,12 +221,12 @@ async def _research(lane: Lane, force_at: float) -> bool:
         return wants_report
 
     first_until = state.deadlines.agent_first_turn_until(lane.started_at)
-    for number in range(state.agent_max_cycles):
-        until = first_until if number == 0 else force_at
+    for cycle in range(1, state.agent_max_cycles + 1):
+        until = first_until if cycle == 1 else force_at
         if state.clock.now() >= until:
             return True
         try:
-            if await run_until(state.clock, until, turn()):
+            if await run_until(state.clock, until, turn(cycle)):
                 return False
         except DeadlineReached:
             return True
@@ -217,7 +235,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
 
 async def _write_report(lane: Lane, forced: bool) -> str:
     state = lane.state
-    cap = state.settings.intermediate_report_max_tokens
+    cap = intermediate_report_tokens(state.settings, state.mode)
     sub = lane.next_sub()
     lane.emit(IntermediateReportStart(content=""), sub)
     sources = [
@@ -225,7 +243,10 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         for n, d in sorted(lane.citations.by_number.items())
     ]
     messages = [
-        {"role": "system", "content": render("intermediate_report", task=lane.task, max_tokens=cap)},
+        {
+            "role": "system",
+            "content": render("intermediate_report", today=state.today, task=lane.task, max_tokens=cap, forced=forced),
+        },
         {"role": "user", "content": render("intermediate_report_user", sources=sources, forced=forced)},
     ]
     streamed: list[str] = []

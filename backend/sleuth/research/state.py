@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from sleuth.clock import Clock
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings
 from sleuth.llm.gateway import LLMGateway
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import Pace, RunDeadlines
@@ -67,6 +67,7 @@ class Finding:
     tab_index: int
     turn_index: int
     status: str  # done | failed | timed_out
+    plan_step: int | None = None  # the 1-based plan step it served; None for a new lead
 
 
 @dataclass
@@ -127,6 +128,10 @@ class RunState:
     def time_left(self) -> float:
         """Seconds of the time budget left, now."""
         return self.deadlines.time_left(self.clock.now())
+
+    @property
+    def mode(self) -> Mode:
+        return self.request.mode or self.settings.mode
 
     @property
     def today(self) -> str:
