@@ -6,6 +6,7 @@ import logging
 from functools import partial
 
 from sleuth.documents import normalise_url
+from sleuth.research.claim_judge import judge_claims
 from sleuth.research.claims import ClaimVerdict, check_claims
 from sleuth.research.state import RunState
 from sleuth.stream.packets import NumberedSource
@@ -32,6 +33,12 @@ async def source_texts(state: RunState, sources: list[NumberedSource]) -> dict[i
     return texts
 
 
-async def check_report_claims(state: RunState, markdown: str, sources: list[NumberedSource]) -> list[ClaimVerdict]:
-    """A verdict for every citation marker on a checkable sentence of the final report."""
-    return check_claims(markdown, await source_texts(state, sources))
+async def check_report_claims(
+    state: RunState, markdown: str, sources: list[NumberedSource], *, allow_judge: bool = True
+) -> list[ClaimVerdict]:
+    """A verdict for every citation marker on a checkable sentence of the final report: the judge model's
+    when one is configured (and time allows), else the deterministic overlap check's."""
+    verdicts = check_claims(markdown, await source_texts(state, sources))
+    if allow_judge and state.settings.judge_model and verdicts:
+        verdicts = await judge_claims(state, verdicts)
+    return verdicts

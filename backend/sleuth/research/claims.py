@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from sleuth.research.citations import citation_spans
 from sleuth.stream.packets import UnsupportedClaim
@@ -60,6 +60,7 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
     score: float = 0.0
     checker: Checker = "overlap"
+    passage: str = Field(default="", exclude=True)  # the cited document's best-matching passage, for a judge
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ def cited_sentences(markdown: str) -> list[CitedSentence]:
     is how models and the offline report place them.
     """
     out: list[CitedSentence] = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)|\n(?=#)", markdown):
+    # Lines, not paragraphs: models do not hard-wrap, and a list item or table row ends its sentence.
+    for block in markdown.splitlines():
         if block.lstrip().startswith("#"):
             continue
         spans = citation_spans(block)
@@ -159,7 +161,9 @@ def cited_sentences(markdown: str) -> list[CitedSentence]:
 
 def passages(text: str) -> list[Passage]:
     """Overlapping windows of a few sentences: a claim may paraphrase across a sentence boundary."""
-    sentences = [s for line in text.splitlines() for s in split_sentences(line)]
+    # Paragraphs, not lines: documents are often hard-wrapped mid-sentence.
+    paragraphs = (" ".join(p.split()) for p in re.split(r"\n\s*\n", text))
+    sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
     if not sentences:
         return []
     out: list[Passage] = []
@@ -239,6 +243,7 @@ def check_sentence(claim: CitedSentence, documents: Mapping[int, list[Passage]])
                 supported=not reason,
                 reason=reason,
                 score=round(match.coverage, 3),
+                passage=match.passage.text if match.passage is not None else "",
             )
         )
     return verdicts

@@ -77,11 +77,11 @@ async def write_report(state: RunState) -> VerifiedReport:
     return await publish_report(state, text)
 
 
-async def publish_report(state: RunState, text: str) -> VerifiedReport:
+async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
     """Verify citations against what tools really returned, check that the cited documents support
     their sentences; send `citation_info`s and the `report`."""
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-    verified.claims = await check_report_claims(state, verified.markdown, verified.sources)
+    verified.claims = await check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)

@@ -195,7 +195,7 @@ async def run_research(
             if state.report_draft.strip()
             else fallback_report(state, render("responses/deadline_note"))
         )
-        outcome = _Outcome(reason="deadline", report=await publish_report(state, text))
+        outcome = _Outcome(reason="deadline", report=await publish_report(state, text, allow_judge=False))
     except asyncio.CancelledError:
         await _cancel_agents(state)
         _finish(state, _Outcome(reason="cancelled"))
