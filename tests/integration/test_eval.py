@@ -7,21 +7,18 @@ once per invocation); bad input is also checked in a real subprocess.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
 
 from sleuth.cli import main
-from support.scenarios import ResearchModel, assistant_turns, last_tool_texts, sources_in
-from support.scripted_llm import Call, Reply, ScriptedLLM, tool_names, user_text
-from test_cli_research import endpoint_env, sleuth
-
-SUPPORTED = (
-    'The "with" statement is used to wrap the execution of a block with methods defined by a context manager [1].'
-)
-UNSUPPORTED = "The moon is made of green cheese and orbits Mars every 3 days [1]."
+from support.claims_model import SUPPORTED, ClaimsModel
+from support.scripted_llm import ScriptedLLM, tool_names
 
 QUESTIONS = [
     {
@@ -35,44 +32,8 @@ QUESTIONS = [
 ]
 
 
-class EvalModel(ResearchModel):
-    """Researches the `with` page; the report has one sentence copied from it and one it never says."""
-
-    def __init__(self) -> None:
-        super().__init__(tasks_per_cycle=[["with statement context manager"]])
-
-    def __call__(self, body: dict[str, Any]) -> Reply:
-        names = tool_names(body)
-        if names == {"race_scores"}:
-            scores = {"comprehensiveness": 8, "depth": 6, "instruction_following": 7, "readability": 9}
-            return Reply(tool_calls=[Call("race_scores", {**scores, "justification": "Fine."})])
-        if names == {"claim_verdicts"}:
-            claims = re.findall(r"^Claim (\d+) — marker \[\d+\]\nSentence: (.*)$", user_text(body), re.M)
-            verdicts = [
-                {"claim": int(n), "supported": "moon" not in s, "reason": "the page never mentions the moon"}
-                for n, s in claims
-            ]
-            return Reply(tool_calls=[Call("claim_verdicts", {"verdicts": verdicts})])
-        return super().__call__(body)
-
-    def planner(self, body: dict[str, Any]) -> Reply:
-        return Reply(text="1. What the with statement does with a context manager")
-
-    def agent(self, body: dict[str, Any]) -> Reply:
-        turn = assistant_turns(body)
-        if turn == 0:
-            return Reply(tool_calls=[Call("search", {"queries": ["with statement context manager"]})])
-        if turn == 1:
-            found = [url for text in last_tool_texts(body) for _, _, url in sources_in(text)]
-            return Reply(tool_calls=[Call("open_url", {"urls": [u for u in found if u.endswith("/with")][:1]})])
-        return Reply(tool_calls=[Call("generate_report", {})])
-
-    def agent_report(self, body: dict[str, Any]) -> Reply:
-        number = next(n for n, _, url in sources_in(user_text(body)) if url.endswith("/with"))
-        return Reply(text=f"The with statement wraps a block in a context manager's methods [{number}].")
-
-    def report(self, body: dict[str, Any]) -> Reply:
-        return Reply(text=f"{SUPPORTED} {UNSUPPORTED}\n\n## Details\n\nSee the sources.")
+def endpoint_env(llm: ScriptedLLM) -> dict[str, str]:
+    return {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": llm.base_url, "SLEUTH_API_KEY": "sk-eval-secret"}
 
 
 def sleuth_eval(args: list[str], env: dict[str, str]) -> Result:
@@ -90,7 +51,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
 def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -> None:
     questions, out = tmp_path / "questions.jsonl", tmp_path / "out"
     write_questions(questions, QUESTIONS)
-    with ScriptedLLM(EvalModel()) as llm:
+    with ScriptedLLM(ClaimsModel()) as llm:
         env = endpoint_env(llm)
         done = sleuth_eval([str(questions), "--out", str(out), "--concurrency", "2"], env)
         assert done.exit_code == 0, done.output
@@ -140,7 +101,7 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
 def test_a_judge_scores_reports_and_gives_the_citation_verdicts(tmp_path: Path) -> None:
     questions, out = tmp_path / "questions.jsonl", tmp_path / "out"
     write_questions(questions, QUESTIONS[:1])
-    with ScriptedLLM(EvalModel()) as llm:
+    with ScriptedLLM(ClaimsModel()) as llm:
         done = sleuth_eval([str(questions), "--out", str(out), "--judge", "openai/judge-model"], endpoint_env(llm))
         judge_models = {body["model"] for body in llm.requests if tool_names(body) & {"race_scores", "claim_verdicts"}}
     assert done.exit_code == 0, done.output
@@ -158,7 +119,14 @@ def test_a_bad_question_file_is_one_clear_error_and_loses_nothing(tmp_path: Path
     (out / "metrics.jsonl").write_text('{"id": "kept"}\n')
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "prompt": "fine"}\n{"id": 2, "prompt": \n')
-    done = sleuth(["eval", str(bad), "--out", str(out)], {}, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "sleuth", "eval", str(bad), "--out", str(out)],
+        env=os.environ,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().endswith(f"{bad}:2: not valid JSON (Expecting value)")
     assert (out / "metrics.jsonl").read_text() == '{"id": "kept"}\n'
