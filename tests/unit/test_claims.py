@@ -79,10 +79,18 @@ def test_markers_attach_to_the_sentence_before_them_and_code_is_ignored() -> Non
         "A sentence without citations."
     )
     assert cited_sentences(markdown) == [
-        CitedSentence("First claim about context managers.", (1,)),
-        CitedSentence("Second claim about x[2] frames.", (2,)),
-        CitedSentence("A list item that cites two sources", (1, 3)),
+        CitedSentence("First claim about context managers.", ((1, 1),)),
+        CitedSentence("Second claim about x[2] frames.", ((2, 1),)),
+        CitedSentence("A list item that cites two sources", ((1, 2), (3, 1))),
     ]
+
+
+def test_each_marker_knows_which_appearance_of_its_number_it_is() -> None:
+    markdown = (
+        "## Overview [1]\n\nAlpha beta gamma [1]. Delta [2] and epsilon [1] zeta.\n\n"
+        "```\nx = [1]\n```\nEta theta iota. [1][2]"
+    )
+    assert [c.markers for c in cited_sentences(markdown)] == [((1, 2),), ((2, 1), (1, 3)), ((1, 4), (2, 2))]
 
 
 def test_markers_without_source_text_and_too_short_sentences_are_not_checked() -> None:

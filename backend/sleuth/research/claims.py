@@ -55,6 +55,7 @@ class ClaimVerdict(BaseModel):
     """The check of one citation marker on one sentence of the final report."""
 
     marker: str
+    occurrence: int = 1  # which appearance of `marker` in the report this is, from 1
     sentence: str
     supported: bool
     reason: str = ""
@@ -66,7 +67,11 @@ class ClaimVerdict(BaseModel):
 @dataclass(frozen=True)
 class CitedSentence:
     sentence: str  # plain text: markers and markdown removed
-    numbers: tuple[int, ...]  # citation numbers, in order, without repeats
+    markers: tuple[tuple[int, int], ...]  # (citation number, its occurrence in the markdown), first of each number
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        return tuple(n for n, _ in self.markers)
 
 
 @dataclass(frozen=True)
@@ -124,38 +129,63 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", text)
 
 
+def _sentence_bounds(line: str) -> list[tuple[int, int]]:
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(line):
+        bounds.append((start, match.start()))
+        start = match.end()
+    bounds.append((start, len(line)))
+    return [(a, b) for a, b in bounds if line[a:b].strip()]
+
+
 def cited_sentences(markdown: str) -> list[CitedSentence]:
-    """Every sentence of `markdown` that carries citation markers, with the numbers it cites.
+    """Every sentence of `markdown` that carries citation markers, with the markers it carries.
 
     Markers that open a sentence ("... end. [2] Next") belong to the sentence before them, which
-    is how models and the offline report place them.
+    is how models and the offline report place them. Each marker is numbered by its appearance
+    among all markers of that number in the markdown, as a reader (or a client's chips) meets them.
     """
+    seen: dict[int, int] = {}
+    by_line: dict[int, list[tuple[int, int, list[tuple[int, int]]]]] = {}
+    line_starts = [0]
+    for line in markdown.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    line_index = 0
+    for start, end, numbers in citation_spans(markdown):
+        while line_starts[line_index + 1] <= start:
+            line_index += 1
+        markers = []
+        for n in numbers:
+            seen[n] = seen.get(n, 0) + 1
+            markers.append((n, seen[n]))
+        offset = line_starts[line_index]
+        by_line.setdefault(line_index, []).append((start - offset, end - offset, markers))
+
     out: list[CitedSentence] = []
     # Lines, not paragraphs: models do not hard-wrap, and a list item or table row ends its sentence.
-    for block in markdown.splitlines():
-        if block.lstrip().startswith("#"):
+    lines = markdown.splitlines()
+    for index, spans in sorted(by_line.items()):
+        line = lines[index]
+        if line.lstrip().startswith("#"):
             continue
-        spans = citation_spans(block)
-        if not spans:
-            continue
-        pieces: list[tuple[str, list[int]]] = []  # (sentence text with markers removed, numbers)
-        for sentence in split_sentences(block):
-            sentence_spans = citation_spans(sentence)
-            leading = re.match(r"\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+", sentence)
-            numbers: list[int] = []
-            for start, _end, cited in sentence_spans:
-                if leading and start < leading.end() and pieces:
-                    pieces[-1][1].extend(cited)
-                else:
-                    numbers.extend(cited)
-            text = sentence
-            for start, end, _ in reversed(sentence_spans):
-                text = text[:start] + text[end:]
-            pieces.append((_plain(text), numbers))
-        for text, numbers in pieces:
-            unique = tuple(dict.fromkeys(numbers))
-            if unique and text:
-                out.append(CitedSentence(sentence=text, numbers=unique))
+        bounds = _sentence_bounds(line)
+        carried: list[list[tuple[int, int]]] = [[] for _ in bounds]
+        for start, _end, markers in spans:
+            i = next((k for k, (a, b) in enumerate(bounds) if a <= start < b), len(bounds) - 1)
+            opens_sentence = not line[bounds[i][0] : start].strip(" []0123456789,")
+            carried[i - 1 if opens_sentence and i > 0 else i].extend(markers)
+        for (a, b), markers in zip(bounds, carried, strict=True):
+            text = line[a:b]
+            for start, end, _ in reversed(spans):
+                if a <= start < b:
+                    text = text[: start - a] + text[min(end, b) - a :]
+            sentence = _plain(text)
+            first: dict[int, int] = {}
+            for n, k in markers:
+                first.setdefault(n, k)
+            if first and sentence:
+                out.append(CitedSentence(sentence=sentence, markers=tuple(first.items())))
     return out
 
 
@@ -208,6 +238,7 @@ def _supported(coverage: float, pair_coverage: float) -> bool:
 
 def check_sentence(claim: CitedSentence, documents: Mapping[int, list[Passage]]) -> list[ClaimVerdict]:
     """Verdicts for each marker of one sentence; markers without document text are not checked."""
+    occurrence = dict(claim.markers)
     numbers = [n for n in claim.numbers if documents.get(n)]
     words = set(key_words(claim.sentence))
     if len(words) < MIN_KEY_WORDS or not numbers:
@@ -239,6 +270,7 @@ def check_sentence(claim: CitedSentence, documents: Mapping[int, list[Passage]])
         verdicts.append(
             ClaimVerdict(
                 marker=f"[{n}]",
+                occurrence=occurrence[n],
                 sentence=claim.sentence,
                 supported=not reason,
                 reason=reason,

@@ -156,6 +156,7 @@ class UnsupportedClaim(BaseModel):
     marker: str
     sentence: str
     reason: str
+    occurrence: int = Field(default=1, ge=1, description="Which appearance of `marker` in the markdown, from 1.")
 
 
 class NumberedSource(Document):
