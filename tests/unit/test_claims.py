@@ -101,3 +101,10 @@ def test_markers_without_source_text_and_too_short_sentences_are_not_checked() -
 def test_hard_wrapped_documents_are_matched_across_line_breaks() -> None:
     sentence = "This allows common try except finally usage patterns to be encapsulated for convenient reuse [1]."
     assert check_claims(sentence, {1: WITH_DOC})[0].supported
+
+
+def test_sentences_lose_markdown_but_keep_operators_and_identifiers() -> None:
+    markdown = '- **Bold** claim on `__exit__()` and an "except*" clause where -1**2 is -1 [1].'
+    assert (
+        cited_sentences(markdown)[0].sentence == 'Bold claim on __exit__() and an "except*" clause where -1**2 is -1.'
+    )

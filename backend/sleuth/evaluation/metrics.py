@@ -9,7 +9,6 @@ from pydantic import BaseModel
 
 from sleuth.documents import normalise_url
 from sleuth.evaluation.questions import EvalQuestion
-from sleuth.research.claims import ClaimVerdict
 from sleuth.research.types import ResearchResult
 from sleuth.stream.packets import Packet
 
@@ -57,8 +56,12 @@ def key_fact_recall(facts: list[str | list[str]], text: str) -> float | None:
     return sum(fact_found(f, text) for f in facts) / len(facts)
 
 
-def _verdicts(claims: list[ClaimVerdict]) -> list[dict[str, Any]]:
-    return [c.model_dump(include={"marker", "sentence", "supported", "reason", "checker"}) for c in claims]
+def _verdicts(result: ResearchResult) -> list[dict[str, Any]]:
+    urls = {f"[{s.number}]": s.url for s in result.sources}
+    return [
+        {**c.model_dump(include={"marker", "sentence", "supported", "reason", "checker"}), "url": urls.get(c.marker)}
+        for c in result.claims
+    ]
 
 
 def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunTrace, wall_s: float) -> dict[str, Any]:
@@ -82,5 +85,5 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "cost_usd": result.cost_usd,
         "stop_reason": result.stop_reason,
         "error": result.error,
-        "citations": _verdicts(result.claims),
+        "citations": _verdicts(result),
     }

@@ -33,8 +33,11 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)]*\s+")
-# Underscores stay: they are part of identifiers such as `__getattr__` far more often than emphasis.
-_MARKDOWN_NOISE = re.compile(r"[*`>#|]+")
+# Only paired emphasis goes: a lone `*` is as likely an operator (`2**8`, `except*`) as markup, and
+# underscores are part of identifiers such as `__getattr__` far more often than emphasis.
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=[^\s*])(.+?)(?<=[^\s*])\1(?![\w*])")
+_LINE_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>+)\s+")
+_MARKDOWN_NOISE = re.compile(r"`+|\|")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 
 # A citation is supported when this share of the sentence's key words is found in the passage...
@@ -124,8 +127,8 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _plain(text: str) -> str:
-    text = _LINK.sub(r"\1", text)
-    text = " ".join(_MARKDOWN_NOISE.sub(" ", text).split()).strip(" -")
+    text = _EMPHASIS.sub(r"\2", _LINE_MARKUP.sub("", _LINK.sub(r"\1", text)))
+    text = " ".join(_MARKDOWN_NOISE.sub(" ", text).split())
     return re.sub(r"\s+([.,;:!?])", r"\1", text)
 
 
