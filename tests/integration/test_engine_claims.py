@@ -23,8 +23,9 @@ async def test_the_report_packet_lists_unsupported_claims_and_the_summary_counts
     check_invariants(run.packets)
     (report,) = run.of("report")
     claims = report.obj.unsupported_claims  # type: ignore[union-attr]
-    assert [(c.marker, c.sentence) for c in claims] == [
-        ("[1]", "The moon is made of green cheese and orbits Mars every 3 days.")
+    # The second `[1]` of the report: a client marks that chip, not the first one.
+    assert [(c.marker, c.occurrence, c.sentence) for c in claims] == [
+        ("[1]", 2, "The moon is made of green cheese and orbits Mars every 3 days.")
     ]
     assert "key words" in claims[0].reason
     (summary,) = run.of("summary")

@@ -296,5 +296,7 @@ def check_claims(markdown: str, texts: Mapping[int, str]) -> list[ClaimVerdict]:
 def unsupported(verdicts: list[ClaimVerdict]) -> list[UnsupportedClaim]:
     """The failed verdicts, as the `report` packet lists them."""
     return [
-        UnsupportedClaim(marker=v.marker, sentence=v.sentence, reason=v.reason) for v in verdicts if not v.supported
+        UnsupportedClaim(marker=v.marker, occurrence=v.occurrence, sentence=v.sentence, reason=v.reason)
+        for v in verdicts
+        if not v.supported
     ]
