@@ -82,6 +82,8 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert summary["means"]["gold_cited"] == 0.5  # only the question with gold sources counts
         assert summary["means"]["claims_unsupported"] == 1.0 and summary["unsupported_claim_rate"] == 0.5
         assert "mean key_fact_recall" in done.stdout and "2/2" in done.stderr
+        written = "".join(p.read_text() for p in out.iterdir())
+        assert "sk-eval-secret" not in written + done.output
 
         # The same command again: nothing is researched twice, nothing written is lost.
         before = (out / "articles.jsonl").read_bytes()

@@ -57,7 +57,9 @@ class ResearchResult(BaseModel):
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
-    claims: list[ClaimVerdict] = Field(default_factory=list)  # claim-support verdict per checked citation
+    # The claim-support verdict of every checked citation, for in-process callers (`sleuth eval`). Not
+    # serialised: reports are stored without it, and the `report` packet carries the unsupported ones.
+    claims: list[ClaimVerdict] = Field(default_factory=list, exclude=True)
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     error: str | None = None
