@@ -177,7 +177,10 @@ async def run_research(
             session_id=request.session_id,
             question=request.question,
             mode=request.mode or settings.mode,
-            models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+            models={
+                role: _model_label(settings.model_for(role))  # type: ignore[arg-type]
+                for role in ROLES + (("judge",) if settings.judge_model else ())
+            },
         )
     )
     try:
