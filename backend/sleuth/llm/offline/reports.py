@@ -23,6 +23,7 @@ from sleuth.llm.offline.text import (
     numbered_blocks,
     overlap,
     page_sentences,
+    rarity,
     term_set,
     tokens,
 )
@@ -78,13 +79,6 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
         if block.number not in best or len(block.body) > len(best[block.number].body):
             best[block.number] = block
     return [best[number] for number in sorted(best)]
-
-
-def rarity(sentence_terms: list[set[str]], wanted: set[str]) -> dict[str, float]:
-    """Per task term, 1 / (1 + 4 * share of sentences containing it): a word on nearly every
-    line of the sources (say "attribute" in pages about attributes) tells sentences apart less."""
-    total = max(1, len(sentence_terms))
-    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in sentence_terms) / total) for term in wanted}
 
 
 def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:

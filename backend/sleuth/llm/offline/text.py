@@ -77,8 +77,21 @@ def content_words(text: str) -> list[str]:
 
 
 def term_set(text: str) -> set[str]:
-    """Stemmed content terms, for overlap scoring."""
-    return {stem(word) for word in content_words(text)}
+    """Stemmed content terms, for overlap scoring. A dotted name also counts as its parts, so
+    `functools.lru_cache` meets a page titled "functools" and a sentence about "lru_cache"."""
+    found: set[str] = set()
+    for word in content_words(text):
+        found.add(stem(word))
+        if "." in word.strip("."):
+            found.update(stem(part) for part in word.split(".") if len(part) > 1 and part.lower() not in STOPWORDS)
+    return found
+
+
+def rarity(term_sets: list[set[str]], wanted: set[str]) -> dict[str, float]:
+    """Per wanted term, 1 / (1 + 4 * share of the texts containing it): a word on nearly every
+    line of the sources (say "attribute" in pages about attributes) tells texts apart less."""
+    total = max(1, len(term_sets))
+    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in term_sets) / total) for term in wanted}
 
 
 def chunks(text: str) -> list[str]:
@@ -207,6 +220,29 @@ def is_fact_sentence(sentence: str) -> bool:
     return len(words) >= 6 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
 
 
+def without_highlights(snippet: str) -> str:
+    """A search snippet's text without its match markers («lru»_«cache» -> lru_cache) and ellipses."""
+    return re.sub(r"[«»…]", "", snippet)
+
+
+_PROSE_LINE = re.compile(r"[.!?:][\"')\]]?$")
+NAVIGATION_PROSE_SHARE = 0.2
+
+
+def is_navigation_page(text: str) -> bool:
+    """Tables of contents, indexes and menus: mostly title lines, little prose.
+
+    Judged by structure, not wording: the share of the page's characters that sit on lines that
+    read as sentences (eight words or more, ending like one). Reference pages score well above
+    0.3; the chapter and index pages of a Sphinx or DocBook manual score below 0.2."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    total = sum(len(line) for line in lines)
+    if total == 0:
+        return True
+    prose = sum(len(line) for line in lines if _PROSE_LINE.search(line) and len(line.split()) >= 8)
+    return prose / total < NAVIGATION_PROSE_SHARE
+
+
 def is_dangling(sentence: str) -> bool:
     return bool(_DANGLING_START.match(sentence))
 
@@ -227,9 +263,11 @@ class NumberedBlock:
     title: str
     url: str
     body: str
+    read_elsewhere: bool = False  # the engine says another agent of the run has opened it
 
 
 _BLOCK_HEAD = re.compile(r"^\[(\d+)\] ?(.*)\nURL: ?(\S*)[ \t]*$", re.M)
+_READ_BY = re.compile(r"\ARead by: [^\n]*\n?")
 
 
 def numbered_blocks(tool_text: str) -> list[NumberedBlock]:
@@ -240,14 +278,20 @@ def numbered_blocks(tool_text: str) -> list[NumberedBlock]:
         end = heads[position + 1].start() if position + 1 < len(heads) else len(tool_text)
         body = tool_text[head.end() : end]
         # trailing engine notes ("Could not open: ...", "Search error: ...") are not page text
-        body = re.split(r"\n(?:Could not open|Search error): ", body)[0]
-        blocks.append(NumberedBlock(int(head.group(1)), head.group(2).strip(), head.group(3).strip(), body.strip("\n")))
+        body = re.split(r"\n(?:Could not open|Search error): ", body)[0].strip("\n")
+        read_by = _READ_BY.match(body)
+        if read_by:
+            body = body[read_by.end() :]
+        blocks.append(
+            NumberedBlock(int(head.group(1)), head.group(2).strip(), head.group(3).strip(), body, bool(read_by))
+        )
     return blocks
 
 
 def first_paragraph(block: NumberedBlock) -> NumberedBlock:
     """A search hit's snippet only: text after its first blank line is the engine's, not the source's."""
-    return NumberedBlock(block.number, block.title, block.url, re.split(r"\n\s*\n", block.body, maxsplit=1)[0])
+    snippet = re.split(r"\n\s*\n", block.body, maxsplit=1)[0]
+    return NumberedBlock(block.number, block.title, block.url, snippet, block.read_elsewhere)
 
 
 # ---- cited units in findings ---------------------------------------------------------------
