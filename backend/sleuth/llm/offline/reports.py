@@ -17,13 +17,15 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     as_markdown,
     cited_units,
+    entry_name,
     first_paragraph,
     is_dangling,
     jaccard,
     numbered_blocks,
     overlap,
-    page_sentences,
+    is_navigation_page,
     rarity,
+    sectioned_sentences,
     term_set,
     tokens,
 )
@@ -37,6 +39,9 @@ SHORT_SENTENCE_WORDS = 9
 SECTION_SENTENCES = 4
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
+HEADING_SHARE = 0.5
+HEADING_CAP = 4.0
+PAGE_TITLE_BONUS = 0.5
 
 
 def approx_tokens(text: str) -> int:
@@ -54,6 +59,7 @@ class Candidate:
     position: int  # order within its page, to keep the page's reading order
     score: float
     terms: set[str]
+    entry: str = ""  # the reference entry the sentence describes, when it does not name it itself
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -81,10 +87,17 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
-def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
-    """(ranking score, relevance, terms): relevance decides eligibility, the score the order."""
+def _score(
+    sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]
+) -> tuple[float, float, set[str]]:
+    """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
+
+    Relevance counts the sentence's own terms and, at a discount, those of the heading it sits
+    under: in a reference manual the sentences below "@functools.lru_cache(maxsize=128)" are
+    about lru_cache even when they only say "the wrapped function"."""
     sentence_terms = term_set(sentence)
     relevance = terms.weight(sentence_terms, rare)
+    relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(term_set(heading) - sentence_terms, rare))
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
         score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
@@ -106,15 +119,22 @@ def agent_report(request: OfflineRequest) -> Reply:
     terms = task_terms(task)
     sources = _sources(request)
 
-    per_page = [(page, page_sentences(page.body)) for page in sources]
-    all_terms = [term_set(sentence) for _, sentences in per_page for sentence in sentences]
+    # Tables of contents and indexes name everything and explain nothing.
+    per_page = [(page, sectioned_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
+    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
     for page, sentences in per_page:
-        for position, sentence in enumerate(sentences):
-            score, relevance, sentence_terms = _score(sentence, terms, rare)
+        # a page whose title names the subject is where the subject is explained
+        prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
+        for position, (heading, sentence) in enumerate(sentences):
+            score, relevance, sentence_terms = _score(sentence, heading, terms, rare)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
-                candidates.append(Candidate(sentence, page.number, position, score, sentence_terms))
+                entry = entry_name(heading)
+                named = entry.rsplit(".", 1)[-1] in sentence
+                candidates.append(
+                    Candidate(sentence, page.number, position, score + prior, sentence_terms, "" if named else entry)
+                )
 
     chosen: list[Candidate] = []
     budget = int(_budget(request) * 0.9)
@@ -145,7 +165,13 @@ def agent_report(request: OfflineRequest) -> Reply:
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
         sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in sentences))
+        # "Return a random byte string." says what, not of which function: the entry's name, copied
+        # from its heading, goes in front
+        paragraphs.append(
+            " ".join(
+                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in sentences
+            )
+        )
     return Reply(text="\n\n".join(paragraphs))
 
 

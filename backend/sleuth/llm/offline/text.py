@@ -158,7 +158,7 @@ _DANGLING_START = re.compile(
     r"Hence|Then|Otherwise|Likewise|Similarly|See|Like|Called|Example|For example|In this case)\b"
 )
 _CODE_HINT = re.compile(
-    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{};]\s*$|==|!=|\+=|->)"
+    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->)"
 )
 
 
@@ -176,17 +176,31 @@ def _is_heading(paragraph: str) -> bool:
     if len(lines) == 2 and re.fullmatch(r"[*=\-~^#]{3,}", lines[1].strip()):
         return True
     single = paragraph.strip()
-    return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?]$", single))
+    # "For example:" closes many a one-line paragraph of prose; a title has no sentence in it
+    return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?:;]$|[.!?] ", single))
+
+
+def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
+    """(nearest heading above, paragraph) for the prose paragraphs of a page, in order.
+
+    A heading is any short line that is not a sentence: a title, or in reference manuals the
+    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped."""
+    out: list[tuple[str, str]] = []
+    heading = ""
+    for block in re.split(r"\n\s*\n", text):
+        if not block.strip():
+            continue
+        if _is_heading(block):
+            heading = normalise_space(block.lstrip("#"))
+            continue
+        if not _looks_like_code(block):
+            out.append((heading, normalise_space(block)))
+    return out
 
 
 def paragraphs(text: str) -> list[str]:
     """Prose paragraphs of a page: blank-line separated, headings and code blocks dropped."""
-    out: list[str] = []
-    for block in re.split(r"\n\s*\n", text):
-        if not block.strip() or _is_heading(block) or _looks_like_code(block):
-            continue
-        out.append(normalise_space(block))
-    return out
+    return [paragraph for _, paragraph in sectioned_paragraphs(text)]
 
 
 def split_sentences(paragraph: str) -> list[str]:
@@ -206,18 +220,29 @@ def split_sentences(paragraph: str) -> list[str]:
 
 def is_fact_sentence(sentence: str) -> bool:
     """A sentence that can stand alone as a cited fact: prose, complete, not too short or long."""
-    if not 40 <= len(sentence) <= 420:
+    if not 25 <= len(sentence) <= 420:
         return False
-    if not re.search(r"[.!?][\"')\]]?$", sentence) or sentence.endswith(":"):
+    words = tokens(sentence)
+    # a statement that introduces an example or closes a list item ("...; ") is still a statement
+    if not re.search(r"[.!?;][\"')\]]?$", sentence) and not (sentence.endswith(":") and len(words) >= 10):
         return False
-    if not re.match(r"[\"'(`*]?[A-Z0-9_]", sentence):
+    if not re.match(r"[\"'(`*]?[A-Za-z0-9_]", sentence):  # lower case: a paragraph opening on a name
         return False
     if re.match(r"(?:Changed|New|Deprecated) in version", sentence):
         return False
     if any(mark in sentence for mark in ("…", "«", "»", "...")):
         return False  # search-snippet fragments and highlight markers are not the document's text
-    words = tokens(sentence)
-    return len(words) >= 6 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+    return len(words) >= 5 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+
+
+_SIGNATURE = re.compile(r"^(?:@|class |async |exception )?\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$")
+
+
+def entry_name(heading: str) -> str:
+    """The name a reference entry documents, when its heading is a signature ("secrets.token_hex(
+    [nbytes=None])¶" -> "secrets.token_hex"); "" for an ordinary title."""
+    match = _SIGNATURE.match(heading.strip())
+    return match.group(1) if match else ""
 
 
 def without_highlights(snippet: str) -> str:
@@ -249,7 +274,17 @@ def is_dangling(sentence: str) -> bool:
 
 def page_sentences(text: str) -> list[str]:
     """Candidate fact sentences of a page, in document order, verbatim up to whitespace."""
-    return [s for paragraph in paragraphs(text) for s in split_sentences(paragraph) if is_fact_sentence(s)]
+    return [sentence for _, sentence in sectioned_sentences(text)]
+
+
+def sectioned_sentences(text: str) -> list[tuple[str, str]]:
+    """(heading, sentence) for every candidate fact sentence of a page, in document order."""
+    return [
+        (heading, sentence)
+        for heading, paragraph in sectioned_paragraphs(text)
+        for sentence in split_sentences(paragraph)
+        if is_fact_sentence(sentence)
+    ]
 
 
 # ---- numbered blocks in tool results ------------------------------------------------------
