@@ -15,10 +15,12 @@ def main() -> None:
 
 def _register_optional_commands() -> None:
     # Commands owned by other packages register here so this file stays the one entry point.
+    from sleuth.cli_eval import eval_command
     from sleuth.cli_research import research, schema
 
     main.add_command(research)
     main.add_command(schema)
+    main.add_command(eval_command)
     try:
         from sleuth.tools.local.commands import index
     except ImportError:

@@ -17,7 +17,8 @@ from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
-def _load_settings() -> Settings:
+def load_settings() -> Settings:
+    """Settings from the environment, or a one-line CLI error naming the bad setting."""
     try:
         return Settings()
     except ValidationError as exc:
@@ -52,7 +53,7 @@ def research(
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
-    settings = _load_settings()
+    settings = load_settings()
     request = ResearchRequest(
         question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
     )  # type: ignore[arg-type]

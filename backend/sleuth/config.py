@@ -10,7 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
-Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
+Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report", "judge"]
 
 
 class Settings(BaseSettings):
@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     orchestrator_model: str | None = None
     researcher_model: str | None = None
     report_model: str | None = None
+    judge_model: str | None = Field(
+        default=None, description="Checks that cited sources support their sentences; unset: a word-overlap check."
+    )
     api_base: str | None = None
     api_key: SecretStr | None = None
     reasoning: bool | None = Field(
@@ -105,6 +108,7 @@ class Settings(BaseSettings):
         "orchestrator_model",
         "researcher_model",
         "report_model",
+        "judge_model",
         "api_token",
         "api_key",
         "tavily_api_key",
@@ -124,6 +128,7 @@ class Settings(BaseSettings):
             "orchestrator": self.orchestrator_model,
             "researcher": self.researcher_model,
             "report": self.report_model,
+            "judge": self.judge_model,
         }
         return by_role[role] or self.model
 

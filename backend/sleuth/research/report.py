@@ -7,6 +7,8 @@ from sleuth.llm.gateway import LLMError
 from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport, verify_report
+from sleuth.research.claim_check import check_report_claims
+from sleuth.research.claims import unsupported
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
 from sleuth.research.state import RunState
@@ -72,12 +74,14 @@ async def write_report(state: RunState) -> VerifiedReport:
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
-    return publish_report(state, text)
+    return await publish_report(state, text)
 
 
-def publish_report(state: RunState, text: str) -> VerifiedReport:
-    """Verify citations against what tools really returned; send `citation_info`s and the `report`."""
+async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
+    """Verify citations against what tools really returned, check that the cited documents support
+    their sentences; send `citation_info`s and the `report`."""
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    verified.claims = await check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
@@ -88,6 +92,7 @@ def publish_report(state: RunState, text: str) -> VerifiedReport:
             markdown=verified.markdown,
             sources=verified.sources,
             removed_citations=verified.removed,
+            unsupported_claims=unsupported(verified.claims),
         )
     )
     state.emit(SectionEnd())

@@ -121,6 +121,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         markdown=report.markdown if report else "",
         sources=report.sources if report else [],
         removed_citations=report.removed if report else [],
+        claims=report.claims if report else [],
         clarification_questions=outcome.questions,
         plan=state.plan,
         error=outcome.error,
@@ -143,6 +144,8 @@ def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
             output_tokens=result.output_tokens,
             cost_usd=result.cost_usd,
             report_id=result.report_id,
+            claims_checked=len(result.claims),
+            claims_unsupported=len(result.unsupported_claims),
         )
     )
     state.emitter.stop(Placement(turn_index=state.turn), outcome.reason)
@@ -192,7 +195,7 @@ async def run_research(
             if state.report_draft.strip()
             else fallback_report(state, render("responses/deadline_note"))
         )
-        outcome = _Outcome(reason="deadline", report=publish_report(state, text))
+        outcome = _Outcome(reason="deadline", report=await publish_report(state, text, allow_judge=False))
     except asyncio.CancelledError:
         await _cancel_agents(state)
         _finish(state, _Outcome(reason="cancelled"))

@@ -34,6 +34,13 @@ class OnceCache(Generic[K, V]):
     def __init__(self) -> None:
         self._futures: dict[K, asyncio.Future[V]] = {}
 
+    def peek(self, key: K) -> V | None:
+        """The value for `key` if it has already been computed successfully, without computing it."""
+        future = self._futures.get(key)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
+
     async def get(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
         while (future := self._futures.get(key)) is not None:
             try:

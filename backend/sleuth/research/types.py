@@ -9,7 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
-from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason
+from sleuth.research.claims import ClaimVerdict, unsupported
+from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason, UnsupportedClaim
 
 
 @dataclass
@@ -56,6 +57,7 @@ class ResearchResult(BaseModel):
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    claims: list[ClaimVerdict] = Field(default_factory=list)  # claim-support verdict per checked citation
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -63,3 +65,7 @@ class ResearchResult(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def unsupported_claims(self) -> list[UnsupportedClaim]:
+        return unsupported(self.claims)

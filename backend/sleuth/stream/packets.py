@@ -150,6 +150,15 @@ class RemovedCitation(BaseModel):
     reason: str
 
 
+class UnsupportedClaim(BaseModel):
+    """A citation whose sentence the cited document(s) do not appear to support."""
+
+    marker: str
+    sentence: str
+    reason: str
+    occurrence: int = Field(default=1, ge=1, description="Which appearance of `marker` in the markdown, from 1.")
+
+
 class NumberedSource(Document):
     """A document with its citation number in the final report."""
 
@@ -162,6 +171,7 @@ class Report(_Obj):
     markdown: str
     sources: list[NumberedSource]
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
 
 
 class Progress(_Obj):
@@ -205,6 +215,8 @@ class Summary(_Obj):
     output_tokens: int = Field(ge=0)
     cost_usd: float = Field(ge=0)
     report_id: str | None = None
+    claims_checked: int = Field(default=0, ge=0)
+    claims_unsupported: int = Field(default=0, ge=0)
 
 
 class Stop(_Obj):
@@ -213,7 +225,36 @@ class Stop(_Obj):
 
 
 PacketObj = Annotated[
-    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
+    RunStart
+    | Clarification
+    | PlanStart
+    | PlanDelta
+    | PlanDone
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningDone
+    | TopLevelBranching
+    | ResearchAgentStart
+    | SearchStart
+    | SearchQueries
+    | SearchDocuments
+    | OpenUrlStart
+    | OpenUrlUrls
+    | OpenUrlDocuments
+    | IntermediateReportStart
+    | IntermediateReportDelta
+    | IntermediateReportCitedDocs
+    | MessageStart
+    | MessageDelta
+    | CitationInfo
+    | Report
+    | Progress
+    | Usage
+    | Degraded
+    | Error
+    | SectionEnd
+    | Summary
+    | Stop,
     Field(discriminator="type"),
 ]
 

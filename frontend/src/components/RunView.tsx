@@ -150,6 +150,15 @@ function SummaryBar({ run }: { run: RunState }) {
           {formatInt(m.sourcesSeen)} seen · {formatInt(m.sourcesFetched)} read · {formatInt(m.sourcesCited)} cited
         </dd>
       </div>
+      {m.claimsChecked ? (
+        <div>
+          <dt>Claims</dt>
+          <dd>
+            {formatInt(m.claimsChecked)} checked
+            {m.claimsUnsupported ? <span class="claims-flagged"> · {formatInt(m.claimsUnsupported)} unsupported</span> : null}
+          </dd>
+        </div>
+      ) : null}
       <div>
         <dt>Tokens</dt>
         <dd>

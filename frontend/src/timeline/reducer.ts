@@ -119,6 +119,7 @@ export function reduce(state: RunState, packet: Packet): RunState {
         markdown: obj.markdown ?? "",
         sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
         removed: [...(obj.removed_citations ?? [])],
+        unsupported: [...(obj.unsupported_claims ?? [])],
       };
       const withDocs = registerDocuments(s, report.sources, false);
       const next = updateLastBlockAnyTurn(
@@ -170,6 +171,8 @@ export function reduce(state: RunState, packet: Packet): RunState {
           outputTokens: obj.output_tokens ?? 0,
           costUsd: obj.cost_usd ?? 0,
           reportId: obj.report_id ?? null,
+          claimsChecked: obj.claims_checked ?? 0,
+          claimsUnsupported: obj.claims_unsupported ?? 0,
         },
         reportId: obj.report_id ?? s.reportId,
       };
