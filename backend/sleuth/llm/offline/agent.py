@@ -200,6 +200,8 @@ def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> li
     scored: list[tuple[float, NumberedBlock]] = []
     for (place, hit), found in zip(hits, hit_terms, strict=True):
         score = terms.weight(found, rare)
+        if score <= 0:
+            continue  # nothing of the task in its title or snippet: the rank alone does not earn a read
         score += TOP_RANK_BONUS * max(0.0, 1.0 - place / MAX_QUERIES / 2)
         if hit.read_elsewhere:
             score -= READ_ELSEWHERE_PENALTY
@@ -238,7 +240,7 @@ def research(request: OfflineRequest) -> Reply:
     last_turn = max((e.turn for e in exchanges), default=-1)
     last_was_search = any(e.name == "search" and e.turn == last_turn for e in exchanges)
     if last_was_search and ranked:
-        best = [hit for score, hit in ranked if score > 0][:MAX_OPEN] or [hit for _, hit in ranked[:2]]
+        best = [hit for _, hit in ranked][:MAX_OPEN] or [hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]]
         return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in best]})])
 
     pages = _results(request, "open_url")

@@ -296,12 +296,14 @@ def final_report(request: OfflineRequest) -> Reply:
     sections = [
         f"## {as_markdown(step)}\n\n"
         + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
-        for step, units in zip(plan, picked)
+        for step, units in zip(plan, picked, strict=True)
     ]
 
-    parts = []
-    if summary:
-        parts.append(" ".join(unit.text for unit in summary))
+    # The summary says what the research could not answer, so a reader need not find the gaps.
+    gaps = [step for step, units in zip(plan, picked, strict=True) if not units]
+    parts = [" ".join(unit.text for unit in summary)] if summary else []
+    if gaps:
+        parts.append(render("offline/unanswered", steps=[as_markdown(step) for step in gaps], everything=not summary))
     parts.extend(sections)
     parts.append(render("offline/extractive_note", partial=data.partial))
     text = "\n\n".join(parts)

@@ -250,21 +250,22 @@ def without_highlights(snippet: str) -> str:
     return re.sub(r"[«»…]", "", snippet)
 
 
-_PROSE_LINE = re.compile(r"[.!?:][\"')\]]?$")
+_PROSE_END = re.compile(r"[.!?:][\"')\]]?$")
 NAVIGATION_PROSE_SHARE = 0.2
 
 
 def is_navigation_page(text: str) -> bool:
-    """Tables of contents, indexes and menus: mostly title lines, little prose.
+    """Tables of contents, indexes and menus: mostly titles and names, little prose.
 
-    Judged by structure, not wording: the share of the page's characters that sit on lines that
-    read as sentences (eight words or more, ending like one). Reference pages score well above
-    0.3; the chapter and index pages of a Sphinx or DocBook manual score below 0.2."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    total = sum(len(line) for line in lines)
+    Judged by structure, not wording: the share of the page's characters in paragraphs that
+    read as prose (eight words or more, ending like a sentence; hard-wrapped lines are joined
+    first). Reference pages score well above 0.3; the chapter and index pages of a Sphinx or
+    DocBook manual score below 0.2."""
+    blocks = [normalise_space(block) for block in re.split(r"\n\s*\n", text) if block.strip()]
+    total = sum(len(block) for block in blocks)
     if total == 0:
         return True
-    prose = sum(len(line) for line in lines if _PROSE_LINE.search(line) and len(line.split()) >= 8)
+    prose = sum(len(block) for block in blocks if _PROSE_END.search(block) and len(block.split()) >= 8)
     return prose / total < NAVIGATION_PROSE_SHARE
 
 
@@ -357,7 +358,7 @@ def cited_units(report: str) -> list[CitedUnit]:
             position = match.end()
             numbers = [int(n) for n in re.findall(r"\[(\d+)\]", match.group(1))]
             bare = normalise_space(_CITATION_GROUP.sub("", segment)).replace(" .", ".")
-            if bare and not re.search(r"[.!?][\"')\]]?$", bare):
+            if bare and not re.search(r"[.!?:;][\"')\]]?$", bare):
                 bare += "."  # "Fact [1]" at the end of a line still reads as a sentence
             if len(bare) >= 20:
                 units.append(
@@ -368,7 +369,7 @@ def cited_units(report: str) -> list[CitedUnit]:
 
 # pydoc's text quotes code as "obj.__attr__()"; as markdown, "__x__" would turn into bold "x".
 _QUOTED_CODE = re.compile(r'"([^"\s]*[_.()\[\]*][^"\s]*)"')
-_BARE_DUNDER = re.compile(r"(?<![\w`])(__\w+__)(?![\w`])")
+_BARE_DUNDER = re.compile(r"(?<![\w`])(__\w+__(?:\(\))?)(?![\w`])")  # "__init__()" stays one code span
 
 
 def as_markdown(sentence: str) -> str:
