@@ -136,7 +136,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     pages: list[dict[str, Any]] = []
     documents: list[Document] = []
     errors: list[str] = []
-    for url, result in zip(urls, results):
+    for url, result in zip(urls, results, strict=True):
         if isinstance(result, asyncio.CancelledError):
             raise result
         if isinstance(result, BaseException):
@@ -178,7 +178,7 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
     messages = [
         {"role": "tool", "tool_call_id": call.id, "content": content}
-        for call, content in zip(result.tool_calls, contents)
+        for call, content in zip(result.tool_calls, contents, strict=True)
     ]
     return messages, wants_report
 

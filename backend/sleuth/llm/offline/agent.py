@@ -188,13 +188,14 @@ def relevant_sentence_count(pages: list[NumberedBlock], terms: TaskTerms) -> int
 
 
 def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> list[tuple[float, NumberedBlock]]:
-    """Unopened hits, most worth opening first, with their scores.
+    """Unopened hits on the task, most worth opening first, with their scores.
 
     `hits` are (place in its search result, hit): the engine lists every query's best hit
-    first, and the rank bonus fades over the first few places. Overlap with the task counts the title and the snippet without
-    its highlight markers. Pages another agent already read drop back without being excluded:
-    they are opened when nothing better is left. (A snippet that looks like a table of contents
-    says little: reference pages often carry their own; pages are judged once opened.)"""
+    first, and the rank bonus fades over the first few places. Overlap with the task counts
+    the title and the snippet without its highlight markers. Pages another agent already read
+    drop back without being excluded: they are opened when nothing better is left. (A snippet
+    that looks like a table of contents says little: reference pages often carry their own, so
+    pages are judged once opened.)"""
     hit_terms = [term_set(hit.title + " " + without_highlights(hit.body)) for _, hit in hits]
     rare = rarity(hit_terms, set(terms.focus | terms.background))
     scored: list[tuple[float, NumberedBlock]] = []
@@ -240,7 +241,9 @@ def research(request: OfflineRequest) -> Reply:
     last_turn = max((e.turn for e in exchanges), default=-1)
     last_was_search = any(e.name == "search" and e.turn == last_turn for e in exchanges)
     if last_was_search and ranked:
-        best = [hit for _, hit in ranked][:MAX_OPEN] or [hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]]
+        best = [hit for _, hit in ranked][:MAX_OPEN] or [
+            hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]
+        ]
         return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in best]})])
 
     pages = _results(request, "open_url")

@@ -20,10 +20,10 @@ from sleuth.llm.offline.text import (
     entry_name,
     first_paragraph,
     is_dangling,
+    is_navigation_page,
     jaccard,
     numbered_blocks,
     overlap,
-    is_navigation_page,
     rarity,
     sectioned_sentences,
     term_set,
@@ -87,9 +87,7 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
-def _score(
-    sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]
-) -> tuple[float, float, set[str]]:
+def _score(sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
     """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
 
     Relevance counts the sentence's own terms and, at a discount, those of the heading it sits
@@ -164,12 +162,12 @@ def agent_report(request: OfflineRequest) -> Reply:
         best_rank.setdefault(candidate.number, rank)
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
-        sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
+        in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
         # "Return a random byte string." says what, not of which function: the entry's name, copied
         # from its heading, goes in front
         paragraphs.append(
             " ".join(
-                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in sentences
+                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in in_order
             )
         )
     return Reply(text="\n\n".join(paragraphs))
@@ -300,7 +298,15 @@ def final_report(request: OfflineRequest) -> Reply:
     ]
 
     # The summary says what the research could not answer, so a reader need not find the gaps.
-    gaps = [step for step, units in zip(plan, picked, strict=True) if not units]
+    in_summary = {id(unit) for unit in summary}
+    gaps = [
+        step
+        for s_index, (step, units) in enumerate(zip(plan, picked, strict=True))
+        if not units
+        and not any(
+            id(unit) in in_summary for f_index in owners.get(s_index, []) for unit in data.findings[f_index].units
+        )
+    ]
     parts = [" ".join(unit.text for unit in summary)] if summary else []
     if gaps:
         parts.append(render("offline/unanswered", steps=[as_markdown(step) for step in gaps], everything=not summary))
