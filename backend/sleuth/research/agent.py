@@ -16,6 +16,7 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.citations import Numbering, cited_numbers
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.depth import intermediate_report_tokens
+from sleuth.research.excerpts import focused_text
 from sleuth.research.llm_step import llm_step
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
@@ -58,6 +59,7 @@ class Lane:
     started_at: float
     citations: Numbering = field(default_factory=Numbering)
     page_text: dict[str, str] = field(default_factory=dict)  # document id -> text the agent read
+    asked: list[str] = field(default_factory=list)  # every search query, to focus long pages on them
     _sub: int = 0
 
     def next_sub(self) -> int:
@@ -93,19 +95,31 @@ async def _search(lane: Lane, call: ToolCall) -> str:
         key = state.toolbox.provider_label + "\x00" + re.sub(r"\s+", " ", query.lower()).strip()
         return await state.query_cache.get(key, lambda: state.toolbox.search(query, limit=limit))
 
+    lane.asked.extend(queries)
     outcomes = await asyncio.gather(*(one(q) for q in queries))
     documents: list[Document] = []
     errors: list[str] = []
     for outcome in outcomes:
         errors.extend(e for e in outcome.errors if e not in errors)
-        for document in outcome.documents:
-            known = state.registry.add(document)
-            if all(d.id != known.id for d in documents):
-                documents.append(known)
+    # Rank by rank across the queries, so every query's best hit is near the top of the list.
+    for rank in range(max((len(outcome.documents) for outcome in outcomes), default=0)):
+        for outcome in outcomes:
+            if rank < len(outcome.documents):
+                known = state.registry.add(outcome.documents[rank])
+                if all(d.id != known.id for d in documents):
+                    documents.append(known)
     lane.emit(SearchDocuments(documents=documents), sub)
     for error in errors:
         lane.emit(Error(message=f"Search failed: {error}", recoverable=True), sub)
-    numbered = [{"number": lane.citations.number(d), **d.model_dump()} for d in documents]
+    numbered = [
+        {
+            "number": lane.citations.number(d),
+            # another agent of this run has read it: worth less to open again than an unread page
+            "read_elsewhere": state.registry.was_fetched(d.id) and d.id not in lane.page_text,
+            **d.model_dump(),
+        }
+        for d in documents
+    ]
     response = render("responses/search_results", documents=numbered, errors=errors)
     return response + ("\n\n" + render("agent_nudge") if documents else "")
 
@@ -124,14 +138,15 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     pages: list[dict[str, Any]] = []
     documents: list[Document] = []
     errors: list[str] = []
-    for url, result in zip(urls, results):
+    for url, result in zip(urls, results, strict=True):
         if isinstance(result, asyncio.CancelledError):
             raise result
         if isinstance(result, BaseException):
             errors.append(f"{url}: {result}" if isinstance(result, ToolError) else f"{url}: {type(result).__name__}")
             continue
         document = state.registry.add(result.document, fetched=True)
-        text = truncate_tokens(result.text, state.limits.page_max_tokens)
+        cap = state.limits.page_max_tokens
+        text = truncate_tokens(focused_text(result.text, lane.asked or [lane.task], cap, count_tokens), cap)
         lane.page_text[document.id] = text
         documents.append(document)
         pages.append(
@@ -170,7 +185,7 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
     messages = [
         {"role": "tool", "tool_call_id": call.id, "content": content}
-        for call, content in zip(result.tool_calls, contents)
+        for call, content in zip(result.tool_calls, contents, strict=True)
     ]
     return messages, wants_report
 

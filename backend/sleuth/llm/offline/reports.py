@@ -16,12 +16,15 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     as_markdown,
     cited_units,
+    entry_name,
     first_paragraph,
     is_dangling,
+    is_navigation_page,
     jaccard,
     numbered_blocks,
     overlap,
-    page_sentences,
+    rarity,
+    sectioned_sentences,
     term_set,
     tokens,
 )
@@ -36,6 +39,9 @@ SHORT_SENTENCE_WORDS = 9
 SECTION_SENTENCES = 4
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
+HEADING_SHARE = 0.5
+HEADING_CAP = 4.0
+PAGE_TITLE_BONUS = 0.5
 
 
 def approx_tokens(text: str) -> int:
@@ -53,6 +59,7 @@ class Candidate:
     position: int  # order within its page, to keep the page's reading order
     score: float
     terms: set[str]
+    entry: str = ""  # the reference entry the sentence describes, when it does not name it itself
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -79,17 +86,15 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
-def rarity(sentence_terms: list[set[str]], wanted: set[str]) -> dict[str, float]:
-    """Per task term, 1 / (1 + 4 * share of sentences containing it): a word on nearly every
-    line of the sources (say "attribute" in pages about attributes) tells sentences apart less."""
-    total = max(1, len(sentence_terms))
-    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in sentence_terms) / total) for term in wanted}
+def _score(sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
+    """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
 
-
-def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
-    """(ranking score, relevance, terms): relevance decides eligibility, the score the order."""
+    Relevance counts the sentence's own terms and, at a discount, those of the heading it sits
+    under: in a reference manual the sentences below "@functools.lru_cache(maxsize=128)" are
+    about lru_cache even when they only say "the wrapped function"."""
     sentence_terms = term_set(sentence)
     relevance = terms.weight(sentence_terms, rare)
+    relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(term_set(heading) - sentence_terms, rare))
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
         score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
@@ -110,15 +115,22 @@ def agent_report(request: OfflineRequest) -> Reply:
     terms = task_terms(task)
     sources = _sources(request)
 
-    per_page = [(page, page_sentences(page.body)) for page in sources]
-    all_terms = [term_set(sentence) for _, sentences in per_page for sentence in sentences]
+    # Tables of contents and indexes name everything and explain nothing.
+    per_page = [(page, sectioned_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
+    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
     for page, sentences in per_page:
-        for position, sentence in enumerate(sentences):
-            score, relevance, sentence_terms = _score(sentence, terms, rare)
+        # a page whose title names the subject is where the subject is explained
+        prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
+        for position, (heading, sentence) in enumerate(sentences):
+            score, relevance, sentence_terms = _score(sentence, heading, terms, rare)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
-                candidates.append(Candidate(sentence, page.number, position, score, sentence_terms))
+                entry = entry_name(heading)
+                named = entry.rsplit(".", 1)[-1] in sentence
+                candidates.append(
+                    Candidate(sentence, page.number, position, score + prior, sentence_terms, "" if named else entry)
+                )
 
     chosen: list[Candidate] = []
     budget = int(_budget(request, facts) * 0.9)
@@ -148,8 +160,14 @@ def agent_report(request: OfflineRequest) -> Reply:
         best_rank.setdefault(candidate.number, rank)
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
-        sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in sentences))
+        in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
+        # "Return a random byte string." says what, not of which function: the entry's name, copied
+        # from its heading, goes in front
+        paragraphs.append(
+            " ".join(
+                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in in_order
+            )
+        )
     return Reply(text="\n\n".join(paragraphs))
 
 
@@ -268,12 +286,22 @@ def final_report(request: OfflineRequest) -> Reply:
     sections = [
         f"## {as_markdown(step)}\n\n"
         + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
-        for step, units in zip(plan, picked)
+        for step, units in zip(plan, picked, strict=True)
     ]
 
-    parts = []
-    if summary:
-        parts.append(" ".join(unit.text for unit in summary))
+    # The summary says what the research could not answer, so a reader need not find the gaps.
+    in_summary = {id(unit) for unit in summary}
+    gaps = [
+        step
+        for s_index, (step, units) in enumerate(zip(plan, picked, strict=True))
+        if not units
+        and not any(
+            id(unit) in in_summary for f_index in owners.get(s_index, []) for unit in data.findings[f_index].units
+        )
+    ]
+    parts = [" ".join(unit.text for unit in summary)] if summary else []
+    if gaps:
+        parts.append(render("offline/unanswered", steps=[as_markdown(step) for step in gaps], everything=not summary))
     parts.extend(sections)
     parts.append(render("offline/extractive_note", partial=data.partial))
     text = "\n\n".join(parts)
