@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 
 import click
@@ -30,7 +31,7 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     from sleuth.tools.factory import build_toolbox
 
     try:
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
@@ -46,16 +47,33 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Search only this source (a collection or web provider; repeatable). See `sleuth sources`.",
+)
 def research(
-    question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None
+    question: str,
+    mode: str | None,
+    strategy: str | None,
+    no_clarify: bool,
+    as_json: bool,
+    answer: str | None,
+    sources: tuple[str, ...],
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _load_settings()
     request = ResearchRequest(
-        question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
-    )  # type: ignore[arg-type]
+        question=question.strip(),
+        mode=mode,  # type: ignore[arg-type]
+        strategy=strategy,  # type: ignore[arg-type]
+        clarify=False if no_clarify else None,
+        sources=_checked_sources(settings, sources) if sources else None,
+    )
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")
@@ -85,6 +103,17 @@ def research(
         if not as_json:
             click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
         sys.exit(1)
+
+
+def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    from sleuth.tools.sources import UnknownSource, check_sources
+
+    try:
+        return check_sources(settings, names)
+    except UnknownSource as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()

@@ -167,7 +167,7 @@ async def run_research(
     if toolbox is None:
         from sleuth.tools.factory import build_toolbox
 
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(
         RunStart(
@@ -175,6 +175,7 @@ async def run_research(
             question=request.question,
             mode=request.mode or settings.mode,
             models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+            sources=toolbox.sources,
         )
     )
     try:

@@ -34,6 +34,7 @@ class RunStart(_Obj):
     question: str
     mode: str
     models: dict[str, str]
+    sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
 
 
 class Clarification(_Obj):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import sys
 
 from sleuth.tools.local.extract import Extracted
 from sleuth.tools.local.indexer import IndexReport, Source, sync
@@ -40,8 +43,32 @@ def builtin_sources() -> list[Source]:
     return sources
 
 
-def sync_builtin(store: CorpusStore) -> IndexReport:
-    """Index (or refresh, after a CPython upgrade) the built-in collection; unchanged topics cost a hash."""
+_FINGERPRINT_KEY = "builtin_fingerprint"
+
+
+def builtin_fingerprint() -> str:
+    """Changes when CPython's topics file does: its path, size and mtime, and the interpreter's version."""
+    spec = importlib.util.find_spec("pydoc_data.topics")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    try:
+        info = os.stat(origin)
+    except OSError:
+        return f"{sys.version}|{origin}"
+    return f"{sys.version}|{origin}|{info.st_size}|{info.st_mtime_ns}"
+
+
+def sync_builtin(store: CorpusStore) -> IndexReport | None:
+    """Index (or refresh, after a CPython upgrade) the built-in collection.
+
+    A read-only fingerprint check first: when nothing changed (every run but the first) no topic is
+    loaded and no write lock is taken. Returns None when the check found nothing to do.
+    """
+    fingerprint = builtin_fingerprint()
+    if store.collection(BUILTIN_COLLECTION) is not None and store.get_meta(_FINGERPRINT_KEY) == fingerprint:
+        return None
     with store.transaction():
         collection = store.upsert_collection(BUILTIN_COLLECTION, "builtin", None)
-    return sync(store, collection, builtin_sources())
+    report = sync(store, collection, builtin_sources())
+    with store.transaction():
+        store.set_meta(_FINGERPRINT_KEY, fingerprint)
+    return report
