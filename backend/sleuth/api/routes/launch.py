@@ -64,9 +64,7 @@ async def start_run(
     chosen: list[str] | None = None,
 ) -> RunCreated:
     store = store_of(request)
-    planned = await asyncio.to_thread(
-        plan_run, store, session_id, content, mode=mode, clarify=clarify, sources=chosen
-    )
+    planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify, sources=chosen)
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
     )

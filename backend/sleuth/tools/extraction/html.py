@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-from bs4.element import PreformattedString
+from bs4 import BeautifulSoup
+from bs4.element import Comment, NavigableString, PreformattedString, Tag
 
 # Never content: code, chrome, and interactive widgets.
 DROP_TAGS = (
@@ -93,6 +93,8 @@ class HtmlText:
     title: str
     text: str
     kind: PageKind = "page"
+
+
 BLOCK_TAGS = {
     "address",
     "article",
@@ -151,7 +153,7 @@ def _has_index_marker(soup: BeautifulSoup) -> bool:
     for tag in [body, *body.find_all(True, limit=40)]:
         if not isinstance(tag, Tag) or tag.attrs is None:
             continue
-        classes = tag.get("class") or []
+        classes: Any = tag.get("class") or []
         names = {*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")}
         if names & INDEX_MARKERS:
             return True
@@ -205,7 +207,7 @@ def _is_hidden(tag: Tag) -> bool:
 def _class_words(tag: Tag) -> set[str]:
     if tag.attrs is None:
         return set()
-    classes = tag.get("class") or []
+    classes: Any = tag.get("class") or []
     names = [*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")]
     # Whole tokens only: "related" marks chrome, but "unrelated-work" must not.
     return {w for name in names for w in [name.lower(), *_WORDS.split(name.lower())] if w}
@@ -219,7 +221,7 @@ def _main_content(soup: BeautifulSoup) -> Tag:
     """The densest <main>/<article>/[role=main] element, or <body> when there is none worth using."""
     body = soup.body or soup
     candidates = [t for t in soup.find_all(["main", "article"]) if isinstance(t, Tag)]
-    candidates += [t for t in soup.find_all(attrs={"role": "main"}) if isinstance(t, Tag)]
+    candidates += [t for t in soup.find_all(True, attrs={"role": "main"}) if isinstance(t, Tag)]
     if not candidates:
         return body
     best = max(candidates, key=lambda t: len(t.get_text(" ", strip=True)))

@@ -26,7 +26,8 @@ def pdf_to_text(data: bytes, *, max_pages: int = MAX_PAGES) -> tuple[str, str]:
         if reader.is_encrypted and not reader.decrypt(""):
             raise ExtractError("refused: the PDF is encrypted")
         pages = [page.extract_text() or "" for page in reader.pages[:max_pages]]
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        metadata = reader.metadata
+        title = str(metadata.get("/Title") or "").strip() if metadata is not None else ""
     except ExtractError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:

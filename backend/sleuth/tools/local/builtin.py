@@ -6,6 +6,7 @@ import importlib.util
 import os
 import re
 import sys
+from functools import partial
 
 from sleuth.tools.local.extract import Extracted
 from sleuth.tools.local.indexer import IndexReport, Source, sync
@@ -23,6 +24,10 @@ def topic_title(topic: str, text: str) -> str:
     return topic
 
 
+def _parsed(title: str, text: str, _data: bytes) -> Extracted:
+    return Extracted(title=title, text=text)
+
+
 def builtin_sources() -> list[Source]:
     from pydoc_data.topics import topics  # a ~0.5 MB dict; load only when indexing
 
@@ -36,8 +41,8 @@ def builtin_sources() -> list[Source]:
                 path=topic,
                 mtime=None,  # no file to stat: the content hash decides
                 size=len(data),
-                read=lambda data=data: data,
-                parse=lambda _data, title=title, text=text: Extracted(title=title, text=text.strip()),
+                read=partial(bytes, data),
+                parse=partial(_parsed, title, text.strip()),
             )
         )
     return sources

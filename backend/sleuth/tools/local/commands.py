@@ -75,7 +75,9 @@ def _remove(store: CorpusStore, name: str) -> None:
     if docs is None or not store.remove_collection(name):
         raise click.ClickException(f"no collection named {name!r} (see `sleuth index --list`)")
     reclaimed = store.vacuum()
-    click.echo(f"Removed collection {name!r} ({docs} documents); {reclaimed / 1_000_000:.1f} MB of disk space reclaimed.")
+    click.echo(
+        f"Removed collection {name!r} ({docs} documents); {reclaimed / 1_000_000:.1f} MB of disk space reclaimed."
+    )
 
 
 def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) -> None:

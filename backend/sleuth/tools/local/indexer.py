@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sleuth.tools.local.chunking import iter_chunks
@@ -66,8 +67,8 @@ def scan_folder(root: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Folde
             path=f.path,
             mtime=f.mtime,
             size=f.size,
-            read=lambda real=f.real: read_regular(real, max_bytes),
-            parse=lambda data, real=f.real: extract(real, data),
+            read=partial(read_regular, f.real, max_bytes),
+            parse=partial(extract, f.real),
         )
         for f in found.files
     ]

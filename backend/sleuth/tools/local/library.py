@@ -126,7 +126,8 @@ def delete_document(db_path: Path, name: str, doc_id: str) -> None:
         _writable(store, name)
         with store.transaction():
             cur = store.conn.execute(
-                "DELETE FROM documents WHERE doc_key = ? AND collection_id = (SELECT id FROM collections WHERE name = ?)",
+                "DELETE FROM documents WHERE doc_key = ?"
+                " AND collection_id = (SELECT id FROM collections WHERE name = ?)",
                 (doc_id, name),
             )
             if cur.rowcount == 0:

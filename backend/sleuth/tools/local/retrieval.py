@@ -41,8 +41,9 @@ class StoredText:
 
 def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[Hit]:
     """The best-scoring chunk of each of the top `limit` documents, best first."""
+    params: tuple[str, ...] = ()
     if scope.names is None:
-        where, params = "c.kind != 'env'", ()
+        where = "c.kind != 'env'"
     else:
         where, params = f"c.name IN ({','.join('?' * len(scope.names)) or 'NULL'})", scope.names
     best = conn.execute(
