@@ -103,7 +103,7 @@ async def get_document(request: Request, doc_id: str) -> DocumentOut:
     return DocumentOut.local(found)
 
 
-@router.get("/documents", response_model=DocumentOut, responses=responses(401, 404, 422))
+@router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
 async def get_document_by_url(request: Request, url: str = Query(min_length=1, max_length=4096)) -> DocumentOut:
     """A document by URL: corpus:// from the index; http(s) fetched now, through the same SSRF guard as agents."""
     if is_corpus_url(url):
