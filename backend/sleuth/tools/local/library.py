@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.chunking import iter_chunks
 from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, Extracted, ExtractError, extract, is_supported
 from sleuth.tools.local.schema import connect
@@ -62,8 +63,11 @@ class UploadLimits:
 
 @contextmanager
 def open_store(db_path: Path) -> Iterator[CorpusStore]:
+    """The index, with the built-in reference present (a fingerprint check once it is)."""
     with closing(connect(db_path)) as conn:
-        yield CorpusStore(conn)
+        store = CorpusStore(conn)
+        sync_builtin(store)
+        yield store
 
 
 def _text(row: sqlite3.Row) -> DocumentText:
