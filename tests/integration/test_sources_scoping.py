@@ -63,7 +63,9 @@ async def test_engine_without_sources_searches_every_collection(llm: ScriptedLLM
     assert {"alpha", "beta"} <= hosts
 
 
-async def test_sleuth_corpus_really_restricts(llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_sleuth_corpus_really_restricts(
+    llm: ScriptedLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_collections(tmp_path)
     monkeypatch.setenv("SLEUTH_CORPUS", "alpha")
     run = await run_engine(scripted_settings(llm), ResearchRequest(question="How do descriptors work?"))
@@ -77,7 +79,9 @@ def test_cli_source_option_scopes_the_run(llm: ScriptedLLM, tmp_path: Path, monk
     for key, value in scripted_settings(llm).model_dump(include={"model", "api_base"}).items():
         monkeypatch.setenv(f"SLEUTH_{key.upper()}", str(value))
     monkeypatch.setenv("SLEUTH_API_KEY", "sk-test")
-    result = CliRunner().invoke(main, ["research", "How do descriptors work?", "--no-clarify", "--json", "--source", "alpha"])
+    result = CliRunner().invoke(
+        main, ["research", "How do descriptors work?", "--no-clarify", "--json", "--source", "alpha"]
+    )
     assert result.exit_code == 0, result.output
     packets = [json.loads(line) for line in result.stdout.splitlines()]
     assert packets[0]["obj"]["sources"] == ["alpha"]

@@ -82,6 +82,7 @@ BOILERPLATE_WORDS = {
 CONTENTS_WORDS = {"toc", "contents", "toctree-wrapper", "local-toc"}
 PageKind = Literal["page", "toc", "index"]
 # Classes and ids that mark a whole page as an alphabetical index (DocBook, Sphinx genindex).
+INDEX_TITLE = re.compile(r"^(general |alphabetical )?index\b", re.I)
 INDEX_MARKERS = {"index", "indextable", "genindex", "genindex-jumpbox", "indexdiv"}
 # A page whose main text is mostly link text, with many links, is a table of contents.
 TOC_LINK_SHARE = 0.6
@@ -138,7 +139,11 @@ def html_document(markup: str | bytes, charset: str | None = None) -> HtmlText:
     """Title, main text and kind (ordinary page, table of contents, index) of an HTML document."""
     soup = BeautifulSoup(markup, "html.parser", from_encoding=charset if isinstance(markup, bytes) else None)
     title = _title(soup)
-    is_index = _has_index_marker(soup)
+    h1 = soup.find("h1")
+    heading = _clean(h1.get_text(" ")).rstrip("\u00b6 ") if isinstance(h1, Tag) else ""  # Sphinx pilcrow
+    if heading and title != heading and title.startswith(heading):
+        title = heading  # "Page — Site name": the page's own heading is its title
+    is_index = _has_index_marker(soup) or bool(INDEX_TITLE.match(heading or title))
     _strip_boilerplate(soup)
     root = _main_content(soup)
     kind: PageKind = "index" if is_index else "toc" if _is_toc(root) else "page"
