@@ -2,7 +2,7 @@
 
 Run on this checkout, or on another one to compare (e.g. the code before the extraction merge):
     .venv/bin/python bench/extraction.py /usr/share/doc/postgresql-doc-15/html
-    PYTHONPATH=/path/to/other/checkout/backend .venv/bin/python bench/extraction.py /usr/share/doc/postgresql-doc-15/html
+    PYTHONPATH=/other/checkout/backend .venv/bin/python bench/extraction.py /usr/share/doc/postgresql-doc-15/html
 """
 
 from __future__ import annotations
