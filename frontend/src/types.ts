@@ -30,7 +30,7 @@ export type DegradedLevel =
   | "deadline";
 
 export type PacketObj =
-  | { type: "run_start"; session_id: string; question: string; mode: string; models: Record<string, string> }
+  | { type: "run_start"; session_id: string; question: string; mode: string; models: Record<string, string>; sources?: string[] }
   | { type: "clarification"; questions: string[] }
   | { type: "plan_start"; content?: string }
   | { type: "plan_delta"; content: string }

@@ -60,6 +60,7 @@ export function reduce(state: RunState, packet: Packet): RunState {
         question: obj.question ?? "",
         mode: obj.mode ?? null,
         models: obj.models ?? {},
+        sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
       };
 
     case "plan_start":

@@ -131,6 +131,8 @@ export interface RunState {
   question: string;
   mode: string | null;
   models: Record<string, string>;
+  /** The source names this run searches (`run_start.sources`). */
+  sources: string[];
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -153,6 +155,7 @@ export function initialRunState(runId: string | null = null): RunState {
     question: "",
     mode: null,
     models: {},
+    sources: [],
     status: "running",
     turns: [],
     progress: null,
