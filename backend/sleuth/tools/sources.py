@@ -74,12 +74,21 @@ def list_sources(settings: Settings) -> list[SourceInfo]:
 
 
 def default_names(settings: Settings) -> list[str]:
-    """The names a request without `sources` searches (for `run_start.sources`)."""
-    try:
-        return [s.name for s in list_sources(settings) if s.default]
-    except sqlite3.Error:
-        local = [settings.corpus or BUILTIN_COLLECTION] if "local" in provider_names(settings) else []
-        return local + web_provider_names(settings)
+    """The names a request without `sources` searches (for `run_start.sources`).
+
+    Read-only and quick (no indexing): the engine calls it before its first packet.
+    """
+    local: list[str] = []
+    if "local" in provider_names(settings):
+        try:
+            with closing(connect(db_path_for(settings.data_dir))) as conn:
+                store = CorpusStore(conn)
+                kinds = {BUILTIN_COLLECTION: "builtin"}
+                kinds.update(store.kinds())
+                local = _local_default(settings, store, kinds)
+        except sqlite3.Error:
+            local = [settings.corpus or BUILTIN_COLLECTION]
+    return local + web_provider_names(settings)
 
 
 def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:

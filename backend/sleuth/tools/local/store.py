@@ -119,6 +119,11 @@ class CorpusStore:
             (key, value),
         )
 
+    def kinds(self) -> dict[str, str]:
+        """Collection name -> kind, the built-in first: cheap (no counting), for every run."""
+        rows = self.conn.execute("SELECT name, kind FROM collections ORDER BY kind = 'builtin' DESC, name").fetchall()
+        return {r["name"]: r["kind"] for r in rows}
+
     def stats(self) -> list[CollectionStats]:
         rows = self.conn.execute(
             "SELECT c.name, c.kind, c.root, c.updated_at,"
