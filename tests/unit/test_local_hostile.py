@@ -159,3 +159,23 @@ def test_a_run_that_finds_nothing_changed_takes_no_write_lock(tmp_path: Path, mo
         scope = search.corpus.ensure_ready()  # type: ignore[attr-defined]
         holder.execute("ROLLBACK")
     assert scope.names == ("env",)
+
+
+def test_an_index_from_schema_1_gains_document_ids(tmp_path: Path) -> None:
+    from sleuth.documents import document_id
+    from sleuth.tools.local.schema import SCHEMA_VERSION, connect
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nAn old note about ibexes.\n", encoding="utf-8")
+    assert run(str(folder)).exit_code == 0
+    db = Path(os.environ["SLEUTH_DATA_DIR"]) / "corpus.db"
+    with closing(sqlite3.connect(db)) as conn:  # back to what version 1 wrote
+        conn.execute("DROP INDEX documents_by_key")
+        conn.execute("ALTER TABLE documents DROP COLUMN doc_key")
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    with closing(connect(db)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        (key,) = conn.execute("SELECT doc_key FROM documents WHERE path = 'a.md'").fetchone()
+    assert key == document_id("corpus://old/a.md")
