@@ -179,3 +179,13 @@ def test_an_index_from_schema_1_gains_document_ids(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (key,) = conn.execute("SELECT doc_key FROM documents WHERE path = 'a.md'").fetchone()
     assert key == document_id("corpus://old/a.md")
+
+
+def test_a_folder_of_only_refused_entries_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "links"
+    folder.mkdir()
+    os.symlink("/etc/passwd", folder / "passwd.txt")
+    result = run(str(folder))
+    assert result.exit_code == 1
+    assert "skipped: passwd.txt: symlink leads outside the indexed folder; refused" in result.stderr
+    assert "nothing indexed from" in result.output and "every entry was skipped" in result.output

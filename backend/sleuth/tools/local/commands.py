@@ -108,7 +108,12 @@ def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) 
     click.echo(_summary(report, directory, total.documents, total.chunks, len(skipped)))
     if total.documents == 0:
         store.remove_collection(collection.name)  # an empty collection would only clutter --list
-        why = "every supported file failed" if report.errors else "no md, txt, html or pdf files found"
+        if report.errors:
+            why = "every supported file failed"
+        elif skipped:
+            why = "every entry was skipped (see the lines above)"
+        else:
+            why = "no md, txt, html or pdf files found"
         raise click.ClickException(f"nothing indexed from {str(directory)!r}: {why}")
 
 
