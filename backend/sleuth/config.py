@@ -41,6 +41,14 @@ class Settings(BaseSettings):
     search: str = "local"
     corpus: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
+    index_max_file_mb: float = Field(
+        default=50.0, gt=0, description="Files larger than this are skipped by `sleuth index` (with a line)."
+    )
+    upload_max_file_mb: float = Field(default=20.0, gt=0, description="Uploaded files larger than this get 413.")
+    upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
+    corpus_check_s: float = Field(
+        default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
+    )
 
     # Web search providers and page fetching.
     searxng_url: str | None = Field(default=None, description="SearXNG base URL with the JSON format enabled.")
@@ -155,6 +163,14 @@ class Settings(BaseSettings):
             "judge": self.judge_model,
         }
         return by_role[role] or self.model
+
+    @property
+    def index_max_file_bytes(self) -> int:
+        return int(self.index_max_file_mb * 1_000_000)
+
+    @property
+    def upload_max_file_bytes(self) -> int:
+        return int(self.upload_max_file_mb * 1_000_000)
 
     @property
     def search_providers(self) -> list[str]:

@@ -37,6 +37,7 @@ export type PacketObj =
       mode: string;
       models: Record<string, string>;
       time_budget_s?: number | null;
+      sources?: string[];
     }
   | { type: "clarification"; questions: string[] }
   | { type: "plan_start"; content?: string }

@@ -162,7 +162,7 @@ async def run_research(
     if toolbox is None:
         from sleuth.tools.factory import build_toolbox
 
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(
         RunStart(
@@ -174,6 +174,7 @@ async def run_research(
                 for role in ROLES + (("judge",) if settings.judge_model else ())
             },
             time_budget_s=state.deadlines.time_budget_s,
+            sources=toolbox.sources,
         )
     )
     try:

@@ -43,6 +43,7 @@ class ResearchRequest:
     time_budget_s: float | None = None  # None: the mode's default budget
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
+    sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 

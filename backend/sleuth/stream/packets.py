@@ -35,6 +35,7 @@ class RunStart(_Obj):
     mode: str
     models: dict[str, str]
     time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
+    sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
 
 
 class Clarification(_Obj):

@@ -137,6 +137,8 @@ export interface RunState {
   models: Record<string, string>;
   /** The run's effective time budget in seconds (from `run_start`); null for runs that did not say. */
   timeBudgetS: number | null;
+  /** The source names this run searches (`run_start.sources`). */
+  sources: string[];
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -160,6 +162,7 @@ export function initialRunState(runId: string | null = null): RunState {
     mode: null,
     models: {},
     timeBudgetS: null,
+    sources: [],
     status: "running",
     turns: [],
     progress: null,
