@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sleuth.config import Settings  # noqa: E402
 from sleuth.research.types import ResearchRequest  # noqa: E402
 from support.engine import Run, run_engine, scripted_settings  # noqa: E402
-from support.scenarios import ResearchModel  # noqa: E402
-from support.scripted_llm import Reply, ScriptedLLM  # noqa: E402
+from support.scenarios import SixStepModel  # noqa: E402
+from support.scripted_llm import ScriptedLLM  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -50,29 +50,6 @@ async def measure(settings: Settings, question: str, mode: str, runs: int) -> tu
     )
 
 
-class SlowModel(ResearchModel):
-    """A scripted LLM that takes `latency_s` per call and dispatches one agent per plan step, at most
-    the per-turn cap, the way the orchestrator prompt asks."""
-
-    def __init__(self, latency_s: float) -> None:
-        super().__init__(
-            tasks_per_cycle=[
-                ["descriptor protocol __get__ __set__", "__getattr__ fallback", "__getattribute__ data descriptors"],
-                ["property builtin descriptor", "__slots__ descriptors", "instance dictionary lookup order"],
-            ]
-        )
-        self.latency_s = latency_s
-
-    def __call__(self, body):  # type: ignore[no-untyped-def]
-        reply: Reply = super().__call__(body)
-        reply.delay_s = self.latency_s
-        return reply
-
-    def planner(self, body):  # type: ignore[no-untyped-def]
-        steps = [task for cycle in self.tasks_per_cycle for task in cycle]
-        return Reply(text="\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
-
-
 def report(label: str, light: tuple[int, int, float, str], heavy: tuple[int, int, float, str]) -> None:
     print(f"\n{label}")
     print(f"  {'mode':6} {'calls':>6} {'tokens':>8} {'time s':>7}  calls by role")
@@ -96,7 +73,7 @@ async def main() -> None:
             await measure(offline, args.question, "light", args.runs),
             await measure(offline, args.question, "heavy", args.runs),
         )
-        with ScriptedLLM(SlowModel(args.latency)) as llm:
+        with ScriptedLLM(SixStepModel(latency_s=args.latency)) as llm:
             scripted = scripted_settings(llm, data_dir=Path(data))
             await measure(scripted, args.question, "light", 1)  # warm-up: litellm's first call is slow
             report(

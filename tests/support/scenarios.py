@@ -123,3 +123,26 @@ class ResearchModel:
         cites = "".join(f"[{n}]" for n in numbers[:2])
         body_lines = "\n".join(f"- Point backed by source [{n}]." for n in numbers)
         return Reply(text=f"Descriptors take precedence over __getattr__ {cites}.\n\n## Details\n\n{body_lines}\n")
+
+
+@dataclass
+class SixStepModel(ResearchModel):
+    """Plans six steps and dispatches one agent per step, three a turn, as the orchestrator is asked to;
+    `latency_s` delays every answer like a hosted model."""
+
+    latency_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.tasks_per_cycle = [
+            ["descriptor protocol __get__ __set__", "__getattr__ fallback", "__getattribute__ data descriptors"],
+            ["property builtin descriptor", "__slots__ descriptors", "instance dictionary lookup order"],
+        ]
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        reply = super().__call__(body)
+        reply.delay_s = self.latency_s
+        return reply
+
+    def planner(self, body: dict[str, Any]) -> Reply:
+        steps = [task for cycle in self.tasks_per_cycle for task in cycle]
+        return Reply(text="\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1)))
