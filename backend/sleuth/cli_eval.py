@@ -101,6 +101,8 @@ def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None,
         outcome = asyncio.run(_run(settings, options, questions, judge))
     except EvalInputError as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:  # the output folder cannot be created or written
+        raise click.ClickException(f"cannot write to {out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
         click.echo("interrupted; finished questions are saved, run the same command to continue", err=True)
         sys.exit(130)
