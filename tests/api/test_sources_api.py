@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.api.limits import ApiLimits
-from sleuth.documents import document_id
+from sleuth.documents import Document, document_id
 from support.engine import scripted_settings
 from support.pdf import minimal_pdf
 from support.scripted_llm import ScriptedLLM
@@ -168,3 +169,25 @@ def test_md_export_escapes_titles(tmp_path: Path) -> None:
     source = NumberedSource(id="d_1", url="https://example.org/a b", title="A [weird]\ntitle", number=1)
     text = report_markdown("  What\nis it? ", "Body [1].", [source])
     assert text == "# What is it?\n\nBody [1].\n\n## Sources\n\n1. [A \\[weird\\] title](<https://example.org/a b>)\n"
+
+
+async def test_a_cited_web_document_opens_by_id_through_the_ssrf_guard(server: LiveServer) -> None:
+    from sleuth.research.types import ResearchResult
+    from sleuth.stream.packets import NumberedSource
+
+    url = "http://127.0.0.1:9/private-page"
+    source = NumberedSource.model_validate({**Document.from_url(url, title="P").model_dump(), "number": 1})
+    result = ResearchResult(
+        status="completed", stop_reason="completed", report_id="rep_web", question="q", sources=[source]
+    )
+    from sleuth.store.store import _report_insert
+
+    statement, params = _report_insert(result, run_id="run_x", session_id="s_x", created_at="2026-01-01T00:00:00Z")
+    with sqlite3.connect(server.db_path) as conn:
+        conn.execute(statement, params)
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+        response = await client.get(f"/api/documents/{source.id}")
+    # Found through the stored report, then refused by the same guard agents use: never fetched.
+    assert (
+        response.status_code == 422 and "could not open 'http://127.0.0.1:9/private-page'" in response.json()["detail"]
+    )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 
-from sleuth.api.routes.deps import responses, settings_of
+from sleuth.api.routes.deps import responses, settings_of, store_of
 from sleuth.api.schemas import CollectionOut, DocumentEntryOut, DocumentOut, SourceOut
 from sleuth.tools import sources
 from sleuth.tools.base import ToolError
@@ -96,16 +96,23 @@ async def delete_document(request: Request, name: str, doc_id: str) -> None:
 
 @router.get("/documents/{doc_id}", response_model=DocumentOut, responses=responses(401, 404))
 async def get_document(request: Request, doc_id: str) -> DocumentOut:
-    """A local document by the id packets give it. Web documents open with `?url=`."""
+    """A document by the id packets give it: a local one from the index, a web page a report cited (fetched now)."""
     found = await asyncio.to_thread(library.document_by_id, _db(request), doc_id)
-    if found is None:
-        raise HTTPException(404, f"document {doc_id!r} is not in the local corpus; open web documents by ?url=")
-    return DocumentOut.local(found)
+    if found is not None:
+        return DocumentOut.local(found)
+    url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
+    if url is None:
+        raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
+    return await _open(request, url)
 
 
 @router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
 async def get_document_by_url(request: Request, url: str = Query(min_length=1, max_length=4096)) -> DocumentOut:
     """A document by URL: corpus:// from the index; http(s) fetched now, through the same SSRF guard as agents."""
+    return await _open(request, url)
+
+
+async def _open(request: Request, url: str) -> DocumentOut:
     if is_corpus_url(url):
         found = await asyncio.to_thread(library.document_by_url, _db(request), url)
         if found is None:
