@@ -15,7 +15,7 @@ def check_output_path(path: str) -> ExportFormat:
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in FORMATS:
         raise click.UsageError(f"cannot write {path!r}: the file name must end in .md, .pdf or .docx")
-    return suffix  # type: ignore[return-value]  # checked against FORMATS just above
+    return suffix  # narrowed to ExportFormat by the membership check
 
 
 def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:

@@ -6,6 +6,7 @@ from typing import TextIO
 
 import click
 
+from sleuth.durations import format_duration
 from sleuth.exports.markdown import document_markdown
 from sleuth.stream.packets import Packet
 
@@ -18,8 +19,10 @@ class ProgressPrinter:
         self.err = err
         self.color = color
         self._cycle = 0
+        self._branches = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
+        self.fatal: str | None = None  # a run-ending error, left for the CLI's one closing line
         self.question = ""
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
@@ -34,7 +37,8 @@ class ProgressPrinter:
         if kind == "run_start":
             self.question = obj.question
             models = sorted(set(obj.models.values()))
-            self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
+            budget = f" · budget {format_duration(obj.time_budget_s)}" if obj.time_budget_s else ""
+            self._line(f"Sleuth · {obj.mode} mode{budget} · model: {', '.join(models)}", fg="cyan")
         elif kind == "plan_done":
             self._planned = True
             self._line("Plan:", fg="cyan")
@@ -44,9 +48,13 @@ class ProgressPrinter:
             self._line(f"  thinking: {_short(obj.reasoning, 160)}", dim=True)
         elif kind == "top_level_branching":
             self._cycle += 1
-            n = obj.num_parallel_branches
+            self._branches = obj.num_parallel_branches  # announced with the time left, by the next progress
+        elif kind == "progress" and self._branches:
+            n, self._branches = self._branches, 0
+            left = f" · {format_duration(obj.time_left_s)} left" if obj.time_left_s is not None else ""
             self._line(
-                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan"
+                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent") + left,
+                fg="cyan",
             )
         elif kind == "research_agent_start":
             self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")
@@ -62,6 +70,8 @@ class ProgressPrinter:
             self._line(f"{self._lane(packet)} reported, citing {len(obj.documents)} sources", fg="green")
         elif kind == "degraded":
             self._line(f"! {obj.level.replace('_', ' ')}: {obj.detail}", fg="yellow")
+        elif kind == "error" and not obj.recoverable:
+            self.fatal = obj.message
         elif kind == "error":
             self._line(f"✗ {obj.message}", fg="red")
         elif kind == "message_start" and self._planned:
@@ -69,21 +79,32 @@ class ProgressPrinter:
         elif kind == "clarification":
             self.questions = obj.questions
         elif kind == "report":
-            click.echo(
-                document_markdown(
-                    question=self.question,
-                    title=obj.title,
-                    summary=obj.summary,
-                    key_findings=obj.key_findings,
-                    markdown=obj.markdown,
-                    sources=obj.sources,
-                ),
-                file=self.out,
-                nl=False,
+            document = document_markdown(
+                question=self.question,
+                title=obj.title,
+                summary=obj.summary,
+                key_findings=obj.key_findings,
+                markdown=obj.markdown,
+                sources=obj.sources,
             )
+            # the terminal's own sources list follows, with its unsupported-claim marks
+            click.echo(document.rpartition("\n## Sources\n")[0], file=self.out)
+            flagged: dict[str, int] = {}
+            for claim in obj.unsupported_claims:
+                flagged[claim.marker] = flagged.get(claim.marker, 0) + 1
+            if obj.sources:
+                click.echo("\nSources:", file=self.out)
+                for source in obj.sources:
+                    count = flagged.get(f"[{source.number}]", 0)
+                    mark = f"  (! {count} unsupported claim{'s' if count > 1 else ''})" if count else ""
+                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}{mark}", file=self.out)
+            if obj.unsupported_claims:
+                click.echo("\nUnsupported claims (the cited source does not appear to say this):", file=self.out)
+                for claim in obj.unsupported_claims:
+                    click.echo(f"! {claim.marker} “{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
-        elif kind == "summary" and not self.questions:
+        elif kind == "summary" and not self.questions and not self.fatal:
             self._line(
                 f"Done in {obj.elapsed_s:.1f}s · sources seen {obj.sources_seen}, read {obj.sources_fetched}, "
                 f"cited {obj.sources_cited} · tokens {obj.input_tokens}+{obj.output_tokens} · ${obj.cost_usd:.4f}",

@@ -34,6 +34,7 @@ describe("ReportHeader", () => {
     markdown: "",
     sources: [],
     removed: [],
+    unsupported: [],
   };
   it("shows title, summary and findings as text with one chip per citation", () => {
     act(() => render(<ReportHeader report={report} titleOf={(n) => (n === 1 ? "Attribute access" : undefined)} />, root));

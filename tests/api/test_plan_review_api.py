@@ -23,7 +23,11 @@ async def test_approve_over_http_then_the_run_completes(server: LiveServer) -> N
         again = await client.post(f"/api/runs/{run_id}/plan", json={"approve": True})
     assert answered.status_code == 200 and answered.json() == {"run_id": run_id, "accepted": True}
     assert _obj(waiting[-1].data)["steps"]
-    assert _obj(rest[0].data) == {"type": "plan_reviewed", "outcome": "approved", "steps": _obj(waiting[-1].data)["steps"]}
+    assert _obj(rest[0].data) == {
+        "type": "plan_reviewed",
+        "outcome": "approved",
+        "steps": _obj(waiting[-1].data)["steps"],
+    }
     assert rest[-1].type == "stop" and _obj(rest[-1].data)["reason"] == "completed"
     assert again.status_code == 409  # the run is over: nothing is waiting
 

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from sleuth.stream.packets import parse_packet
+from support.cli import sleuth
 from support.invariants import check_invariants
 from support.scenarios import ResearchModel
 from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
-
-
-def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sleuth", *args],
-        env={**os.environ, **env},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def endpoint_env(llm: ScriptedLLM) -> dict[str, str]:
@@ -45,13 +31,14 @@ def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: 
     with ScriptedLLM(ResearchModel()) as llm:
         done = sleuth(["research", "--no-clarify", "--mode", "light", QUESTION], endpoint_env(llm), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Plan:" in done.stderr and "[lane 2]" in done.stderr and "[lane 3]" not in done.stderr
+    # light: one round of agents, one per plan step, in parallel
+    assert "Plan:" in done.stderr and "[lane 3]" in done.stderr and "Research cycle 2" not in done.stderr
     assert "Descriptors take precedence" in done.stdout
-    assert "\n## Sources\n\n1. [" in done.stdout and "corpus://python-reference/" in done.stdout
+    assert "\nSources:\n[1] " in done.stdout and "corpus://python-reference/" in done.stdout
     # the artifact leads: question, title, summary, key findings; the engine's method note ends the body
     assert done.stdout.startswith(f"# {QUESTION}\n\n**Descriptors and \\_\\_getattr\\_\\_**\n")  # markdown-escaped
     assert "\n## Key findings\n\n- Finding backed by source" in done.stdout
-    assert done.stdout.index("## How this report was made") < done.stdout.index("## Sources")
+    assert done.stdout.index("## How this report was made") < done.stdout.index("\nSources:\n")
 
 
 def test_clarification_without_a_terminal_prints_the_questions_and_exits_zero(tmp_path: Path) -> None:

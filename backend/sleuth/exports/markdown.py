@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from sleuth.research.export import report_markdown
 from sleuth.research.types import ResearchResult
 from sleuth.stream.packets import KeyFinding, NumberedSource
 
@@ -18,10 +19,6 @@ def plain(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
 
 
-def _link_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-
-
 def document_markdown(
     *,
     question: str,
@@ -32,12 +29,13 @@ def document_markdown(
     sources: Sequence[NumberedSource],
     rendered: bool = False,
 ) -> str:
-    """Starts with `# <question>` and ends with a `## Sources` list, so it reads well on its own.
+    """The `.md` export (`# <question>`, the report, `## Sources`) with the artifact's title, summary
+    and key findings leading the report.
 
     `rendered`: the markdown is for a renderer (PDF, DOCX), so the question is escaped to show as typed.
     """
     question = " ".join(question.split())
-    parts = [f"# {plain(question) if rendered else question}"]
+    parts = []
     if title:
         parts.append(f"**{plain(title)}**")
     if summary:
@@ -45,12 +43,9 @@ def document_markdown(
     if key_findings:
         bullets = "\n".join(f"- {f.text} {citation_markers(f.citations)}".rstrip() for f in key_findings)
         parts.append(f"## Key findings\n\n{bullets}")
-    if markdown:
-        parts.append(markdown)
-    if sources:
-        lines = "\n".join(f"{s.number}. [{_link_text(s.title or s.url)}]({s.url})" for s in sources)
-        parts.append(f"## Sources\n\n{lines}")
-    return "\n\n".join(parts) + "\n"
+    if markdown.strip():
+        parts.append(markdown.strip())
+    return report_markdown(plain(question) if rendered else question, "\n\n".join(parts), sources)
 
 
 def report_document(report: ResearchResult, rendered: bool = False) -> str:

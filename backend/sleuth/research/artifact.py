@@ -75,9 +75,11 @@ def clean_artifact(arguments: dict[str, Any], valid_numbers: set[int], fallback:
     title = _cut(" ".join(str(arguments.get("title") or "").split()).rstrip("."), TITLE_MAX_CHARS)
     summary = _limit_sentences(_without_markers(str(arguments.get("summary") or "")))
     raw_findings = arguments.get("key_findings")
-    findings = [f for raw in raw_findings or [] if (f := _finding(raw, valid_numbers))] if isinstance(
-        raw_findings, list
-    ) else []
+    findings = (
+        [f for raw in raw_findings or [] if (f := _finding(raw, valid_numbers))]
+        if isinstance(raw_findings, list)
+        else []
+    )
     return Artifact(
         title=title or fallback.title, summary=summary or fallback.summary, key_findings=findings[:FINDINGS_MAX]
     )

@@ -8,11 +8,6 @@ from sleuth.research.state import RunState
 from sleuth.stream.packets import MethodNote
 
 
-def time_limit_s(state: RunState) -> float:
-    """The run's effective time limit: what its hard deadline allows from the start."""
-    return state.deadlines.deadline_at - state.deadlines.started_at - state.waited_s
-
-
 def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: int = 0) -> MethodNote:
     counts = Counts(
         sources_found=state.registry.seen,
@@ -21,7 +16,8 @@ def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: i
         citations_removed=len(verified.removed),
         claims_unsupported=claims_unsupported,
         max_cycles=state.max_cycles,
-        time_budget_s=time_limit_s(state),
-        elapsed_s=max(0.0, state.clock.now() - state.deadlines.started_at - state.waited_s),
+        time_budget_s=state.deadlines.time_budget_s,
+        # `started_at` moves past time spent waiting for the user, so this is research time only
+        elapsed_s=max(0.0, state.clock.now() - state.deadlines.started_at),
     )
     return method_note(counts, state.tally)

@@ -74,7 +74,6 @@ async def _wait_for_answer(state: RunState, reviewer: PlanReviewer, round: int, 
     finally:
         waited = max(0.0, state.clock.now() - started)
         state.deadlines = shift_deadlines(original, waited)
-        state.waited_s += waited
 
 
 async def review_plan(state: RunState, reviewer: PlanReviewer) -> list[str]:

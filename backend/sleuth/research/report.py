@@ -6,9 +6,12 @@ from sleuth.documents import Document
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
-from sleuth.research.artifact import Artifact, describe_report, fallback_artifact
+from sleuth.research.artifact import describe_report, fallback_artifact
 from sleuth.research.citations import VerifiedReport, verify_report
+from sleuth.research.claim_check import check_report_claims
+from sleuth.research.claims import unsupported
 from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.depth import REPORT_WORDS
 from sleuth.research.llm_step import llm_step
 from sleuth.research.method import note_for
 from sleuth.research.state import RunState
@@ -38,18 +41,27 @@ async def write_report(state: RunState) -> VerifiedReport:
     """Stream the final report, cut at its timeout, then verify and publish it."""
     start_report(state)
     findings = [f for f in state.findings if f.report.strip()]
+    min_words, max_words = REPORT_WORDS[state.mode]
+    max_tokens = state.settings.report_max_tokens
     messages = [
-        {"role": "system", "content": render("report", today=state.today)},
+        {
+            "role": "system",
+            "content": render("report", today=state.today, mode=state.mode, min_words=min_words, max_words=max_words),
+        },
         {
             "role": "user",
             "content": render(
                 "report_user",
                 question=state.request.question,
                 clarification=state.request.clarification,
+                mode=state.mode,
                 plan=state.plan,
                 findings=findings,
                 sources=state.citations.numbered_sources(),
                 partial=any(f.status != "done" for f in state.findings),
+                min_words=min_words,
+                max_words=max_words,
+                max_tokens=max_tokens,
             ),
         },
     ]
@@ -61,7 +73,9 @@ async def write_report(state: RunState) -> VerifiedReport:
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
         result = await run_until(
-            state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text))
+            state.clock,
+            end_at,
+            llm_step(state, "report", messages, max_tokens=max_tokens, handlers=StreamHandlers(on_text=on_text)),
         )
         text = result.content
     except DeadlineReached:
@@ -74,29 +88,29 @@ async def write_report(state: RunState) -> VerifiedReport:
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
-    verified = _verify(state, text)
-    artifact = await describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
-    return _publish(state, verified, artifact)
+    return await publish_report(state, text)
 
 
-def publish_report(state: RunState, text: str) -> VerifiedReport:
-    """Verify and publish without further model calls (the deadline path)."""
-    verified = _verify(state, text)
-    return _publish(state, verified, fallback_artifact(state.request.question, verified.markdown))
+async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
+    """Verify citations against what tools really returned, check that the cited documents support
+    their sentences, record the report's title, summary and key findings; send `citation_info`s and
+    the `report`, its markdown ending with the engine's method note.
 
-
-def _verify(state: RunState, text: str) -> VerifiedReport:
-    """Keep only citations of what tools really returned."""
-    return verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-
-
-def _publish(state: RunState, verified: VerifiedReport, artifact: Artifact) -> VerifiedReport:
-    """Send `citation_info`s and the `report`, its markdown ending with the engine's method note."""
+    `allow_judge=False` (the deadline path) makes no further model calls: the artifact falls back too.
+    """
+    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    verified.claims = await check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
+    artifact = (
+        await describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
+        if allow_judge
+        else fallback_artifact(state.request.question, verified.markdown)
+    )
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
         )
-    note = note_for(state, verified)
+    flagged = unsupported(verified.claims)
+    note = note_for(state, verified, claims_unsupported=len(flagged))
     verified.markdown = f"{verified.markdown}\n\n{note.text}" if verified.markdown else note.text
     state.published = Report(
         report_id=state.request.report_id,
@@ -106,6 +120,7 @@ def _publish(state: RunState, verified: VerifiedReport, artifact: Artifact) -> V
         markdown=verified.markdown,
         sources=verified.sources,
         removed_citations=verified.removed,
+        unsupported_claims=flagged,
         method=note,
     )
     state.emit(state.published)

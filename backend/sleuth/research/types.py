@@ -9,7 +9,15 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
-from sleuth.stream.packets import KeyFinding, MethodNote, NumberedSource, RemovedCitation, StopReason
+from sleuth.research.claims import ClaimVerdict, unsupported
+from sleuth.stream.packets import (
+    KeyFinding,
+    MethodNote,
+    NumberedSource,
+    RemovedCitation,
+    StopReason,
+    UnsupportedClaim,
+)
 
 
 @dataclass
@@ -49,8 +57,10 @@ class ResearchRequest:
     mode: Mode | None = None  # None: the settings' mode
     strategy: Strategy | None = None
     clarify: bool | None = None  # None: the settings' `clarify`
+    time_budget_s: float | None = None  # None: the mode's default budget
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
+    sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
     review_plan: bool = False  # wait for the user to approve, edit or revise the plan
     followup: Followup | None = None  # set: answer `question` from this report instead of researching
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
@@ -69,6 +79,9 @@ class ResearchResult(BaseModel):
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    # The claim-support verdict of every checked citation, for in-process callers (`sleuth eval`). Not
+    # serialised: reports are stored without it, and the `report` packet carries the unsupported ones.
+    claims: list[ClaimVerdict] = Field(default_factory=list, exclude=True)
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     method: MethodNote | None = None
@@ -77,3 +90,7 @@ class ResearchResult(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def unsupported_claims(self) -> list[UnsupportedClaim]:
+        return unsupported(self.claims)

@@ -2,7 +2,7 @@ import { formatCost, formatElapsed, formatInt, modelLabel } from "../format";
 import { useNow } from "../hooks";
 import type { RunEntry } from "../session";
 import { collapsesTimeline } from "../timeline/digest";
-import { allLanes, lastMessage, progressOf } from "../timeline/selectors";
+import { allLanes, lastMessage, progressOf, timeLeftOf } from "../timeline/selectors";
 import type { Block, RunState } from "../timeline/state";
 import { ClarificationCard } from "./Clarification";
 import { LanesRow } from "./Lanes";
@@ -16,6 +16,7 @@ import { TimelineFold } from "./TimelineFold";
 import { AskReport } from "./AskReport";
 import { AudioPlayer } from "./AudioPlayer";
 import { FollowupAnswer } from "./FollowupAnswer";
+import { RunSources } from "./SourcePicker";
 
 interface Props {
   entry: RunEntry;
@@ -109,6 +110,7 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
   // Without a summary a finished run has no trustworthy duration: show none.
   const elapsed = s.summary ? s.summary.elapsedS : live ? Math.max(0, (now - entry.startedAt) / 1000) : null;
   const p = progressOf(s);
+  const left = live && elapsed !== null ? timeLeftOf(s, elapsed) : null;
   const models = Array.from(new Set(Object.values(s.models)));
   return (
     <div class={`progress-line ${live ? "live" : ""}`}>
@@ -125,11 +127,17 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
           <Icon name="clock" /> {formatElapsed(elapsed)}
         </span>
       ) : null}
+      {left !== null ? (
+        <span class="time-left" title={`Time budget: ${formatElapsed(s.timeBudgetS ?? 0)}`}>
+          {formatElapsed(Math.ceil(left))} left
+        </span>
+      ) : null}
       {live && s.usage.inputTokens + s.usage.outputTokens > 0 ? (
         <span class="muted">{formatInt(s.usage.inputTokens + s.usage.outputTokens)} tokens</span>
       ) : null}
       {s.mode ? <span class="muted">{s.mode}</span> : null}
       {models.length ? <span class="muted">{models.map(modelLabel).join(", ")}</span> : null}
+      <RunSources names={s.sources} />
     </div>
   );
 }
@@ -166,6 +174,15 @@ function SummaryBar({ run }: { run: RunState }) {
           {formatInt(m.sourcesSeen)} seen · {formatInt(m.sourcesFetched)} read · {formatInt(m.sourcesCited)} cited
         </dd>
       </div>
+      {m.claimsChecked ? (
+        <div>
+          <dt>Claims</dt>
+          <dd>
+            {formatInt(m.claimsChecked)} checked
+            {m.claimsUnsupported ? <span class="claims-flagged"> · {formatInt(m.claimsUnsupported)} unsupported</span> : null}
+          </dd>
+        </div>
+      ) : null}
       <div>
         <dt>Tokens</dt>
         <dd>

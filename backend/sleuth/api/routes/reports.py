@@ -24,7 +24,15 @@ router = APIRouter(tags=["reports"])
 )
 async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:
     report = ReportOut.model_validate(await _report_or_404(request, report_id))
-    return PlainTextResponse(report_document(report), media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(
+        report_document(report),
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="sleuth-{_safe(report_id)}.md"'},
+    )
+
+
+def _safe(report_id: str) -> str:
+    return "".join(ch for ch in report_id if ch.isalnum() or ch in "_-")[:64] or "report"
 
 
 @router.get(
@@ -51,7 +59,7 @@ async def _export(request: Request, report_id: str, fmt: ExportFormat) -> Respon
         body = await asyncio.to_thread(render_export, report, fmt)
     except FontsMissing as exc:
         raise HTTPException(status_code=503, detail=str(exc)) from None
-    name = f"sleuth-{report_id}.{fmt}"
+    name = f"sleuth-{_safe(report_id)}.{fmt}"
     return Response(
         body, media_type=MEDIA_TYPES[fmt], headers={"Content-Disposition": f'attachment; filename="{name}"'}
     )
