@@ -87,7 +87,8 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
 
     # The report comes first; the timeline is one line that opens on demand.
     fold = run.locator("details.timeline-fold")
-    expect(fold.locator(":scope > summary")).to_have_text(re.compile(r"^Researched \d+ steps? with \d+ agents? in \d+ cycles? · \d+:\d\d$"))
+    digest = re.compile(r"^Researched \d+ steps? with \d+ agents? in \d+ cycles? · \d+:\d\d$")
+    expect(fold.locator(":scope > summary")).to_have_text(digest)
     expect(run.get_by_role("region", name="Research plan")).to_be_hidden()
     report_top = verified.bounding_box()
     fold_top = fold.bounding_box()
@@ -112,7 +113,8 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
 
     # A follow-up is answered from the report, without new research, with the report's citations.
     asking = run.get_by_role("form", name="Ask about this report")
-    asking.get_by_role("textbox", name="Question about this report").fill("When is a generator's close() method called?")
+    question = "When is a generator's close() method called?"
+    asking.get_by_role("textbox", name="Question about this report").fill(question)
     asking.get_by_role("button", name="Ask").click()
     answer = page.get_by_role("region", name="Answer from the report")
     expect(answer).to_be_visible()

@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 
 from pypdf import PdfReader
-
 from test_cli_research import sleuth
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

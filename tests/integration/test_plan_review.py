@@ -129,5 +129,5 @@ async def test_time_spent_waiting_for_the_review_does_not_count_against_the_time
     assert run.stop_reason == "completed"
     method = run.of("report")[0].obj.method
     assert method is not None
-    assert method.time_budget_s == settings.effective_deadline_s  # the limit, not limit + wait
+    assert method.time_budget_s == run.of("run_start")[0].obj.time_budget_s  # the budget, not budget + wait
     assert method.elapsed_s < 600  # research time only
