@@ -16,6 +16,7 @@ from sleuth.evaluation.questions import EvalInputError, load_questions
 from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions, EvalOutcome, EvalRunner, Finished
 from sleuth.evaluation.summary import summary_table
 from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.offline_registration import is_offline
 
 
 class EvalProgress:
@@ -90,6 +91,8 @@ def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None,
     Writes OUT/articles.jsonl ({id, prompt, article}, DeepResearch Bench's form), OUT/metrics.jsonl and
     OUT/summary.json. Running it again skips the questions already written.
     """
+    if judge is not None and (not judge.strip() or is_offline(judge)):
+        raise click.BadParameter("needs a generative model; the offline model only extracts", param_hint="--judge")
     settings = load_settings()
     if judge:
         settings = settings.model_copy(update={"judge_model": judge})
@@ -98,6 +101,8 @@ def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None,
         outcome = asyncio.run(_run(settings, options, questions, judge))
     except EvalInputError as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:  # the output folder cannot be created or written
+        raise click.ClickException(f"cannot write to {out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
         click.echo("interrupted; finished questions are saved, run the same command to continue", err=True)
         sys.exit(130)

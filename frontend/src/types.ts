@@ -30,7 +30,15 @@ export type DegradedLevel =
   | "deadline";
 
 export type PacketObj =
-  | { type: "run_start"; session_id: string; question: string; mode: string; models: Record<string, string> }
+  | {
+      type: "run_start";
+      session_id: string;
+      question: string;
+      mode: string;
+      models: Record<string, string>;
+      time_budget_s?: number | null;
+      sources?: string[];
+    }
   | { type: "clarification"; questions: string[] }
   | { type: "plan_start"; content?: string }
   | { type: "plan_delta"; content: string }
@@ -60,7 +68,7 @@ export type PacketObj =
       removed_citations?: { marker: string; reason: string }[];
       unsupported_claims?: UnsupportedClaim[];
     }
-  | { type: "progress"; processed_tasks: number; total_tasks: number }
+  | { type: "progress"; processed_tasks: number; total_tasks: number; time_left_s?: number | null }
   | { type: "usage"; role: string; model: string; input_tokens: number; output_tokens: number; cost_usd: number }
   | { type: "degraded"; level: DegradedLevel; detail: string }
   | { type: "error"; message: string; recoverable: boolean }

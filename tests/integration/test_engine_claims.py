@@ -46,6 +46,7 @@ async def test_a_configured_judge_model_gives_the_verdicts() -> None:
         ("[1]", "the page never mentions the moon")
     ]
     assert {c.checker for c in run.result.claims} == {"judge"}
+    assert run.of("run_start")[0].obj.models["judge"] == "openai/judge-model"  # type: ignore[union-attr]
     assert any(p.obj.type == "usage" and p.obj.role == "judge" for p in run.packets)  # type: ignore[union-attr]
 
 

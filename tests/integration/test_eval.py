@@ -82,6 +82,8 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert summary["means"]["gold_cited"] == 0.5  # only the question with gold sources counts
         assert summary["means"]["claims_unsupported"] == 1.0 and summary["unsupported_claim_rate"] == 0.5
         assert "mean key_fact_recall" in done.stdout and "2/2" in done.stderr
+        written = "".join(p.read_text() for p in out.iterdir())
+        assert "sk-eval-secret" not in written + done.output
 
         # The same command again: nothing is researched twice, nothing written is lost.
         before = (out / "articles.jsonl").read_bytes()
@@ -132,3 +134,19 @@ def test_a_bad_question_file_is_one_clear_error_and_loses_nothing(tmp_path: Path
     assert done.stderr.strip().endswith(f"{bad}:2: not valid JSON (Expecting value)")
     assert (out / "metrics.jsonl").read_text() == '{"id": "kept"}\n'
     assert not (out / "articles.jsonl").exists()
+
+
+def test_an_extractive_judge_is_refused_before_any_research(tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    write_questions(questions, QUESTIONS[:1])
+    done = sleuth_eval([str(questions), "--out", str(tmp_path / "out"), "--judge", "offline"], {})
+    assert done.exit_code == 2 and "--judge" in done.output and "offline model only extracts" in done.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unwritable_output_folder_is_one_clear_error(tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    write_questions(questions, QUESTIONS[:1])
+    (tmp_path / "a-file").write_text("")
+    done = sleuth_eval([str(questions), "--out", str(tmp_path / "a-file" / "out")], {})
+    assert done.exit_code == 1 and "cannot write to" in done.output and "Traceback" not in done.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from sleuth.config import Settings
-from sleuth.research.types import ResearchRequest
+from sleuth.research.types import ClarificationExchange, ResearchRequest
 from sleuth.tools.local.factory import build_local_tools
 from support.engine import run_engine
 from support.invariants import check_invariants
@@ -32,6 +32,19 @@ async def test_vague_question_gets_clarifying_questions() -> None:
     assert run.stop_reason == "clarification"
     questions = run.of("clarification")[0].obj.questions
     assert 2 <= len(questions) <= 4 and all(q.endswith("?") for q in questions)
+
+
+async def test_nonsense_is_clarified_and_an_answer_constrains_the_tasks() -> None:
+    nonsense = await run_engine(Settings(), "asdkjh qwoeiu zxcmnb lkjqwe poiuyt")
+    assert nonsense.stop_reason == "clarification" and not nonsense.of("plan_start")
+    vague = await run_engine(Settings(), "decorators?")
+    answer = ClarificationExchange(questions=vague.result.clarification_questions, answer="Python 3.12, in practice")
+    run = await run_engine(Settings(max_cycles=2), ResearchRequest(question="decorators?", clarification=answer))
+    check_invariants(run.packets)
+    steps = run.of("plan_done")[0].obj.steps
+    assert steps[0].startswith("Concrete examples of decorators")  # the aspect the user chose comes first
+    tasks = [p.obj.task for p in run.of("research_agent_start")]
+    assert tasks and all("decorators" in t and t.endswith("Keep to: Python 3.12.") for t in tasks)
 
 
 async def test_clear_question_gets_a_report_whose_citations_are_real_sentences_of_their_sources() -> None:

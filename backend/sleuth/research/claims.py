@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -90,6 +91,7 @@ def _normal(text: str) -> str:
     return text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
 
 
+@lru_cache(maxsize=65536)  # documents repeat their vocabulary; stemming dominated the check's time
 def _stem(word: str) -> str:
     if word.startswith("_") or word[0].isdigit() or len(word) <= 4:
         return word
@@ -199,16 +201,19 @@ def passages(text: str) -> list[Passage]:
     sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
     if not sentences:
         return []
+    # Each sentence is analysed once; a window joins its sentences' words (pairs may span a boundary).
+    words = [key_words(sentence) for sentence in sentences]
+    numbers = [_numbers(sentence, spelled=True) for sentence in sentences]
     out: list[Passage] = []
     for start in range(max(1, len(sentences) - _WINDOW + 1)):
-        chunk = " ".join(sentences[start : start + _WINDOW])
-        words = key_words(chunk)
+        end = start + _WINDOW
+        joined = [w for sentence_words in words[start:end] for w in sentence_words]
         out.append(
             Passage(
-                text=chunk,
-                words=frozenset(words),
-                pairs=frozenset(_pairs(words)),
-                numbers=frozenset(_numbers(chunk, spelled=True)),
+                text=" ".join(sentences[start:end]),
+                words=frozenset(joined),
+                pairs=frozenset(_pairs(joined)),
+                numbers=frozenset().union(*numbers[start:end]),
             )
         )
     return out

@@ -10,6 +10,7 @@ from sleuth.research.citations import VerifiedReport, verify_report
 from sleuth.research.claim_check import check_report_claims
 from sleuth.research.claims import unsupported
 from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.depth import REPORT_WORDS
 from sleuth.research.llm_step import llm_step
 from sleuth.research.state import RunState
 from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
@@ -38,18 +39,27 @@ async def write_report(state: RunState) -> VerifiedReport:
     """Stream the final report, cut at its timeout, then verify and publish it."""
     start_report(state)
     findings = [f for f in state.findings if f.report.strip()]
+    min_words, max_words = REPORT_WORDS[state.mode]
+    max_tokens = state.settings.report_max_tokens
     messages = [
-        {"role": "system", "content": render("report", today=state.today)},
+        {
+            "role": "system",
+            "content": render("report", today=state.today, mode=state.mode, min_words=min_words, max_words=max_words),
+        },
         {
             "role": "user",
             "content": render(
                 "report_user",
                 question=state.request.question,
                 clarification=state.request.clarification,
+                mode=state.mode,
                 plan=state.plan,
                 findings=findings,
                 sources=state.citations.numbered_sources(),
                 partial=any(f.status != "done" for f in state.findings),
+                min_words=min_words,
+                max_words=max_words,
+                max_tokens=max_tokens,
             ),
         },
     ]
@@ -61,7 +71,9 @@ async def write_report(state: RunState) -> VerifiedReport:
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
         result = await run_until(
-            state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text))
+            state.clock,
+            end_at,
+            llm_step(state, "report", messages, max_tokens=max_tokens, handlers=StreamHandlers(on_text=on_text)),
         )
         text = result.content
     except DeadlineReached:

@@ -44,7 +44,12 @@ def generate_plan() -> dict[str, Any]:
 
 def research_agent() -> dict[str, Any]:
     return _tool(
-        RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"]
+        RESEARCH_AGENT,
+        {
+            "task": {"type": "string", "description": render("tools/research_agent_task")},
+            "plan_step": {"type": "integer", "minimum": 1, "description": render("tools/research_agent_plan_step")},
+        },
+        ["task"],
     )
 
 

@@ -40,8 +40,10 @@ class ResearchRequest:
     mode: Mode | None = None  # None: the settings' mode
     strategy: Strategy | None = None
     clarify: bool | None = None  # None: the settings' `clarify`
+    time_budget_s: float | None = None  # None: the mode's default budget
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
+    sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 
@@ -57,7 +59,9 @@ class ResearchResult(BaseModel):
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
-    claims: list[ClaimVerdict] = Field(default_factory=list)  # claim-support verdict per checked citation
+    # The claim-support verdict of every checked citation, for in-process callers (`sleuth eval`). Not
+    # serialised: reports are stored without it, and the `report` packet carries the unsupported ones.
+    claims: list[ClaimVerdict] = Field(default_factory=list, exclude=True)
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     error: str | None = None

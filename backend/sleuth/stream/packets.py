@@ -34,6 +34,8 @@ class RunStart(_Obj):
     question: str
     mode: str
     models: dict[str, str]
+    time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
+    sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
 
 
 class Clarification(_Obj):
@@ -178,6 +180,7 @@ class Progress(_Obj):
     type: Literal["progress"] = "progress"
     processed_tasks: int = Field(ge=0)
     total_tasks: int = Field(ge=0)
+    time_left_s: float | None = Field(default=None, description="Seconds of the time budget left.")
 
 
 class Usage(_Obj):

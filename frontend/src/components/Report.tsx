@@ -6,6 +6,10 @@ import type { Document, NumberedSource, UnsupportedClaim } from "../types";
 import { describeUrl } from "../urls";
 import { Markdown } from "./Markdown";
 import { SourceTitle } from "./SourceItem";
+import { reportMarkdownUrl } from "../api";
+import { authHeaders } from "../auth";
+import { viewerRequest } from "../viewerRequest";
+import { openViewer } from "../viewer";
 
 interface Hover {
   n: number;
@@ -74,8 +78,11 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
   const onClick = (e: Event) => {
     const c = chipOf(e);
     if (!c) return;
-    setActive(Number(c.dataset.cite));
+    const n = Number(c.dataset.cite);
+    setActive(n);
     setPanelOpen(true);
+    const source = byNumber.get(n);
+    if (source) openViewer(viewerRequest(source, markdown));
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Escape") setHover(null);
@@ -160,7 +167,7 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
       </div>
       {panelOpen ? (
         <aside class="sources-panel" id={panelId} aria-label="Sources" ref={panelRef}>
-          <SourcesList cited={lists.cited} seen={lists.seen} active={active} />
+          <SourcesList cited={lists.cited} seen={lists.seen} active={active} markdown={markdown} />
         </aside>
       ) : null}
     </section>
@@ -186,7 +193,17 @@ function SourceCard({ doc, top, left, unsupported }: { doc: Document; top: numbe
   );
 }
 
-export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; seen: Document[]; active: number | null }) {
+export function SourcesList({
+  cited,
+  seen,
+  active,
+  markdown = "",
+}: {
+  cited: NumberedSource[];
+  seen: Document[];
+  active: number | null;
+  markdown?: string;
+}) {
   return (
     <div class="sources">
       <h3 class="sources-h">Cited ({cited.length})</h3>
@@ -197,6 +214,7 @@ export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; 
               <span class="src-n">{s.number}</span>
               <div>
                 <SourceTitle doc={s} />
+                <OpenButton doc={s} markdown={markdown} />
                 {s.snippet ? <p class="src-snippet">{s.snippet}</p> : null}
               </div>
             </li>
@@ -212,12 +230,21 @@ export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; 
             {seen.map((s) => (
               <li key={s.id}>
                 <SourceTitle doc={s} />
+                <OpenButton doc={s} markdown="" />
               </li>
             ))}
           </ul>
         </details>
       ) : null}
     </div>
+  );
+}
+
+function OpenButton({ doc, markdown }: { doc: Document | NumberedSource; markdown: string }) {
+  return (
+    <button type="button" class="btn btn-ghost btn-small src-open" onClick={() => openViewer(viewerRequest(doc, markdown))}>
+      Open<span class="sr-only"> {doc.title || doc.url}</span>
+    </button>
   );
 }
 
@@ -248,9 +275,18 @@ export function reportFile(markdown: string, sources: NumberedSource[]): string 
 }
 
 function DownloadButton({ markdown, sources, reportId }: { markdown: string; sources: NumberedSource[]; reportId: string }) {
-  // Built client-side so it works for replayed runs and whatever the server keeps.
-  const download = () => {
-    const blob = new Blob([reportFile(markdown, sources)], { type: "text/markdown;charset=utf-8" });
+  // The server's file (title, report, sources list) when it has the report; built here otherwise.
+  const download = async () => {
+    let text: string | null = null;
+    if (reportId) {
+      try {
+        const res = await fetch(reportMarkdownUrl(reportId), { headers: authHeaders() });
+        if (res.ok) text = await res.text();
+      } catch {
+        /* offline or gone: fall back below */
+      }
+    }
+    const blob = new Blob([text ?? reportFile(markdown, sources)], { type: "text/markdown;charset=utf-8" });
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
     a.href = url;

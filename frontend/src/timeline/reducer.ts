@@ -60,6 +60,8 @@ export function reduce(state: RunState, packet: Packet): RunState {
         question: obj.question ?? "",
         mode: obj.mode ?? null,
         models: obj.models ?? {},
+        timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
+        sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
       };
 
     case "plan_start":

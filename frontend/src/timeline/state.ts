@@ -135,6 +135,10 @@ export interface RunState {
   question: string;
   mode: string | null;
   models: Record<string, string>;
+  /** The run's effective time budget in seconds (from `run_start`); null for runs that did not say. */
+  timeBudgetS: number | null;
+  /** The source names this run searches (`run_start.sources`). */
+  sources: string[];
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -157,6 +161,8 @@ export function initialRunState(runId: string | null = null): RunState {
     question: "",
     mode: null,
     models: {},
+    timeBudgetS: null,
+    sources: [],
     status: "running",
     turns: [],
     progress: null,

@@ -22,6 +22,7 @@ from sleuth.llm.offline.text import (
     tokens,
     without_highlights,
 )
+from sleuth.prompt_facts import AgentFacts, AgentTurnFacts
 
 MAX_QUERIES = 3
 MAX_OPEN = 3
@@ -37,7 +38,8 @@ _DEFAULT_AGENT_ROUNDS = 6
 _STEP_WORDS = frozenset(
     "what how why concrete common examples example pitfalls pitfall edge cases case limitations limitation step "
     "internally come comes relate each other differences trade-offs trade-off background part researching "
-    "relevant facts sources report citations find use respect background".split()
+    "relevant facts sources report citations find use respect background definition purpose mechanism behind role "
+    "keep".split()
 )
 
 
@@ -69,7 +71,7 @@ _KINDS: list[tuple[re.Pattern[str], frozenset[str], str]] = [
         "",
     ),
     (
-        re.compile(r"^\s*what\b.*\b(is|are)\b", re.I),
+        re.compile(r"^\s*what\b.*\b(is|are)\b|^\s*definition\b", re.I),
         frozenset("defin refer mean known term call describ".split()),
         "definition",
     ),
@@ -126,7 +128,8 @@ def task_terms(task: str) -> TaskTerms:
     """Focus = the first sentence of the task; background = anything after it."""
     parts = re.split(r"(?<=[.!?])\s+", task.strip(), maxsplit=1)
     focus_text = parts[0]
-    background_text = parts[1] if len(parts) > 1 else ""
+    # the scope a task ends with limits where to look; its words are not search topics
+    background_text = re.sub(r"\s*Keep to: .*$", "", parts[1], flags=re.S) if len(parts) > 1 else ""
     focus_phrases = _clean_phrases(focus_text)
     background_phrases = _clean_phrases(background_text)
     kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))
@@ -210,9 +213,13 @@ def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> li
     return sorted(scored, key=lambda item: -item[0])
 
 
-def _rounds(system: str) -> int:
-    match = re.search(r"after at most (\d+) rounds", system)
-    return int(match.group(1)) if match else _DEFAULT_AGENT_ROUNDS
+def _remaining_rounds(request: OfflineRequest) -> int:
+    """Rounds left including this one, from the agent's declared budget and round counter."""
+    budget = request.facts(AgentFacts)
+    turn = request.facts(AgentTurnFacts)
+    total = turn.max_cycles if turn else budget.max_cycles if budget else _DEFAULT_AGENT_ROUNDS
+    current = turn.cycle if turn else request.assistant_turns + 1
+    return total - current + 1
 
 
 def research(request: OfflineRequest) -> Reply:
@@ -223,7 +230,7 @@ def research(request: OfflineRequest) -> Reply:
     asked = {str(q).lower() for e in searches for q in (e.arguments.get("queries") or []) if isinstance(q, str)}
     opened_urls = {str(u) for e in exchanges if e.name == "open_url" for u in (e.arguments.get("urls") or [])}
     search_rounds = len({e.turn for e in searches})
-    remaining = _rounds(request.system) - request.assistant_turns
+    remaining = _remaining_rounds(request)
 
     if remaining <= 1:
         return Reply(tool_calls=[("generate_report", {})])

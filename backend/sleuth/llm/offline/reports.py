@@ -7,7 +7,6 @@ rearranges those cited sentences under the plan's steps, keeping their citations
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
@@ -29,6 +28,7 @@ from sleuth.llm.offline.text import (
     term_set,
     tokens,
 )
+from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
@@ -71,9 +71,8 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     """
     found: list[NumberedBlock] = []
     for text in request.texts("user"):
-        for block in numbered_blocks(text):
-            body = re.split(r"\n\s*(?:Write your intermediate report now|Time is up\.)", block.body)[0]
-            found.append(NumberedBlock(block.number, block.title, block.url, body))
+        for _, listing in read_tagged(text, "sources"):
+            found.extend(numbered_blocks(listing))
     if not found:
         for exchange in request.exchanges():
             if exchange.name == "open_url" and exchange.result:
@@ -105,15 +104,14 @@ def _score(sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]
     return score, relevance, sentence_terms
 
 
-def _budget(request: OfflineRequest) -> int:
-    match = re.search(r"At most about (\d+) tokens", request.system)
-    hint = int(match.group(1)) if match else DEFAULT_REPORT_TOKENS
+def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
+    hint = facts.max_tokens if facts else DEFAULT_REPORT_TOKENS
     return min(hint, request.max_tokens or hint)
 
 
 def agent_report(request: OfflineRequest) -> Reply:
-    task_match = re.search(r"Task:\s*(.+)$", request.system, re.S)
-    task = task_match.group(1).strip() if task_match else request.first_user
+    facts = request.facts(AgentReportFacts)
+    task = facts.task if facts else request.first_user
     terms = task_terms(task)
     sources = _sources(request)
 
@@ -135,7 +133,7 @@ def agent_report(request: OfflineRequest) -> Reply:
                 )
 
     chosen: list[Candidate] = []
-    budget = int(_budget(request) * 0.9)
+    budget = int(_budget(request, facts) * 0.9)
     spent = 0
     ranked = sorted(candidates, key=lambda c: (-c.score, c.number, c.position))
     # First pass leaves room for other pages (one page rarely tells the whole story); the
@@ -180,6 +178,7 @@ def agent_report(request: OfflineRequest) -> Reply:
 class Finding:
     task: str
     units: list[CitedUnit]
+    plan_step: int | None = None  # 1-based
 
 
 @dataclass
@@ -190,34 +189,27 @@ class ReportInput:
     partial: bool
 
 
-def parse_report_input(user: str) -> ReportInput:
-    question_match = re.search(r"Question:\s*(.+?)\n", user + "\n")
-    question = question_match.group(1).strip() if question_match else ""
-    plan_match = re.search(r"Research plan:\s*\n(.*?)(?:\n\s*\n|$)", user, re.S)
-    plan = [
-        re.sub(r"^\s*\d+[.)]\s*", "", line).strip()
-        for line in (plan_match.group(1) if plan_match else "").splitlines()
-        if re.match(r"^\s*\d+[.)]", line)
+def read_report_input(request: OfflineRequest) -> ReportInput:
+    """The report step's facts, with each finding's text from its tagged block."""
+    facts = request.facts(ReportFacts)
+    user = request.last_user or request.first_user
+    bodies = [body for _, body in read_tagged(user, "finding")]
+    if facts is None:  # not a Sleuth report prompt: the user's text is the only material
+        return ReportInput("", [], [Finding(task="", units=cited_units(user))], False)
+    findings = [
+        Finding(task=finding.task, units=cited_units(body), plan_step=finding.plan_step)
+        for finding, body in zip(facts.findings, bodies, strict=False)
     ]
-    findings_text = (
-        user.split("Findings from the research agents:", 1)[-1]
-        if "Findings from the research agents:" in user
-        else user
-    )
-    findings_text = re.split(r"\n\s*Sources:\s*\n", findings_text)[0]
-    findings: list[Finding] = []
-    for match in re.finditer(r"^### Finding \d+: (.*?)\n(.*?)(?=^### Finding \d+: |\Z)", findings_text, re.S | re.M):
-        findings.append(Finding(task=match.group(1).strip(), units=cited_units(match.group(2))))
-    if not findings:
-        findings.append(Finding(task=question, units=cited_units(findings_text)))
-    partial = "research was cut short" in user.lower()
-    return ReportInput(question, plan, findings, partial)
+    return ReportInput(facts.question, facts.plan, findings, facts.partial)
 
 
 def _assign(findings: list[Finding], plan: list[str]) -> dict[int, list[int]]:
     """Which findings belong to which plan step (by the step text in the task, else overlap)."""
     owners: dict[int, list[int]] = {i: [] for i in range(len(plan))}
     for f_index, finding in enumerate(findings):
+        if finding.plan_step is not None and 1 <= finding.plan_step <= len(plan):
+            owners[finding.plan_step - 1].append(f_index)
+            continue
         task = finding.task.lower()
         exact = [i for i, step in enumerate(plan) if step.lower() in task]
         if exact:
@@ -248,7 +240,7 @@ def _pick(pool: list[tuple[float, CitedUnit]], used: list[CitedUnit], limit: int
 
 
 def final_report(request: OfflineRequest) -> Reply:
-    data = parse_report_input(request.last_user or request.first_user)
+    data = read_report_input(request)
     plan = data.plan or [finding.task for finding in data.findings if finding.task] or [data.question]
     question_terms = term_set(data.question)
     all_units = [(f_index, unit) for f_index, finding in enumerate(data.findings) for unit in finding.units]
