@@ -96,7 +96,10 @@ def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
     wanted = list(dict.fromkeys(name.strip() for name in names if name.strip()))
     if not wanted:
         raise UnknownSource("no sources chosen; name at least one (see GET /api/sources or `sleuth sources`)")
-    known = {s.name for s in list_sources(settings)}
+    with closing(connect(db_path_for(settings.data_dir))) as conn:
+        store = CorpusStore(conn)
+        sync_builtin(store)
+        known = {*store.kinds(), *web_provider_names(settings)}  # names only: no counting per request
     for name in wanted:
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"
