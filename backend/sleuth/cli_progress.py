@@ -6,6 +6,7 @@ from typing import TextIO
 
 import click
 
+from sleuth.durations import format_duration
 from sleuth.stream.packets import Packet
 
 
@@ -17,8 +18,10 @@ class ProgressPrinter:
         self.err = err
         self.color = color
         self._cycle = 0
+        self._branches = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
+        self.fatal: str | None = None  # a run-ending error, left for the CLI's one closing line
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
         click.echo(click.style(text, fg=fg, dim=dim) if self.color else text, file=self.err)
@@ -31,7 +34,8 @@ class ProgressPrinter:
         kind = obj.type
         if kind == "run_start":
             models = sorted(set(obj.models.values()))
-            self._line(f"Sleuth · {obj.mode} mode · model: {', '.join(models)}", fg="cyan")
+            budget = f" · budget {format_duration(obj.time_budget_s)}" if obj.time_budget_s else ""
+            self._line(f"Sleuth · {obj.mode} mode{budget} · model: {', '.join(models)}", fg="cyan")
         elif kind == "plan_done":
             self._planned = True
             self._line("Plan:", fg="cyan")
@@ -41,9 +45,13 @@ class ProgressPrinter:
             self._line(f"  thinking: {_short(obj.reasoning, 160)}", dim=True)
         elif kind == "top_level_branching":
             self._cycle += 1
-            n = obj.num_parallel_branches
+            self._branches = obj.num_parallel_branches  # announced with the time left, by the next progress
+        elif kind == "progress" and self._branches:
+            n, self._branches = self._branches, 0
+            left = f" · {format_duration(obj.time_left_s)} left" if obj.time_left_s is not None else ""
             self._line(
-                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan"
+                f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent") + left,
+                fg="cyan",
             )
         elif kind == "research_agent_start":
             self._line(f"{self._lane(packet)} {_short(obj.task, 120)}", fg="magenta")
@@ -59,6 +67,8 @@ class ProgressPrinter:
             self._line(f"{self._lane(packet)} reported, citing {len(obj.documents)} sources", fg="green")
         elif kind == "degraded":
             self._line(f"! {obj.level.replace('_', ' ')}: {obj.detail}", fg="yellow")
+        elif kind == "error" and not obj.recoverable:
+            self.fatal = obj.message
         elif kind == "error":
             self._line(f"✗ {obj.message}", fg="red")
         elif kind == "message_start" and self._planned:
@@ -67,13 +77,22 @@ class ProgressPrinter:
             self.questions = obj.questions
         elif kind == "report":
             click.echo(obj.markdown, file=self.out)
+            flagged: dict[str, int] = {}
+            for claim in obj.unsupported_claims:
+                flagged[claim.marker] = flagged.get(claim.marker, 0) + 1
             if obj.sources:
                 click.echo("\nSources:", file=self.out)
                 for source in obj.sources:
-                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
+                    count = flagged.get(f"[{source.number}]", 0)
+                    mark = f"  (! {count} unsupported claim{'s' if count > 1 else ''})" if count else ""
+                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}{mark}", file=self.out)
+            if obj.unsupported_claims:
+                click.echo("\nUnsupported claims (the cited source does not appear to say this):", file=self.out)
+                for claim in obj.unsupported_claims:
+                    click.echo(f"! {claim.marker} “{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
-        elif kind == "summary" and not self.questions:
+        elif kind == "summary" and not self.questions and not self.fatal:
             self._line(
                 f"Done in {obj.elapsed_s:.1f}s · sources seen {obj.sources_seen}, read {obj.sources_fetched}, "
                 f"cited {obj.sources_cited} · tokens {obj.input_tokens}+{obj.output_tokens} · ${obj.cost_usd:.4f}",

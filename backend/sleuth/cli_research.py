@@ -11,14 +11,16 @@ import click
 from pydantic import ValidationError
 
 from sleuth.cli_progress import ProgressPrinter
-from sleuth.config import Settings
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Settings
+from sleuth.durations import format_duration, parse_duration
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
-def _load_settings() -> Settings:
+def load_settings() -> Settings:
+    """Settings from the environment, or a one-line CLI error naming the bad setting."""
     try:
         return Settings()
     except ValidationError as exc:
@@ -27,9 +29,33 @@ def _load_settings() -> Settings:
         raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
+class TimeBudget(click.ParamType[float]):
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if not MIN_TIME_BUDGET_S <= seconds <= MAX_TIME_BUDGET_S:
+            self.fail(
+                f"must be between {format_duration(MIN_TIME_BUDGET_S)} and {format_duration(MAX_TIME_BUDGET_S)}",
+                param,
+                ctx,
+            )
+        return seconds
+
+
 async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
+    from sleuth.research.preflight import PreflightError, preflight
     from sleuth.tools.factory import build_toolbox
 
+    try:
+        preflight(settings, request)
+    except PreflightError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         toolbox = build_toolbox(settings, request.sources)
     except ValueError as exc:
@@ -40,13 +66,21 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
 
 @click.command()
 @click.argument("question")
-@click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: 2 lanes, fewer cycles.")
+@click.option(
+    "--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: one round of short agents, quicker."
+)
 @click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
 @click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option(
+    "--time-budget",
+    type=TimeBudget(),
+    default=None,
+    help="How long the run may take, e.g. 90s, 5m, 1h (default: the mode's budget).",
+)
 @click.option(
     "--source",
     "sources",
@@ -61,17 +95,19 @@ def research(
     no_clarify: bool,
     as_json: bool,
     answer: str | None,
+    time_budget: float | None,
     sources: tuple[str, ...],
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
-    settings = _load_settings()
+    settings = load_settings()
     request = ResearchRequest(
         question=question.strip(),
         mode=mode,  # type: ignore[arg-type]
         strategy=strategy,  # type: ignore[arg-type]
         clarify=False if no_clarify else None,
+        time_budget_s=time_budget,
         sources=_checked_sources(settings, sources) if sources else None,
     )
 
@@ -101,7 +137,8 @@ def research(
         sys.exit(130)
     if result.status == "error":
         if not as_json:
-            click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
+            reason = printer.fatal or result.error or "see the messages above"
+            click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
 
 

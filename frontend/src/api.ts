@@ -105,6 +105,8 @@ export async function getSession(id: string): Promise<SessionDetail> {
 export interface SendOptions {
   mode?: Mode;
   clarify?: boolean;
+  /** Seconds the run may take; unset: the mode's default budget. */
+  timeBudgetS?: number | null;
   /** Source names from `listSources`; unset searches the server's defaults. */
   sources?: string[];
 }
@@ -112,7 +114,13 @@ export interface SendOptions {
 export async function sendMessage(sessionId: string, content: string, opts: SendOptions = {}): Promise<{ runId: string }> {
   const body = await call<Json>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
     method: "POST",
-    body: JSON.stringify({ content, mode: opts.mode, clarify: opts.clarify, sources: opts.sources?.length ? opts.sources : undefined }),
+    body: JSON.stringify({
+      content,
+      mode: opts.mode,
+      clarify: opts.clarify,
+      time_budget_s: opts.timeBudgetS ?? undefined,
+      sources: opts.sources?.length ? opts.sources : undefined,
+    }),
   });
   const runId = str(body.run_id) ?? str(body.id);
   if (!runId) throw new ApiError("server returned no run_id", 500);

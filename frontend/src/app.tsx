@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
 import { phaseOf, RunView } from "./components/RunView";
@@ -72,17 +73,18 @@ export function App() {
     if (lastStatus && lastStatus !== "running") refreshSessions();
   }, [lastStatus, refreshSessions]);
 
-  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean) => {
+  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean, timeBudgetS: number | null) => {
     setStopError(null);
     stick.current = true;
-    await send(text, { mode, clarify, sources: chosenSources ?? undefined }, navigate);
+    await send(text, { mode, clarify, timeBudgetS, sources: chosenSources ?? undefined }, navigate);
     refreshSessions();
   };
   // The answer starts the research itself, so it goes with the composer's chosen mode.
   const answer = async (text: string) => {
     const mode: api.Mode = localStorage.getItem("sleuth.mode") === "heavy" ? "heavy" : "light";
+    const timeBudgetS = parseBudget(localStorage.getItem(BUDGET_KEY));
     stick.current = true;
-    await send(text, { mode, sources: chosenSources ?? undefined }, navigate);
+    await send(text, { mode, timeBudgetS, sources: chosenSources ?? undefined }, navigate);
   };
   const stop = () => {
     if (!lastRunId) return;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -17,7 +19,10 @@ from sleuth.api.routes import health, library, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.config import Settings
+from sleuth.research.preflight import run_checks
 from sleuth.store import Store
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a message or
 `POST /api/research`, then follow `GET /api/runs/{run_id}/events` (SSE, resumable with
@@ -46,6 +51,11 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
         app.state.store = store
         app.state.manager = manager
         await manager.start()
+        # Once at start-up: the checks load litellm (seconds), which must not stall the first request;
+        # and a broken setup is in the log before anyone asks.
+        for check in await asyncio.to_thread(run_checks, settings):
+            if not check.ok:
+                log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)
         try:
             yield
         finally:

@@ -24,6 +24,7 @@ def plan_run(
     *,
     mode: Mode | None,
     clarify: bool | None,
+    time_budget_s: float | None = None,
     sources: list[str] | None = None,
 ) -> PlannedRun:
     """Turn a message into a ResearchRequest.
@@ -45,11 +46,18 @@ def plan_run(
             clarify=False,
             clarification=exchange,
             history=history,
+            time_budget_s=time_budget_s,
             sources=sources,
         )
         return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
     request = ResearchRequest(
-        question=content, session_id=session_id, mode=mode, clarify=clarify, history=history, sources=sources
+        question=content,
+        session_id=session_id,
+        mode=mode,
+        clarify=clarify,
+        history=history,
+        time_budget_s=time_budget_s,
+        sources=sources,
     )
     return PlannedRun(request=request, kind="question")
 

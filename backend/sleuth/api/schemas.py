@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sleuth.config import Mode
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.research.types import ResearchResult
 from sleuth.store import MessageRecord, RunRecord, SessionRecord
 from sleuth.tools.local.library import DocumentEntry, DocumentText
@@ -25,12 +25,22 @@ class SessionCreate(BaseModel):
     )
 
 
+def _time_budget() -> Any:
+    return Field(
+        default=None,
+        ge=MIN_TIME_BUDGET_S,
+        le=MAX_TIME_BUDGET_S,
+        description="How long the run may take, in seconds; unset: the mode's default budget.",
+    )
+
+
 class MessageCreate(BaseModel):
     content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
     )
+    time_budget_s: float | None = _time_budget()
     sources: list[str] | None = Field(
         default=None, max_length=100, description="Names from `GET /api/sources` to search; unset: the defaults."
     )
@@ -42,6 +52,7 @@ class ResearchCreate(BaseModel):
     question: str
     mode: Mode | None = None
     clarify: bool | None = None
+    time_budget_s: float | None = _time_budget()
     sources: list[str] | None = Field(
         default=None, max_length=100, description="Names from `GET /api/sources` to search; unset: the defaults."
     )

@@ -36,10 +36,16 @@ async def make_plan(state: RunState) -> list[str]:
     system = render(
         "plan",
         today=state.today,
-        max_steps=state.settings.plan_max_steps,
+        max_steps=state.limits.plan_max_steps,
         history=history_text(request.history, state.settings.history_max_tokens),
     )
-    user = render("plan_user", question=request.question, clarification=request.clarification)
+    user = render(
+        "plan_user",
+        question=request.question,
+        clarification=request.clarification,
+        max_steps=state.settings.plan_max_steps,
+        earlier_questions=[item.question for item in request.history],
+    )
     try:
         result = await llm_step(
             state,
@@ -47,7 +53,7 @@ async def make_plan(state: RunState) -> list[str]:
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
         )
-        steps = parse_plan(result.content, state.settings.plan_max_steps)
+        steps = parse_plan(result.content, state.limits.plan_max_steps)
     except LLMError as exc:
         state.emit(Error(message=f"Planning failed; researching the question as one step. ({exc})", recoverable=True))
         steps = []

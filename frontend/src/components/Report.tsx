@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { CitationTarget } from "../markdown";
 import { sourceLists } from "../timeline/selectors";
 import type { MessageBlock, RunState } from "../timeline/state";
-import type { Document, NumberedSource } from "../types";
+import type { Document, NumberedSource, UnsupportedClaim } from "../types";
 import { describeUrl } from "../urls";
 import { Markdown } from "./Markdown";
 import { SourceTitle } from "./SourceItem";
@@ -15,6 +15,7 @@ interface Hover {
   n: number;
   top: number;
   left: number;
+  unsupported?: string;
 }
 
 /**
@@ -34,11 +35,14 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
   // the same: later packets (usage, summary) must not detach chips a reader is focused on.
   const byNumberRef = useRef(byNumber);
   byNumberRef.current = byNumber;
-  const citeKey = lists.cited.map((s) => `${s.number}:${s.title}`).join("\n");
+  const flags = useMemo(() => unsupportedByChip(verified?.unsupported ?? []), [verified]);
+  const flagsRef = useRef(flags);
+  flagsRef.current = flags;
+  const citeKey = lists.cited.map((s) => `${s.number}:${s.title}`).join("\n") + [...flags].join("\n");
   const cite = useCallback(
-    (n: number): CitationTarget | null => {
+    (n: number, occurrence: number): CitationTarget | null => {
       const s = byNumberRef.current.get(n);
-      return s ? { number: n, title: s.title } : null;
+      return s ? { number: n, title: s.title, unsupported: flagsRef.current.get(`[${n}]#${occurrence}`) } : null;
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [citeKey],
@@ -57,7 +61,12 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
     const box = bodyRef.current?.getBoundingClientRect();
     const r = chip.getBoundingClientRect();
     if (!box) return;
-    setHover({ n: Number(chip.dataset.cite), top: r.bottom - box.top + 6, left: Math.max(0, Math.min(r.left - box.left, box.width - 320)) });
+    setHover({
+      n: Number(chip.dataset.cite),
+      top: r.bottom - box.top + 6,
+      left: Math.max(0, Math.min(r.left - box.left, box.width - 320)),
+      unsupported: chip.dataset.unsupported,
+    });
   };
   const onOver = (e: Event) => {
     const c = chipOf(e);
@@ -124,8 +133,23 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
           onKeyDown={onKey}
         >
           <Markdown markdown={markdown} cite={cite} class={verified ? "" : "draft"} />
-          {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} /> : null}
+          {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} unsupported={hover.unsupported} /> : null}
         </div>
+        {verified?.unsupported.length ? (
+          <details class="removed unsupported-claims">
+            <summary>
+              {verified.unsupported.length} citation{verified.unsupported.length === 1 ? "" : "s"} may not be supported by the
+              cited source
+            </summary>
+            <ul>
+              {verified.unsupported.map((c, i) => (
+                <li key={i}>
+                  <code>{c.marker}</code> “{c.sentence}” — {c.reason}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
         {verified?.removed.length ? (
           <details class="removed">
             <summary>
@@ -150,10 +174,18 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
   );
 }
 
-function SourceCard({ doc, top, left }: { doc: Document; top: number; left: number }) {
+/** Reasons keyed by `[n]#occurrence`, the chip they belong to. */
+export function unsupportedByChip(claims: UnsupportedClaim[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const c of claims) m.set(`${c.marker}#${c.occurrence ?? 1}`, c.reason);
+  return m;
+}
+
+function SourceCard({ doc, top, left, unsupported }: { doc: Document; top: number; left: number; unsupported?: string }) {
   const u = describeUrl(doc.url);
   return (
     <div class="source-card" role="tooltip" style={{ top: `${top}px`, left: `${left}px` }}>
+      {unsupported ? <div class="source-card-flag">May not support this sentence: {unsupported}</div> : null}
       <div class="source-card-title">{doc.title || doc.url}</div>
       <div class="src-domain">{u.domain}</div>
       {doc.snippet ? <p class="source-card-snippet">{doc.snippet}</p> : null}

@@ -25,6 +25,10 @@ def manager_of(request: Request) -> RunManager:
     return request.app.state.manager  # type: ignore[no-any-return]
 
 
+def settings_of(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
 def limits_of(request: Request) -> ApiLimits:
     return request.app.state.limits  # type: ignore[no-any-return]
 
@@ -36,6 +40,7 @@ def not_found(kind: str, item_id: str) -> HTTPException:
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error codes a route can return."""
     text = {
+        400: "Research cannot start with the server's settings (the message says what to fix)",
         401: "Missing or invalid bearer token",
         404: "Not found",
         409: "The session already has a run in progress",

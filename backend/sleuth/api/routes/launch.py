@@ -11,6 +11,8 @@ from sleuth.api.routes.deps import limits_of, manager_of, settings_of, store_of
 from sleuth.api.run_manager import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
+from sleuth.research.preflight import PreflightError, preflight
+from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord
 from sleuth.store.ids import new_id
 from sleuth.store.records import now_iso
@@ -29,6 +31,14 @@ def check_capacity(request: Request, session_id: str | None = None) -> None:
         raise too_many(request)
     if session_id is not None and manager.session_busy(session_id):
         raise busy()
+
+
+async def check_preflight(request: Request, research: ResearchRequest) -> None:
+    """Refuse, before anything is stored, a run that the settings would make fail."""
+    try:
+        await asyncio.to_thread(preflight, settings_of(request), research)
+    except PreflightError as exc:
+        raise HTTPException(status_code=400, detail=f"research cannot start: {exc}") from None
 
 
 def too_many(request: Request) -> HTTPException:
@@ -61,10 +71,14 @@ async def start_run(
     *,
     mode: Mode | None,
     clarify: bool | None,
+    time_budget_s: float | None = None,
     chosen: list[str] | None = None,
 ) -> RunCreated:
     store = store_of(request)
-    planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify, sources=chosen)
+    planned = await asyncio.to_thread(
+        plan_run, store, session_id, content, mode=mode, clarify=clarify, time_budget_s=time_budget_s, sources=chosen
+    )
+    await check_preflight(request, planned.request)
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
     )

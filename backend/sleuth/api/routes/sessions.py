@@ -53,7 +53,7 @@ async def get_session(request: Request, session_id: str) -> SessionDetail:
     "/sessions/{session_id}/messages",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=RunCreated,
-    responses=responses(401, 404, 409, 413, 429),
+    responses=responses(400, 401, 404, 409, 413, 429),
 )
 async def post_message(request: Request, session_id: str, body: MessageCreate) -> RunCreated:
     """Send a message. After a run that asked clarification questions, it is their answer."""
@@ -62,4 +62,12 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
         raise not_found("session", session_id)
     check_capacity(request, session_id)
     chosen = await check_sources(request, body.sources)
-    return await start_run(request, session_id, body.content, mode=body.mode, clarify=body.clarify, chosen=chosen)
+    return await start_run(
+        request,
+        session_id,
+        body.content,
+        mode=body.mode,
+        clarify=body.clarify,
+        time_budget_s=body.time_budget_s,
+        chosen=chosen,
+    )
