@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import sys
 
 import click
@@ -17,6 +16,7 @@ from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.tools.sources import clean_names
 
 
 def load_settings() -> Settings:
@@ -108,7 +108,7 @@ def research(
         strategy=strategy,  # type: ignore[arg-type]
         clarify=False if no_clarify else None,
         time_budget_s=time_budget,
-        sources=_checked_sources(settings, sources) if sources else None,
+        sources=clean_names(sources) if sources else None,
     )
 
     def json_sink(packet: Packet) -> None:
@@ -140,17 +140,6 @@ def research(
             reason = printer.fatal or result.error or "see the messages above"
             click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
-
-
-def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
-    from sleuth.tools.sources import UnknownSource, check_sources
-
-    try:
-        return check_sources(settings, names)
-    except UnknownSource as exc:
-        raise click.ClickException(str(exc)) from None
-    except sqlite3.Error as exc:
-        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()
