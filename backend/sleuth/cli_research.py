@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 
 import click
@@ -140,6 +141,18 @@ def research(
             reason = printer.fatal or result.error or "see the messages above"
             click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
+
+
+def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    """The source names, checked to exist, or a one-line CLI error."""
+    from sleuth.tools.sources import UnknownSource, check_sources
+
+    try:
+        return check_sources(settings, names)
+    except UnknownSource as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()
