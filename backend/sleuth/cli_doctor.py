@@ -18,10 +18,8 @@ from sleuth.research.preflight import ROLES, Check, run_checks
 
 
 def _mark(check: Check, color: bool) -> str:
-    mark = click.style("✓", fg="green") if check.ok and color else "✓" if check.ok else ""
-    if not check.ok:
-        mark = click.style("✗", fg="red") if color else "✗"
-    return f"{mark} {check.name}: {check.detail}"
+    mark, fg = ("✓", "green") if check.ok else ("✗", "red")
+    return f"{click.style(mark, fg=fg) if color else mark} {check.name}: {check.detail}"
 
 
 def _data_dir(settings: Settings) -> Check:
