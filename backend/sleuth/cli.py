@@ -16,11 +16,16 @@ def main() -> None:
 def _register_optional_commands() -> None:
     # Commands owned by other packages register here so this file stays the one entry point.
     from sleuth.cli_doctor import doctor
+    from sleuth.cli_eval import eval_command
     from sleuth.cli_research import research, schema
+    from sleuth.cli_sources import show, sources
 
     main.add_command(research)
     main.add_command(schema)
     main.add_command(doctor)
+    main.add_command(eval_command)
+    main.add_command(sources)
+    main.add_command(show)
     try:
         from sleuth.tools.local.commands import index
     except ImportError:

@@ -77,10 +77,19 @@ class ProgressPrinter:
             self.questions = obj.questions
         elif kind == "report":
             click.echo(obj.markdown, file=self.out)
+            flagged: dict[str, int] = {}
+            for claim in obj.unsupported_claims:
+                flagged[claim.marker] = flagged.get(claim.marker, 0) + 1
             if obj.sources:
                 click.echo("\nSources:", file=self.out)
                 for source in obj.sources:
-                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
+                    count = flagged.get(f"[{source.number}]", 0)
+                    mark = f"  (! {count} unsupported claim{'s' if count > 1 else ''})" if count else ""
+                    click.echo(f"[{source.number}] {source.title or source.url} — {source.url}{mark}", file=self.out)
+            if obj.unsupported_claims:
+                click.echo("\nUnsupported claims (the cited source does not appear to say this):", file=self.out)
+                for claim in obj.unsupported_claims:
+                    click.echo(f"! {claim.marker} “{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
             if obj.removed_citations:
                 self._line(f"{len(obj.removed_citations)} unverifiable citation(s) removed", fg="yellow")
         elif kind == "summary" and not self.questions and not self.fatal:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 
 import click
@@ -18,7 +19,8 @@ from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
-def _load_settings() -> Settings:
+def load_settings() -> Settings:
+    """Settings from the environment, or a one-line CLI error naming the bad setting."""
     try:
         return Settings()
     except ValidationError as exc:
@@ -55,7 +57,7 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     except PreflightError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
@@ -79,6 +81,13 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
     default=None,
     help="How long the run may take, e.g. 90s, 5m, 1h (default: the mode's budget).",
 )
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Search only this source (a collection or web provider; repeatable). See `sleuth sources`.",
+)
 def research(
     question: str,
     mode: str | None,
@@ -87,17 +96,19 @@ def research(
     as_json: bool,
     answer: str | None,
     time_budget: float | None,
+    sources: tuple[str, ...],
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
-    settings = _load_settings()
+    settings = load_settings()
     request = ResearchRequest(
         question=question.strip(),
         mode=mode,  # type: ignore[arg-type]
         strategy=strategy,  # type: ignore[arg-type]
         clarify=False if no_clarify else None,
         time_budget_s=time_budget,
+        sources=_checked_sources(settings, sources) if sources else None,
     )
 
     def json_sink(packet: Packet) -> None:
@@ -129,6 +140,17 @@ def research(
             reason = printer.fatal or result.error or "see the messages above"
             click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
+
+
+def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    from sleuth.tools.sources import UnknownSource, check_sources
+
+    try:
+        return check_sources(settings, names)
+    except UnknownSource as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()

@@ -10,7 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
-Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
+Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report", "judge"]
 
 # Bounds of a run's time budget, wherever it comes from (request, CLI, settings).
 MIN_TIME_BUDGET_S = 10.0
@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     orchestrator_model: str | None = None
     researcher_model: str | None = None
     report_model: str | None = None
+    judge_model: str | None = Field(
+        default=None, description="Checks that cited sources support their sentences; unset: a word-overlap check."
+    )
     api_base: str | None = None
     api_key: SecretStr | None = None
     reasoning: bool | None = Field(
@@ -38,6 +41,14 @@ class Settings(BaseSettings):
     search: str = "local"
     corpus: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
+    index_max_file_mb: float = Field(
+        default=50.0, gt=0, description="Files larger than this are skipped by `sleuth index` (with a line)."
+    )
+    upload_max_file_mb: float = Field(default=20.0, gt=0, description="Uploaded files larger than this get 413.")
+    upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
+    corpus_check_s: float = Field(
+        default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
+    )
 
     # Web search providers and page fetching.
     searxng_url: str | None = Field(default=None, description="SearXNG base URL with the JSON format enabled.")
@@ -69,7 +80,10 @@ class Settings(BaseSettings):
     agent_max_cycles: int = Field(default=6, ge=1)
     plan_max_steps: int = Field(default=6, ge=1, le=6)
     search_results: int = Field(default=6, ge=1, le=20)
-    intermediate_report_max_tokens: int = Field(default=1200, ge=64)
+    intermediate_report_max_tokens: int = Field(
+        default=4000, ge=64, description="Cap on each agent's report in heavy mode; light mode uses half."
+    )
+    report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
@@ -122,6 +136,7 @@ class Settings(BaseSettings):
         "orchestrator_model",
         "researcher_model",
         "report_model",
+        "judge_model",
         "api_token",
         "api_key",
         "tavily_api_key",
@@ -145,8 +160,17 @@ class Settings(BaseSettings):
             "orchestrator": self.orchestrator_model,
             "researcher": self.researcher_model,
             "report": self.report_model,
+            "judge": self.judge_model,
         }
         return by_role[role] or self.model
+
+    @property
+    def index_max_file_bytes(self) -> int:
+        return int(self.index_max_file_mb * 1_000_000)
+
+    @property
+    def upload_max_file_bytes(self) -> int:
+        return int(self.upload_max_file_mb * 1_000_000)
 
     @property
     def search_providers(self) -> list[str]:

@@ -37,6 +37,7 @@ export type PacketObj =
       mode: string;
       models: Record<string, string>;
       time_budget_s?: number | null;
+      sources?: string[];
     }
   | { type: "clarification"; questions: string[] }
   | { type: "plan_start"; content?: string }
@@ -65,6 +66,7 @@ export type PacketObj =
       markdown: string;
       sources: NumberedSource[];
       removed_citations?: { marker: string; reason: string }[];
+      unsupported_claims?: UnsupportedClaim[];
     }
   | { type: "progress"; processed_tasks: number; total_tasks: number; time_left_s?: number | null }
   | { type: "usage"; role: string; model: string; input_tokens: number; output_tokens: number; cost_usd: number }
@@ -80,6 +82,8 @@ export type PacketObj =
       input_tokens: number;
       output_tokens: number;
       cost_usd: number;
+      claims_checked?: number;
+      claims_unsupported?: number;
       report_id?: string | null;
     }
   | { type: "stop"; reason: StopReason };
@@ -95,3 +99,11 @@ export interface Packet {
 
 /** Narrow a packet object by its type tag. */
 export type ObjOf<T extends PacketType> = Extract<PacketObj, { type: T }>;
+
+/** A citation whose sentence its source does not appear to support; `occurrence` counts appearances of `marker` from 1. */
+export interface UnsupportedClaim {
+  marker: string;
+  sentence: string;
+  reason: string;
+  occurrence?: number;
+}

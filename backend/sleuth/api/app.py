@@ -15,7 +15,7 @@ from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
-from sleuth.api.routes import health, reports, research, runs, sessions
+from sleuth.api.routes import health, library, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.config import Settings
@@ -71,18 +71,18 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
     api = APIRouter(prefix="/api")
     api.include_router(health.router)
     protected = APIRouter(dependencies=[Depends(check_token)])
-    for module in (sessions, research, runs, reports):
+    for module in (sessions, research, runs, reports, library):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
     mount_web_ui(app, find_web_dist(limits.web_dist))
 
-    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes, upload_max_bytes=limits.max_upload_bytes)
     if limits.cors_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=limits.cors_origins,
-            allow_methods=["GET", "POST"],
+            allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones

@@ -25,6 +25,7 @@ def plan_run(
     mode: Mode | None,
     clarify: bool | None,
     time_budget_s: float | None = None,
+    sources: list[str] | None = None,
 ) -> PlannedRun:
     """Turn a message into a ResearchRequest.
 
@@ -46,6 +47,7 @@ def plan_run(
             clarification=exchange,
             history=history,
             time_budget_s=time_budget_s,
+            sources=sources,
         )
         return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
     request = ResearchRequest(
@@ -55,6 +57,7 @@ def plan_run(
         clarify=clarify,
         history=history,
         time_budget_s=time_budget_s,
+        sources=sources,
     )
     return PlannedRun(request=request, kind="question")
 

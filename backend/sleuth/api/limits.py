@@ -21,6 +21,7 @@ class ApiLimits:
     max_message_chars: int = 20_000  # a longer message or question -> 413
     retry_after_s: int = 5  # Retry-After on 429
     web_dist: str | None = None  # the built web UI; unset: frontend/dist of the source tree or cwd
+    max_upload_bytes: int = 50 * 20_000_000 + 1_000_000  # a whole upload request (every file plus form overhead)
 
     @property
     def max_body_bytes(self) -> int:
@@ -37,4 +38,5 @@ class ApiLimits:
             heartbeat_s=max(0.05, settings.heartbeat_s),
             max_message_chars=settings.max_message_chars,
             web_dist=settings.web_dist,
+            max_upload_bytes=settings.upload_max_files * settings.upload_max_file_bytes + 1_000_000,
         )

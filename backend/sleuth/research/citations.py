@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
+
+if TYPE_CHECKING:
+    from sleuth.research.claims import ClaimVerdict
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
@@ -44,6 +48,24 @@ def cited_numbers(text: str) -> list[int]:
 
     _outside_code(text, collect)
     return numbers
+
+
+def citation_spans(text: str) -> list[tuple[int, int, list[int]]]:
+    """(start, end, numbers) of every run of citation markers outside code, in order."""
+    spans: list[tuple[int, int, list[int]]] = []
+    offset = 0
+    for match in _CODE.finditer(text):
+        spans.extend(_spans_in(text[offset : match.start()], offset))
+        offset = match.end()
+    spans.extend(_spans_in(text[offset:], offset))
+    return spans
+
+
+def _spans_in(segment: str, offset: int) -> list[tuple[int, int, list[int]]]:
+    return [
+        (offset + m.start("run"), offset + m.end("run"), [int(n) for n in re.findall(r"\d+", m.group("run"))])
+        for m in _CITATION.finditer(segment)
+    ]
 
 
 def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
@@ -122,6 +144,7 @@ class VerifiedReport:
     markdown: str
     sources: list[NumberedSource]
     removed: list[RemovedCitation]
+    claims: list[ClaimVerdict] = field(default_factory=list)  # one per checked citation marker
 
 
 UnsafeUrlCheck = Callable[[str], str | None]

@@ -24,8 +24,11 @@ def emit_progress(state: RunState) -> None:
     )
 
 
-async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
-    """Run one agent per task in parallel; return the tool response for each task, in order."""
+async def run_lanes(state: RunState, tasks: list[str], plan_steps: list[int | None] | None = None) -> list[str]:
+    """Run one agent per task in parallel; return the tool response for each task, in order.
+
+    `plan_steps` names the plan step each task serves, so later turns know what is still uncovered."""
+    steps = plan_steps or [None] * len(tasks)
     turn = state.new_turn()
     state.emit(TopLevelBranching(num_parallel_branches=len(tasks)))
     state.tasks_total += len(tasks)
@@ -67,9 +70,16 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
 
     collapsed = collapse_citations([(r.report, r.citations) for r in results], state.citations)
     responses: list[str] = []
-    for lane, result, report in zip(lanes, results, collapsed):
+    for lane, result, report, step in zip(lanes, results, collapsed, steps, strict=True):
         state.findings.append(
-            Finding(task=lane.task, report=report.text, tab_index=lane.tab, turn_index=turn, status=result.status)
+            Finding(
+                task=lane.task,
+                report=report.text,
+                tab_index=lane.tab,
+                turn_index=turn,
+                status=result.status,
+                plan_step=step,
+            )
         )
         if result.status == "timed_out":
             responses.append(render("responses/agent_timeout", detail=result.error or ""))

@@ -39,7 +39,13 @@ async def make_plan(state: RunState) -> list[str]:
         max_steps=state.limits.plan_max_steps,
         history=history_text(request.history, state.settings.history_max_tokens),
     )
-    user = render("plan_user", question=request.question, clarification=request.clarification)
+    user = render(
+        "plan_user",
+        question=request.question,
+        clarification=request.clarification,
+        max_steps=state.settings.plan_max_steps,
+        earlier_questions=[item.question for item in request.history],
+    )
     try:
         result = await llm_step(
             state,

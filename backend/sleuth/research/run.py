@@ -113,6 +113,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         markdown=report.markdown if report else "",
         sources=report.sources if report else [],
         removed_citations=report.removed if report else [],
+        claims=report.claims if report else [],
         clarification_questions=outcome.questions,
         plan=state.plan,
         error=outcome.error,
@@ -135,6 +136,8 @@ def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
             output_tokens=result.output_tokens,
             cost_usd=result.cost_usd,
             report_id=result.report_id,
+            claims_checked=len(result.claims),
+            claims_unsupported=len(result.unsupported_claims),
         )
     )
     state.emitter.stop(Placement(turn_index=state.turn), outcome.reason)
@@ -159,15 +162,19 @@ async def run_research(
     if toolbox is None:
         from sleuth.tools.factory import build_toolbox
 
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(
         RunStart(
             session_id=request.session_id,
             question=request.question,
             mode=request.mode or settings.mode,
-            models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+            models={
+                role: _model_label(settings.model_for(role))  # type: ignore[arg-type]
+                for role in ROLES + (("judge",) if settings.judge_model else ())
+            },
             time_budget_s=state.deadlines.time_budget_s,
+            sources=toolbox.sources,
         )
     )
     try:
@@ -185,7 +192,7 @@ async def run_research(
             if state.report_draft.strip()
             else fallback_report(state, render("responses/deadline_note"))
         )
-        outcome = _Outcome(reason="deadline", report=publish_report(state, text))
+        outcome = _Outcome(reason="deadline", report=await publish_report(state, text, allow_judge=False))
     except asyncio.CancelledError:
         await _cancel_agents(state)
         _finish(state, _Outcome(reason="cancelled"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from sleuth.clock import Clock
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings
 from sleuth.llm.gateway import LLMGateway
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import Pace, RunDeadlines
@@ -34,6 +34,13 @@ class OnceCache(Generic[K, V]):
 
     def __init__(self) -> None:
         self._futures: dict[K, asyncio.Future[V]] = {}
+
+    def peek(self, key: K) -> V | None:
+        """The value for `key` if it has already been computed successfully, without computing it."""
+        future = self._futures.get(key)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
 
     async def get(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
         while (future := self._futures.get(key)) is not None:
@@ -67,6 +74,7 @@ class Finding:
     tab_index: int
     turn_index: int
     status: str  # done | failed | timed_out
+    plan_step: int | None = None  # the 1-based plan step it served; None for a new lead
 
 
 @dataclass
@@ -127,6 +135,10 @@ class RunState:
     def time_left(self) -> float:
         """Seconds of the time budget left, now."""
         return self.deadlines.time_left(self.clock.now())
+
+    @property
+    def mode(self) -> Mode:
+        return self.request.mode or self.settings.mode
 
     @property
     def today(self) -> str:

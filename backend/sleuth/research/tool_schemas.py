@@ -12,6 +12,9 @@ GENERATE_REPORT = "generate_report"
 THINK_TOOL = "think_tool"
 SEARCH = "search"
 OPEN_URL = "open_url"
+CLAIM_VERDICTS = "claim_verdicts"
+RACE_SCORES = "race_scores"
+RACE_CRITERIA = ("comprehensiveness", "depth", "instruction_following", "readability")
 
 
 def _tool(name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
@@ -41,7 +44,12 @@ def generate_plan() -> dict[str, Any]:
 
 def research_agent() -> dict[str, Any]:
     return _tool(
-        RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"]
+        RESEARCH_AGENT,
+        {
+            "task": {"type": "string", "description": render("tools/research_agent_task")},
+            "plan_step": {"type": "integer", "minimum": 1, "description": render("tools/research_agent_plan_step")},
+        },
+        ["task"],
     )
 
 
@@ -63,6 +71,26 @@ def search() -> dict[str, Any]:
 
 def open_url() -> dict[str, Any]:
     return _tool(OPEN_URL, {"urls": _string_list("tools/open_url_urls", 3)}, ["urls"])
+
+
+def claim_verdicts() -> dict[str, Any]:
+    verdict = {
+        "type": "object",
+        "properties": {
+            "claim": {"type": "integer"},
+            "supported": {"type": "boolean"},
+            "reason": {"type": "string", "description": render("tools/claim_verdicts_reason")},
+        },
+        "required": ["claim", "supported", "reason"],
+    }
+    return _tool(CLAIM_VERDICTS, {"verdicts": {"type": "array", "items": verdict}}, ["verdicts"])
+
+
+def race_scores() -> dict[str, Any]:
+    criterion = {"type": "number", "minimum": 0, "maximum": 10, "description": render("tools/race_scores_criterion")}
+    properties: dict[str, Any] = {name: dict(criterion) for name in RACE_CRITERIA}
+    properties["justification"] = {"type": "string", "description": render("tools/race_scores_justification")}
+    return _tool(RACE_SCORES, properties, [*RACE_CRITERIA, "justification"])
 
 
 def orchestrator_tools(with_think: bool) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ class RunStart(_Obj):
     mode: str
     models: dict[str, str]
     time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
+    sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
 
 
 class Clarification(_Obj):
@@ -151,6 +152,15 @@ class RemovedCitation(BaseModel):
     reason: str
 
 
+class UnsupportedClaim(BaseModel):
+    """A citation whose sentence the cited document(s) do not appear to support."""
+
+    marker: str
+    sentence: str
+    reason: str
+    occurrence: int = Field(default=1, ge=1, description="Which appearance of `marker` in the markdown, from 1.")
+
+
 class NumberedSource(Document):
     """A document with its citation number in the final report."""
 
@@ -163,6 +173,7 @@ class Report(_Obj):
     markdown: str
     sources: list[NumberedSource]
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
 
 
 class Progress(_Obj):
@@ -207,6 +218,8 @@ class Summary(_Obj):
     output_tokens: int = Field(ge=0)
     cost_usd: float = Field(ge=0)
     report_id: str | None = None
+    claims_checked: int = Field(default=0, ge=0)
+    claims_unsupported: int = Field(default=0, ge=0)
 
 
 class Stop(_Obj):

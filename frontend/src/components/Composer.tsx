@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Mode } from "../api";
 import { BUDGET_CHOICES, BUDGET_KEY, parseBudget, storeBudget } from "../budget";
@@ -9,12 +10,14 @@ interface Props {
   onStop: (() => void) | null;
   /** Text to put in the box (an example question); `nonce` makes repeats apply. */
   preset?: { text: string; nonce: number } | null;
+  /** Extra controls for the bar (the source picker). */
+  tools?: ComponentChildren;
 }
 
 const MODE_KEY = "sleuth.mode";
 const CLARIFY_KEY = "sleuth.clarify";
 
-export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
+export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: Props) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
@@ -127,6 +130,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
           <input type="checkbox" checked={clarify} disabled={disabled} onChange={(e) => setClarify((e.currentTarget as HTMLInputElement).checked)} />
           Ask clarifying questions
         </label>
+        {tools}
         <span id="composer-hint" class="hint muted small">
           Enter to send · Shift+Enter for a new line
         </span>

@@ -11,6 +11,7 @@ import { PlanCard } from "./PlanCard";
 import { ReportView } from "./Report";
 import { Thinking } from "./Thinking";
 import { Icon } from "./Icon";
+import { RunSources } from "./SourcePicker";
 
 interface Props {
   entry: RunEntry;
@@ -120,6 +121,7 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
       ) : null}
       {s.mode ? <span class="muted">{s.mode}</span> : null}
       {models.length ? <span class="muted">{models.map(modelLabel).join(", ")}</span> : null}
+      <RunSources names={s.sources} />
     </div>
   );
 }
@@ -156,6 +158,15 @@ function SummaryBar({ run }: { run: RunState }) {
           {formatInt(m.sourcesSeen)} seen · {formatInt(m.sourcesFetched)} read · {formatInt(m.sourcesCited)} cited
         </dd>
       </div>
+      {m.claimsChecked ? (
+        <div>
+          <dt>Claims</dt>
+          <dd>
+            {formatInt(m.claimsChecked)} checked
+            {m.claimsUnsupported ? <span class="claims-flagged"> · {formatInt(m.claimsUnsupported)} unsupported</span> : null}
+          </dd>
+        </div>
+      ) : null}
       <div>
         <dt>Tokens</dt>
         <dd>

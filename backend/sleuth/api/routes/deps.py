@@ -13,6 +13,10 @@ from sleuth.config import Settings
 from sleuth.store import Store
 
 
+def settings_of(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
 def store_of(request: Request) -> Store:
     return request.app.state.store  # type: ignore[no-any-return]
 
@@ -40,7 +44,8 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         401: "Missing or invalid bearer token",
         404: "Not found",
         409: "The session already has a run in progress",
-        413: "Message too long",
+        413: "Message or upload too large",
+        415: "File type not supported",
         429: "Too many concurrent runs (see Retry-After)",
     }
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}

@@ -16,6 +16,7 @@ from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord
 from sleuth.store.ids import new_id
 from sleuth.store.records import now_iso
+from sleuth.tools import sources
 
 
 def check_length(request: Request, text: str) -> None:
@@ -53,6 +54,16 @@ def busy() -> HTTPException:
     return HTTPException(status_code=409, detail="this session already has a run in progress; wait or cancel it")
 
 
+async def check_sources(request: Request, names: list[str] | None) -> list[str] | None:
+    """The chosen source names, checked before anything is created; 422 names an unknown one."""
+    if names is None:
+        return None
+    try:
+        return await asyncio.to_thread(sources.check_sources, settings_of(request), names)
+    except sources.UnknownSource as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
+
+
 async def start_run(
     request: Request,
     session_id: str,
@@ -61,10 +72,11 @@ async def start_run(
     mode: Mode | None,
     clarify: bool | None,
     time_budget_s: float | None = None,
+    chosen: list[str] | None = None,
 ) -> RunCreated:
     store = store_of(request)
     planned = await asyncio.to_thread(
-        plan_run, store, session_id, content, mode=mode, clarify=clarify, time_budget_s=time_budget_s
+        plan_run, store, session_id, content, mode=mode, clarify=clarify, time_budget_s=time_budget_s, sources=chosen
     )
     await check_preflight(request, planned.request)
     message = MessageRecord(

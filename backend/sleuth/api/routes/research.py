@@ -7,7 +7,14 @@ import asyncio
 from fastapi import APIRouter, Request, status
 
 from sleuth.api.routes.deps import responses, store_of
-from sleuth.api.routes.launch import check_capacity, check_length, check_preflight, start_run, title_from
+from sleuth.api.routes.launch import (
+    check_capacity,
+    check_length,
+    check_preflight,
+    check_sources,
+    start_run,
+    title_from,
+)
 from sleuth.api.schemas import ResearchCreate, RunCreated
 from sleuth.research.types import ResearchRequest
 from sleuth.store.ids import new_id
@@ -24,10 +31,18 @@ router = APIRouter(tags=["research"])
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     check_capacity(request)  # before creating a session that would stay empty
+    chosen = await check_sources(request, body.sources)
     await check_preflight(
-        request, ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s)
+        request,
+        ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s, sources=chosen),
     )
     session = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title_from(body.question))
     return await start_run(
-        request, session.id, body.question, mode=body.mode, clarify=body.clarify, time_budget_s=body.time_budget_s
+        request,
+        session.id,
+        body.question,
+        mode=body.mode,
+        clarify=body.clarify,
+        time_budget_s=body.time_budget_s,
+        chosen=chosen,
     )
