@@ -17,6 +17,7 @@ from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.tools.sources import clean_names
 
 
 def load_settings() -> Settings:
@@ -108,7 +109,7 @@ def research(
         strategy=strategy,  # type: ignore[arg-type]
         clarify=False if no_clarify else None,
         time_budget_s=time_budget,
-        sources=_checked_sources(settings, sources) if sources else None,
+        sources=clean_names(sources) if sources else None,
     )
 
     def json_sink(packet: Packet) -> None:
@@ -142,7 +143,8 @@ def research(
         sys.exit(1)
 
 
-def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    """The source names, checked to exist, or a one-line CLI error."""
     from sleuth.tools.sources import UnknownSource, check_sources
 
     try:

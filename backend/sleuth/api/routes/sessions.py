@@ -7,7 +7,7 @@ import asyncio
 from fastapi import APIRouter, Query, Request, status
 
 from sleuth.api.routes.deps import not_found, responses, store_of
-from sleuth.api.routes.launch import check_capacity, check_length, check_sources, start_run
+from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
 from sleuth.api.schemas import MessageCreate, MessageOut, RunCreated, RunOut, SessionCreate, SessionDetail, SessionOut
 from sleuth.store.ids import new_id
 
@@ -61,7 +61,7 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
     if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
         raise not_found("session", session_id)
     check_capacity(request, session_id)
-    chosen = await check_sources(request, body.sources)
+    chosen = chosen_sources(body.sources)
     return await start_run(
         request,
         session_id,
