@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 
+from sleuth.cli_research import load_settings
 from sleuth.clock import SystemClock
 from sleuth.config import Role, Settings
 from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
@@ -18,10 +18,8 @@ from sleuth.research.preflight import ROLES, Check, run_checks
 
 
 def _mark(check: Check, color: bool) -> str:
-    mark = click.style("✓", fg="green") if check.ok and color else "✓" if check.ok else ""
-    if not check.ok:
-        mark = click.style("✗", fg="red") if color else "✗"
-    return f"{mark} {check.name}: {check.detail}"
+    mark, fg = ("✓", "green") if check.ok else ("✗", "red")
+    return f"{click.style(mark, fg=fg) if color else mark} {check.name}: {check.detail}"
 
 
 def _data_dir(settings: Settings) -> Check:
@@ -62,11 +60,9 @@ def doctor(probe: bool) -> None:
     """Check the settings, the models, the search providers and the corpus."""
     color = sys.stdout.isatty()
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        click.echo(_mark(Check("settings", False, f"invalid SLEUTH_{field.upper()}: {first['msg']}"), color))
+        settings = load_settings()
+    except click.ClickException as exc:
+        click.echo(_mark(Check("settings", False, exc.message), color))
         sys.exit(1)
     checks = [Check("settings", True, "loaded"), _data_dir(settings), *run_checks(settings)]
     for check in checks:

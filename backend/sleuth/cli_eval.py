@@ -9,12 +9,13 @@ from typing import TextIO
 
 import click
 
-from sleuth.cli_research import load_settings
+from sleuth.cli_research import TimeBudget, checked_sources, load_settings
 from sleuth.config import Settings
 from sleuth.evaluation.judge import RaceJudge
 from sleuth.evaluation.questions import EvalInputError, load_questions
 from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions, EvalOutcome, EvalRunner, Finished
 from sleuth.evaluation.summary import summary_table
+from sleuth.llm.access import model_access_problem
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.offline_registration import is_offline
 
@@ -57,12 +58,28 @@ class EvalProgress:
             click.echo(f"{bar} {note}", file=self.err)
 
 
+def _preflight(settings: Settings, options: EvalOptions, judge: str | None) -> None:
+    """Refuse a setup that cannot work before researching anything: models, keys, sources, the judge."""
+    from sleuth.research.preflight import PreflightError, preflight
+
+    try:
+        preflight(settings, options.request("preflight"))
+    except PreflightError as exc:
+        raise click.ClickException(str(exc)) from None
+    if judge:
+        api_key = settings.api_key.get_secret_value() if settings.api_key else None
+        problem = model_access_problem(judge, api_key, settings.api_base)
+        if problem:
+            raise click.ClickException(f"--judge {judge}: {problem}")
+
+
 async def _run(settings: Settings, runner_options: EvalOptions, path: Path, judge: str | None) -> EvalOutcome:
     from sleuth.tools.factory import build_toolbox
 
     questions = load_questions(path)
+    _preflight(settings, runner_options, judge)
     try:
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, runner_options.sources)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     race = RaceJudge(LLMGateway(settings)) if judge else None
@@ -80,12 +97,33 @@ async def _run(settings: Settings, runner_options: EvalOptions, path: Path, judg
 @click.option("--concurrency", type=click.IntRange(1, 16), default=1, show_default=True, help="Questions at once.")
 @click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="Research mode for every question.")
 @click.option(
+    "--time-budget",
+    type=TimeBudget(),
+    default=None,
+    help="How long each question's run may take, e.g. 90s, 5m (default: the mode's budget).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Search only this source for every question (repeatable). See `sleuth sources`.",
+)
+@click.option(
     "--judge",
     default=None,
     metavar="MODEL",
     help="A litellm model that scores each report (RACE-style) and checks each citation.",
 )
-def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None, judge: str | None) -> None:
+def eval_command(
+    questions: Path,
+    out: Path,
+    concurrency: int,
+    mode: str | None,
+    time_budget: float | None,
+    sources: tuple[str, ...],
+    judge: str | None,
+) -> None:
     """Research every question in QUESTIONS (JSON lines: id, prompt, optional gold_sources and key_facts).
 
     Writes OUT/articles.jsonl ({id, prompt, article}, DeepResearch Bench's form), OUT/metrics.jsonl and
@@ -96,7 +134,13 @@ def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None,
     settings = load_settings()
     if judge:
         settings = settings.model_copy(update={"judge_model": judge})
-    options = EvalOptions(out=out, concurrency=concurrency, mode=mode)  # type: ignore[arg-type]
+    options = EvalOptions(
+        out=out,
+        concurrency=concurrency,
+        mode=mode,  # type: ignore[arg-type]
+        time_budget_s=time_budget,
+        sources=checked_sources(settings, sources) if sources else None,
+    )
     try:
         outcome = asyncio.run(_run(settings, options, questions, judge))
     except EvalInputError as exc:

@@ -21,6 +21,7 @@ from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.tools.sources import clean_names
 
 
 def load_settings() -> Settings:
@@ -135,7 +136,7 @@ def research(
         strategy=strategy,  # type: ignore[arg-type]
         clarify=False if no_clarify else None,
         time_budget_s=time_budget,
-        sources=_checked_sources(settings, sources) if sources else None,
+        sources=clean_names(sources) if sources else None,
         review_plan=review_plan or approve_plan,
     )
     reviewer: PlanReviewer | None = None
@@ -186,7 +187,8 @@ def research(
             click.echo(f"Report written to {output}", err=True)
 
 
-def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    """The source names, checked to exist, or a one-line CLI error."""
     from sleuth.tools.sources import UnknownSource, check_sources
 
     try:

@@ -65,10 +65,10 @@ async def test_unknown_source_is_refused_before_a_run_exists(server: LiveServer,
         session = (await client.post("/api/sessions", json={})).json()["id"]
         key = "question" if route == "/api/research" else "content"
         response = await client.post(route.format(session=session), json={key: "What?", "sources": ["nope"]})
-        assert response.status_code == 422
-        assert response.json()["detail"].startswith("unknown source 'nope' (known sources: ")
-        empty = await client.post(route.format(session=session), json={key: "What?", "sources": []})
-        assert empty.status_code == 422 and "no sources chosen" in empty.json()["detail"]
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("research cannot start: unknown source 'nope' (known sources: ")
+        empty = await client.post(route.format(session=session), json={key: "What?", "sources": [" "]})
+        assert empty.status_code == 400 and "no sources chosen" in empty.json()["detail"]
         sessions = (await client.get("/api/sessions")).json()
         assert [s["id"] for s in sessions] == [session]  # nothing created by the refused calls
         assert (await client.get(f"/api/sessions/{session}")).json()["runs"] == []

@@ -62,3 +62,6 @@ async def test_a_failing_judge_falls_back_to_the_overlap_check() -> None:
         run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
     assert run.stop_reason == "completed"
     assert [(c.checker, c.supported) for c in run.result.claims] == [("overlap", True), ("overlap", False)]
+    (error,) = run.of("error")
+    assert error.obj.recoverable and "word overlap" in error.obj.message  # type: ignore[union-attr]
+    assert "sk-test-secret" not in error.obj.message  # type: ignore[union-attr]

@@ -101,6 +101,21 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert json.loads((out / "summary.json").read_text())["questions"] == 3
 
 
+def test_time_budget_and_sources_reach_every_run(tmp_path: Path) -> None:
+    questions, out = tmp_path / "questions.jsonl", tmp_path / "out"
+    write_questions(questions, QUESTIONS[:1])
+    with ScriptedLLM(ClaimsModel()) as llm:
+        args = [str(questions), "--out", str(out), "--time-budget", "2m", "--source", "python-reference"]
+        done = sleuth_eval(args, endpoint_env(llm))
+    assert done.exit_code == 0, done.output
+    (m,) = lines(out / "metrics.jsonl")
+    assert m["time_budget_s"] == 120 and m["sources_cited"] == 1 and m["stop_reason"] == "completed"
+    unknown = sleuth_eval([str(questions), "--out", str(tmp_path / "o2"), "--source", "no-such-source"], {})
+    assert unknown.exit_code == 1 and "no-such-source" in unknown.output and not (tmp_path / "o2").exists()
+    bad = sleuth_eval([str(questions), "--out", str(tmp_path / "o3"), "--time-budget", "soon"], {})
+    assert bad.exit_code == 2 and "--time-budget" in bad.output
+
+
 def test_a_judge_scores_reports_and_gives_the_citation_verdicts(tmp_path: Path) -> None:
     questions, out = tmp_path / "questions.jsonl", tmp_path / "out"
     write_questions(questions, QUESTIONS[:1])
@@ -136,12 +151,14 @@ def test_a_bad_question_file_is_one_clear_error_and_loses_nothing(tmp_path: Path
     assert not (out / "articles.jsonl").exists()
 
 
-def test_an_extractive_judge_is_refused_before_any_research(tmp_path: Path) -> None:
+def test_an_unusable_judge_is_refused_before_any_research(tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
     write_questions(questions, QUESTIONS[:1])
     done = sleuth_eval([str(questions), "--out", str(tmp_path / "out"), "--judge", "offline"], {})
     assert done.exit_code == 2 and "--judge" in done.output and "offline model only extracts" in done.output
-    assert not (tmp_path / "out").exists()
+    keyless = sleuth_eval([str(questions), "--out", str(tmp_path / "out"), "--judge", "anthropic/claude-3-5-haiku"], {})
+    assert keyless.exit_code == 1 and "--judge anthropic/claude-3-5-haiku" in keyless.output
+    assert "Traceback" not in keyless.output and not (tmp_path / "out").exists()
 
 
 def test_an_unwritable_output_folder_is_one_clear_error(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ async def test_light_makes_about_half_of_heavys_model_calls_and_tokens() -> None
 
 
 async def test_light_refuses_agents_beyond_one_per_plan_step() -> None:
-    model = SixStepModel()
+    model = SixStepModel(use_think=False)  # a thinking turn of its own would be one more orchestrator call
     model.tasks_per_cycle = [["descriptor protocol", "__getattr__ fallback"], ["property", "__slots__"]]
     with ScriptedLLM(model) as llm:
         run = await run_engine(scripted_settings(llm), ResearchRequest(question=QUESTION, mode="light", clarify=False))

@@ -85,7 +85,9 @@ async def test_a_short_explicit_force_report_still_researches(force_report_s: fl
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
     assert run.of("search_start") and run.of("open_url_start")
-    assert "agent_force_report" not in [p.obj.level for p in run.of("degraded")]
+    # every agent had its first research turn (its search), however loaded the machine
+    lanes = {(p.placement.turn_index, p.placement.tab_index) for p in run.of("research_agent_start")}
+    assert lanes and lanes == {(p.placement.turn_index, p.placement.tab_index) for p in run.of("search_start")}
 
 
 async def test_no_agents_are_dispatched_that_could_not_report_in_time() -> None:

@@ -95,7 +95,10 @@ def test_dotted_names_meet_their_parts() -> None:
 def _report_request(task: str, pages: list[dict[str, Any]]) -> OfflineRequest:
     return OfflineRequest(
         messages=[
-            {"role": "system", "content": render("intermediate_report", task=task, max_tokens=600)},
+            {
+                "role": "system",
+                "content": render("intermediate_report", today="2025-01-01", task=task, max_tokens=600, forced=False),
+            },
             {"role": "user", "content": render("intermediate_report_user", sources=pages, forced=False)},
         ],
         tools=[],
@@ -189,7 +192,8 @@ def test_final_report_names_unanswered_steps_in_one_line() -> None:
     plan = ["How functools.lru_cache evicts entries", "Pitfalls of asyncio cancellation"]
     findings = [
         {
-            "task": render("offline/agent_task", step=plan[0], question="q"),
+            "task": render("offline/agent_task", step=plan[0], scope="", question="q"),
+            "plan_step": 1,
             "report": "The lru_cache decorator saves up to the maxsize most recent calls of a function. [1]",
         }
     ]
@@ -197,12 +201,17 @@ def test_final_report_names_unanswered_steps_in_one_line() -> None:
         "report_user",
         question="How does lru_cache evict entries and how does asyncio cancellation work?",
         clarification=None,
+        mode="heavy",
         plan=plan,
         findings=findings,
         sources=[{"number": 1, "title": "functools", "url": "corpus://d/functools.html"}],
         partial=False,
+        min_words=2500,
+        max_words=5000,
+        max_tokens=8192,
     )
-    messages = [{"role": "system", "content": render("report", today="2025-01-01")}, {"role": "user", "content": user}]
+    system = render("report", today="2025-01-01", mode="heavy", min_words=2500, max_words=5000)
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     request = OfflineRequest(messages=messages, tools=[])
     text = final_report(request).text
     gap_lines = [line for line in text.splitlines() if "Not answered by the sources found" in line]

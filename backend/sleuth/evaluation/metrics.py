@@ -17,9 +17,12 @@ class RunTrace(BaseModel):
     """What the eval keeps of a run's packets: the URLs that were opened."""
 
     read_urls: list[str] = []
+    time_budget_s: float | None = None
 
     def observe(self, packet: Packet) -> None:
-        if packet.obj.type == "open_url_documents":
+        if packet.obj.type == "run_start":
+            self.time_budget_s = packet.obj.time_budget_s
+        elif packet.obj.type == "open_url_documents":
             self.read_urls.extend(d.url for d in packet.obj.documents)
 
 
@@ -80,6 +83,7 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "claims_unsupported": len(result.unsupported_claims),
         "words": len(result.markdown.split()),
         "wall_s": round(wall_s, 3),
+        "time_budget_s": trace.time_budget_s,
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "cost_usd": result.cost_usd,

@@ -35,6 +35,14 @@ class EvalOptions:
     out: Path
     concurrency: int = 1
     mode: Mode | None = None
+    time_budget_s: float | None = None  # None: the mode's default budget
+    sources: list[str] | None = None  # None: the settings' sources
+
+    def request(self, prompt: str) -> ResearchRequest:
+        """The research request for one question: researched as asked, without clarifying questions."""
+        return ResearchRequest(
+            question=prompt, mode=self.mode, clarify=False, time_budget_s=self.time_budget_s, sources=self.sources
+        )
 
 
 @dataclass
@@ -81,7 +89,7 @@ class EvalRunner:
 
     async def _one(self, question: EvalQuestion) -> dict[str, Any]:
         trace = RunTrace()
-        request = ResearchRequest(question=question.prompt, mode=self.options.mode, clarify=False)
+        request = self.options.request(question.prompt)
         emitter = Emitter(new_run_id(), [trace.observe])
         started = self.clock.now()
         result = await run_research(request, self.settings, emitter, clock=self.clock, toolbox=self.toolbox)

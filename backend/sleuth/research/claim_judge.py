@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 
-from sleuth.llm.gateway import LLMError
+from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.claims import ClaimVerdict
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
 from sleuth.research.state import RunState
+from sleuth.stream.packets import Error
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,11 @@ async def judge_claims(state: RunState, verdicts: list[ClaimVerdict]) -> list[Cl
         batch = verdicts[start : start + BATCH]
         try:
             out.extend(await run_until(state.clock, end_at, _judge_batch(state, batch)))
+        except ModelAccessError as exc:
+            # The report is written; a judge that refuses its credentials must not cost the run.
+            state.emit(Error(message=f"{exc} Citations were checked by word overlap instead.", recoverable=True))
+            out.extend(verdicts[start:])
+            break
         except (LLMError, DeadlineReached) as exc:
             log.warning("claim judge unavailable (%s); keeping the overlap check's verdicts", exc)
             out.extend(verdicts[start:])

@@ -16,6 +16,7 @@ from pathlib import Path
 from sleuth.config import Role, Settings
 from sleuth.llm.access import model_access_problem
 from sleuth.research.types import ResearchRequest
+from sleuth.tools import sources
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.retrieval import has_collection
 from sleuth.tools.local.schema import connect
@@ -111,7 +112,21 @@ def check_corpus(settings: Settings, request: ResearchRequest | None) -> Iterabl
         )
 
 
-CHECKS: list[Checker] = [check_models, check_search, check_corpus]
+def check_sources(settings: Settings, request: ResearchRequest | None) -> Iterable[Check]:
+    """The sources a request chose exist (`GET /api/sources`, `sleuth sources`)."""
+    if request is None or request.sources is None:
+        return
+    try:
+        names = sources.check_sources(settings, request.sources)
+    except sources.UnknownSource as exc:
+        yield Check("sources", False, str(exc))
+    except sqlite3.Error as exc:
+        yield Check("sources", False, f"the local corpus index cannot be read: {exc}")
+    else:
+        yield Check("sources", True, ", ".join(names))
+
+
+CHECKS: list[Checker] = [check_models, check_search, check_corpus, check_sources]
 
 
 def run_checks(settings: Settings, request: ResearchRequest | None = None) -> list[Check]:

@@ -91,12 +91,20 @@ def default_names(settings: Settings) -> list[str]:
     return local + web_provider_names(settings)
 
 
+def clean_names(names: Sequence[str]) -> list[str]:
+    """Requested names without blanks, surrounding spaces or repeats, in order."""
+    return list(dict.fromkeys(name.strip() for name in names if name.strip()))
+
+
 def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
-    """The requested names, de-duplicated; UnknownSource names the first one that does not exist."""
-    wanted = list(dict.fromkeys(name.strip() for name in names if name.strip()))
+    """The requested names, cleaned; UnknownSource names the first one that does not exist."""
+    wanted = clean_names(names)
     if not wanted:
         raise UnknownSource("no sources chosen; name at least one (see GET /api/sources or `sleuth sources`)")
-    known = {s.name for s in list_sources(settings)}
+    with closing(connect(db_path_for(settings.data_dir))) as conn:
+        store = CorpusStore(conn)
+        sync_builtin(store)
+        known = {*store.kinds(), *web_provider_names(settings)}  # names only: no counting per request
     for name in wanted:
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"

@@ -25,10 +25,6 @@ def manager_of(request: Request) -> RunManager:
     return request.app.state.manager  # type: ignore[no-any-return]
 
 
-def settings_of(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
-
-
 def limits_of(request: Request) -> ApiLimits:
     return request.app.state.limits  # type: ignore[no-any-return]
 

@@ -55,14 +55,9 @@ def busy() -> HTTPException:
     return HTTPException(status_code=409, detail="this session already has a run in progress; wait or cancel it")
 
 
-async def check_sources(request: Request, names: list[str] | None) -> list[str] | None:
-    """The chosen source names, checked before anything is created; 422 names an unknown one."""
-    if names is None:
-        return None
-    try:
-        return await asyncio.to_thread(sources.check_sources, settings_of(request), names)
-    except sources.UnknownSource as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from None
+def chosen_sources(names: list[str] | None) -> list[str] | None:
+    """The request's source names, cleaned; whether they exist is preflight's check."""
+    return None if names is None else sources.clean_names(names)
 
 
 async def start_run(

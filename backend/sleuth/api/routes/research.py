@@ -11,7 +11,7 @@ from sleuth.api.routes.launch import (
     check_capacity,
     check_length,
     check_preflight,
-    check_sources,
+    chosen_sources,
     start_run,
     title_from,
 )
@@ -31,7 +31,7 @@ router = APIRouter(tags=["research"])
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     check_capacity(request)  # before creating a session that would stay empty
-    chosen = await check_sources(request, body.sources)
+    chosen = chosen_sources(body.sources)
     await check_preflight(
         request,
         ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s, sources=chosen),

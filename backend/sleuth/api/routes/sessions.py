@@ -7,7 +7,7 @@ import asyncio
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 
 from sleuth.api.routes.deps import manager_of, not_found, responses, store_of
-from sleuth.api.routes.launch import check_capacity, check_length, check_sources, start_run
+from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
 from sleuth.api.schemas import (
     MessageCreate,
     MessageOut,
@@ -94,7 +94,7 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
     if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
         raise not_found("session", session_id)
     check_capacity(request, session_id)
-    chosen = await check_sources(request, body.sources)
+    chosen = chosen_sources(body.sources)
     return await start_run(
         request,
         session_id,

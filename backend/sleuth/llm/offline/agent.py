@@ -111,7 +111,7 @@ class TaskTerms:
     def cue_bonus(self, sentence: str) -> float:
         """Up to 2 points for sentences of the kind the task asks for."""
         words = {stem(token.lower()) for token in tokens(sentence)}
-        hits = sum(1 for cue in self.cues if any(word.startswith(cue) for word in words))
+        hits = sum(1 for cue in self.cues if any(word.startswith(stem(cue)) for word in words))
         return float(min(2, hits))
 
 
