@@ -10,10 +10,10 @@ import click
 from pydantic import ValidationError
 
 from sleuth.cli_progress import ProgressPrinter
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings, Strategy
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
-from sleuth.stream.emitter import Emitter
+from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
@@ -26,14 +26,14 @@ def _load_settings() -> Settings:
         raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
-async def _run(request: ResearchRequest, settings: Settings, sink: object) -> ResearchResult:
+async def _run(request: ResearchRequest, settings: Settings, sink: PacketSink) -> ResearchResult:
     from sleuth.tools.factory import build_toolbox
 
     try:
         toolbox = build_toolbox(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    emitter = Emitter(new_run_id(), [sink])  # type: ignore[list-item]
+    emitter = Emitter(new_run_id(), [sink])
     return await run_research(request, settings, emitter, toolbox=toolbox)
 
 
@@ -47,7 +47,7 @@ async def _run(request: ResearchRequest, settings: Settings, sink: object) -> Re
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
 def research(
-    question: str, mode: str | None, strategy: str | None, no_clarify: bool, as_json: bool, answer: str | None
+    question: str, mode: Mode | None, strategy: Strategy | None, no_clarify: bool, as_json: bool, answer: str | None
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
@@ -55,14 +55,14 @@ def research(
     settings = _load_settings()
     request = ResearchRequest(
         question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
-    )  # type: ignore[arg-type]
+    )
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")
         sys.stdout.flush()
 
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
-    sink = json_sink if as_json else printer
+    sink: PacketSink = json_sink if as_json else printer
     try:
         result = asyncio.run(_run(request, settings, sink))
         if result.status == "waiting_for_input":

@@ -29,6 +29,6 @@ def _environment() -> Environment:
     )
 
 
-def render(name: str, **variables: Any) -> str:
+def render(name: str, /, **variables: Any) -> str:
     """Render `prompts/<name>.j2` with `variables`; a missing variable is an error."""
     return _environment().get_template(f"{name}.j2").render(**variables).strip()

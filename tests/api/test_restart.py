@@ -123,7 +123,7 @@ async def test_killed_server_leaves_an_interrupted_replayable_run(server_env: di
     assert "sk-test-secret" not in logs and '"run_interrupted"' in logs
 
 
-async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_server) -> None:  # type: ignore[no-untyped-def]
+async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_server) -> None:
     manager = hanging_server.app_state.manager
     async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client:
         run_id = await start_research(client, clarify=False)

@@ -35,7 +35,8 @@ def _check_dist() -> None:
     stale = [p for p in sources if p.is_file() and p.stat().st_mtime > built + 1]
     if stale:
         pytest.fail(
-            f"The web UI build in {DIST} is older than {stale[0].relative_to(ROOT)}; rebuild it: cd frontend && npm run build",
+            f"The web UI build in {DIST} is older than {stale[0].relative_to(ROOT)};"
+            " rebuild it: cd frontend && npm run build",
             pytrace=False,
         )
 

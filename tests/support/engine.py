@@ -38,7 +38,7 @@ class Run:
 
     @property
     def stop_reason(self) -> str:
-        return self.packets[-1].obj.reason  # type: ignore[union-attr]
+        return self.packets[-1].obj.reason
 
 
 async def run_engine(settings: Settings, request: ResearchRequest | str, clock: Clock | None = None) -> Run:

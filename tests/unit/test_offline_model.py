@@ -292,7 +292,7 @@ async def test_agent_report_without_sources_says_so() -> None:
 
 async def test_final_report_has_summary_sections_citations_and_note() -> None:
     findings = []
-    for index, step in enumerate(PLAN[:3]):
+    for step in PLAN[:3]:
         task = render("offline/agent_task", step=step, question=QUESTION)
         messages = [
             {"role": "system", "content": render("intermediate_report", task=task, max_tokens=600)},
@@ -324,7 +324,7 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
     body = report.split("\n---\n")[0]
     cited = 0
     for paragraph in body.split("\n\n"):
-        if paragraph.startswith("## ") or paragraph.startswith("_"):
+        if paragraph.startswith(("## ", "_")):
             continue  # headings and italic notes (gap notes) carry no facts
         for sentence, numbers in re.findall(r"(.+?)((?: ?\[\d+\])+)(?= |$)", paragraph):
             cited += 1

@@ -33,7 +33,7 @@ def plan_run(store: Store, session_id: str, content: str, *, mode: Mode | None, 
         request = ResearchRequest(
             question=last.question,
             session_id=session_id,
-            mode=mode or _mode(last.mode),
+            mode=mode or last.mode,
             clarify=False,
             clarification=exchange,
             history=history,
@@ -41,7 +41,3 @@ def plan_run(store: Store, session_id: str, content: str, *, mode: Mode | None, 
         return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
     request = ResearchRequest(question=content, session_id=session_id, mode=mode, clarify=clarify, history=history)
     return PlannedRun(request=request, kind="question")
-
-
-def _mode(value: str | None) -> Mode | None:
-    return value if value in ("light", "heavy") else None  # type: ignore[return-value]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sleuth.api.channel import RunChannel
@@ -22,7 +23,7 @@ from sleuth.config import Settings
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.ids import new_id
-from sleuth.store.records import RunStatus, now_iso
+from sleuth.store.records import RunKind, RunStatus, now_iso
 from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
@@ -128,7 +129,7 @@ class RunManager:
         request: ResearchRequest,
         *,
         session_id: str,
-        kind: str,
+        kind: RunKind,
         answers_run_id: str | None,
         message: MessageRecord | None,
     ) -> RunRecord:
@@ -141,7 +142,7 @@ class RunManager:
             id=new_id("r"),
             session_id=session_id,
             question=request.question,
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             status="running",
             owner_host=this_host(),
             owner_pid=os.getpid(),
@@ -205,11 +206,11 @@ class RunManager:
     def _on_engine_exit_threadsafe(self) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited()))
 
-    def _call_on_loop(self, callback: object) -> None:
+    def _call_on_loop(self, callback: Callable[[], object]) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
-                loop.call_soon_threadsafe(callback)  # type: ignore[arg-type]
+                loop.call_soon_threadsafe(callback)
             except RuntimeError:
                 pass  # loop closed between the check and the call: nobody is listening anyway
 

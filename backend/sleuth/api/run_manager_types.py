@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from sleuth.config import Settings
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -10,4 +11,4 @@ from sleuth.stream.emitter import Emitter
 
 # The engine entry point's shape: run_research(request, settings, emitter) -> ResearchResult.
 # It must be importable by reference (a module-level function): it is sent to the engine process.
-Engine = Callable[[ResearchRequest, Settings, Emitter], Awaitable[ResearchResult]]
+Engine = Callable[[ResearchRequest, Settings, Emitter], Coroutine[Any, Any, ResearchResult]]

@@ -35,4 +35,4 @@ def is_transient(exc: BaseException) -> bool:
 
 def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
     """Exponential backoff with full jitter: uniform in [0.5, 1] of base·2^attempt, capped."""
-    return min(cap, base * (2**attempt)) * (0.5 + rng.random() / 2)
+    return min(cap, base * 2.0**attempt) * (0.5 + rng.random() / 2)

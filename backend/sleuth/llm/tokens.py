@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from sleuth.llm.setup import litellm_module
 
+if TYPE_CHECKING:
+    import tiktoken
+
 
 @cache
-def _encoding():  # type: ignore[no-untyped-def]
+def _encoding() -> tiktoken.Encoding:
     litellm_module()  # sets TIKTOKEN_CACHE_DIR before tiktoken looks for files
     import tiktoken
 

@@ -34,6 +34,7 @@ from sleuth.stream.packets import (
     SectionEnd,
 )
 from sleuth.tools.base import Page, ToolError
+from sleuth.tools.toolbox import SearchOutcome
 
 
 @dataclass
@@ -87,7 +88,7 @@ async def _search(lane: Lane, call: ToolCall) -> str:
     lane.emit(SearchQueries(queries=queries), sub)
     limit = state.settings.search_results
 
-    async def one(query: str):  # type: ignore[no-untyped-def]
+    async def one(query: str) -> SearchOutcome:
         key = state.toolbox.provider_label + "\x00" + re.sub(r"\s+", " ", query.lower()).strip()
         return await state.query_cache.get(key, lambda: state.toolbox.search(query, limit=limit))
 
@@ -122,7 +123,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     pages: list[dict[str, Any]] = []
     documents: list[Document] = []
     errors: list[str] = []
-    for url, result in zip(urls, results):
+    for url, result in zip(urls, results, strict=False):
         if isinstance(result, asyncio.CancelledError):
             raise result
         if isinstance(result, BaseException):
@@ -163,7 +164,7 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
     messages = [
         {"role": "tool", "tool_call_id": call.id, "content": content}
-        for call, content in zip(result.tool_calls, contents)
+        for call, content in zip(result.tool_calls, contents, strict=False)
     ]
     return messages, wants_report
 

@@ -95,26 +95,25 @@ def collapse_citations(reports: list[tuple[str, Numbering]], numbering: Numberin
     A document already cited elsewhere keeps its number; a number the agent was never shown
     is removed from the text.
     """
-    collapsed: list[CollapsedReport] = []
-    for text, local in reports:
-        dropped: list[int] = []
-        cited_ids: list[str] = []
+    return [_collapse_one(text, local, numbering) for text, local in reports]
 
-        def to_global(n: int) -> int | None:
-            document = local.by_number.get(n)
-            if document is None:
-                dropped.append(n)
-                return None
-            if document.id not in cited_ids:
-                cited_ids.append(document.id)
-            return numbering.number(document)
 
-        new_text = rewrite_citations(text, to_global)
-        cited = sorted(
-            (numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id]
-        )
-        collapsed.append(CollapsedReport(text=new_text, cited=cited, dropped=dropped))
-    return collapsed
+def _collapse_one(text: str, local: Numbering, numbering: Numbering) -> CollapsedReport:
+    dropped: list[int] = []
+    cited_ids: list[str] = []
+
+    def to_global(n: int) -> int | None:
+        document = local.by_number.get(n)
+        if document is None:
+            dropped.append(n)
+            return None
+        if document.id not in cited_ids:
+            cited_ids.append(document.id)
+        return numbering.number(document)
+
+    new_text = rewrite_citations(text, to_global)
+    cited = sorted((numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id])
+    return CollapsedReport(text=new_text, cited=cited, dropped=dropped)
 
 
 @dataclass

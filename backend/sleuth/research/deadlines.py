@@ -85,8 +85,8 @@ async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T
     timer = asyncio.ensure_future(clock.sleep(max(0.0, at - clock.now())))
     try:
         while pending and not timer.done():
-            _, still = await asyncio.wait(pending | {timer}, return_when=asyncio.FIRST_COMPLETED)
-            pending = {task for task in still if task is not timer}
+            await asyncio.wait([*pending, timer], return_when=asyncio.FIRST_COMPLETED)
+            pending = {task for task in pending if not task.done()}
     finally:
         timer.cancel()
         await asyncio.gather(timer, return_exceptions=True)

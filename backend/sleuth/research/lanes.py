@@ -39,7 +39,7 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
         state.agent_tasks.difference_update(running)
 
     results: list[AgentResult] = []
-    for lane, task in zip(lanes, running):
+    for lane, task in zip(lanes, running, strict=False):
         if task in timed_out:
             detail = "The agent exceeded its hard time limit and was stopped."
             lane.emit(Degraded(level="agent_hard_timeout", detail=detail))
@@ -55,7 +55,7 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
 
     collapsed = collapse_citations([(r.report, r.citations) for r in results], state.citations)
     responses: list[str] = []
-    for lane, result, report in zip(lanes, results, collapsed):
+    for lane, result, report in zip(lanes, results, collapsed, strict=False):
         state.findings.append(
             Finding(task=lane.task, report=report.text, tab_index=lane.tab, turn_index=turn, status=result.status)
         )

@@ -128,7 +128,7 @@ async def orchestrate(state: RunState) -> Outcome:
         answers, agents, wants_report = _answer_calls(state, result.tool_calls)
         if agents:
             responses = await run_lanes(state, [str((c.parsed or {})["task"]).strip() for c in agents])
-            answers.update({call.id: response for call, response in zip(agents, responses)})
+            answers.update({call.id: response for call, response in zip(agents, responses, strict=False)})
         messages.append(result.assistant_message())
         messages.extend({"role": "tool", "tool_call_id": c.id, "content": answers[c.id]} for c in result.tool_calls)
         if wants_report:

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from sleuth.clock import Clock, SystemClock
-from sleuth.config import Settings
+from sleuth.config import Role, Settings
 from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.offline_registration import is_offline
@@ -21,7 +21,7 @@ from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
 from sleuth.research.state import RunState
-from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.research.types import ResearchRequest, ResearchResult, ResultStatus
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
 from sleuth.tools.toolbox import Toolbox
@@ -29,7 +29,7 @@ from sleuth.tools.web.credibility import is_unsafe_citation_url
 
 log = logging.getLogger(__name__)
 
-ROLES = ("planner", "orchestrator", "researcher", "report")
+ROLES: tuple[Role, ...] = ("planner", "orchestrator", "researcher", "report")
 
 
 @dataclass
@@ -108,12 +108,15 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
     title, summary = (
         _title_and_summary(report.markdown, state.request.question) if report else (state.request.question[:120], "")
     )
-    status = {"completed": "completed", "deadline": "completed", "clarification": "waiting_for_input"}.get(
-        outcome.reason, "error"
-    )
+    statuses: dict[StopReason, ResultStatus] = {
+        "completed": "completed",
+        "deadline": "completed",
+        "clarification": "waiting_for_input",
+    }
+    status = statuses.get(outcome.reason, "error")
     return ResearchResult(
         status=status,
-        stop_reason=outcome.reason,  # type: ignore[arg-type]
+        stop_reason=outcome.reason,
         report_id=state.request.report_id if report else None,
         question=state.request.question,
         title=title,
@@ -174,7 +177,7 @@ async def run_research(
             session_id=request.session_id,
             question=request.question,
             mode=request.mode or settings.mode,
-            models={role: _model_label(settings.model_for(role)) for role in ROLES},  # type: ignore[arg-type]
+            models={role: _model_label(settings.model_for(role)) for role in ROLES},
         )
     )
     try:

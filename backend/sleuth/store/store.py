@@ -95,7 +95,8 @@ class Store:
         self._write(
             [
                 (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
                 ),
                 ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
@@ -116,14 +117,16 @@ class Store:
         if message is not None:
             statements += [
                 (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
                 ),
             ]
         statements += [
             (
                 "INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
-                " clarification_questions, owner_host, owner_pid, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+                " clarification_questions, owner_host, owner_pid, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
                 (
                     run.id,
                     run.session_id,
@@ -181,7 +184,8 @@ class Store:
         if assistant_message is not None:
             statements.append(
                 (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         assistant_message.id,
                         assistant_message.session_id,
@@ -211,8 +215,8 @@ class Store:
         rows = (
             self._conn()
             .execute(
-                "SELECT question, markdown FROM reports WHERE session_id = ? AND status = 'completed' AND markdown != ''"
-                " ORDER BY rowid",
+                "SELECT question, markdown FROM reports"
+                " WHERE session_id = ? AND status = 'completed' AND markdown != '' ORDER BY rowid",
                 (session_id,),
             )
             .fetchall()
@@ -261,9 +265,9 @@ def _report_insert(
 ) -> tuple[str, Sequence[Any]]:
     data = result.model_dump(mode="json")
     return (
-        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary, markdown,"
-        " sources, removed_citations, clarification_questions, plan, error, elapsed_s, input_tokens, output_tokens,"
-        " cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary,"
+        " markdown, sources, removed_citations, clarification_questions, plan, error, elapsed_s, input_tokens,"
+        " output_tokens, cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             result.report_id,
             run_id,

@@ -213,7 +213,36 @@ class Stop(_Obj):
 
 
 PacketObj = Annotated[
-    RunStart | Clarification | PlanStart | PlanDelta | PlanDone | ReasoningStart | ReasoningDelta | ReasoningDone | TopLevelBranching | ResearchAgentStart | SearchStart | SearchQueries | SearchDocuments | OpenUrlStart | OpenUrlUrls | OpenUrlDocuments | IntermediateReportStart | IntermediateReportDelta | IntermediateReportCitedDocs | MessageStart | MessageDelta | CitationInfo | Report | Progress | Usage | Degraded | Error | SectionEnd | Summary | Stop,
+    RunStart
+    | Clarification
+    | PlanStart
+    | PlanDelta
+    | PlanDone
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningDone
+    | TopLevelBranching
+    | ResearchAgentStart
+    | SearchStart
+    | SearchQueries
+    | SearchDocuments
+    | OpenUrlStart
+    | OpenUrlUrls
+    | OpenUrlDocuments
+    | IntermediateReportStart
+    | IntermediateReportDelta
+    | IntermediateReportCitedDocs
+    | MessageStart
+    | MessageDelta
+    | CitationInfo
+    | Report
+    | Progress
+    | Usage
+    | Degraded
+    | Error
+    | SectionEnd
+    | Summary
+    | Stop,
     Field(discriminator="type"),
 ]
 

@@ -24,7 +24,8 @@ class Page:
 class SearchProvider(Protocol):
     """Answers a query with ranked documents. `name` appears in `search_start.provider`."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def search(self, query: str, *, limit: int) -> list[Document]: ...
 
@@ -33,7 +34,8 @@ class SearchProvider(Protocol):
 class PageReader(Protocol):
     """Opens documents by URL. `handles` says whether this reader owns a URL."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def handles(self, url: str) -> bool: ...
 

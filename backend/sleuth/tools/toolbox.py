@@ -31,7 +31,7 @@ class Toolbox:
         )
         errors: list[str] = []
         ranked: list[list[Document]] = []
-        for provider, result in zip(self.providers, results):
+        for provider, result in zip(self.providers, results, strict=False):
             if isinstance(result, BaseException):
                 if isinstance(result, asyncio.CancelledError):
                     raise result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sse_starlette import EventSourceResponse
@@ -16,9 +16,11 @@ router = APIRouter(tags=["runs"])
 
 MAX_SEQ = 2**62  # SQLite integers are 64-bit; anything larger cannot be a seq
 
-SSE_DOC = {
+SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-Sent Events: `event: packet`, `id: <seq>`, `data: <packet JSON>`; comments as heartbeats.",
+        "description": (
+            "Server-Sent Events: `event: packet`, `id: <seq>`, `data: <packet JSON>`; comments as heartbeats."
+        ),
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }

@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-# The offline model must never make litellm fetch its remote cost map (no network here).
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import litellm
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.llms.openai import ChatCompletionToolCallChunk, ChatCompletionUsageBlock
+from litellm.types.utils import GenericStreamingChunk
 
-import litellm  # noqa: E402
-from litellm import CustomLLM  # noqa: E402
-from litellm.types.utils import GenericStreamingChunk  # noqa: E402
-
-from sleuth.llm.offline.request import OfflineRequest, Reply  # noqa: E402
-from sleuth.llm.offline.router import respond  # noqa: E402
+from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.llm.offline.router import respond
 
 WORDS_PER_TEXT_CHUNK = 3
 ARGUMENT_CHUNK_CHARS = 24
@@ -40,7 +37,7 @@ def _count(text: str) -> int:
         return max(1, len(text) // 4) if text else 0
 
 
-def _usage(request: OfflineRequest, reply: Reply) -> dict[str, int]:
+def _usage(request: OfflineRequest, reply: Reply) -> ChatCompletionUsageBlock:
     prompt = "\n".join(
         str(m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request.messages
     ) + json.dumps(request.tools)
@@ -60,7 +57,10 @@ def _text_pieces(text: str) -> list[str]:
 
 
 def _chunk(
-    text: str = "", tool_use: dict[str, Any] | None = None, finish: str = "", usage: dict[str, int] | None = None
+    text: str = "",
+    tool_use: ChatCompletionToolCallChunk | None = None,
+    finish: str = "",
+    usage: ChatCompletionUsageBlock | None = None,
 ) -> GenericStreamingChunk:
     return {
         "text": text,
@@ -69,7 +69,7 @@ def _chunk(
         "finish_reason": finish,
         "usage": usage,
         "index": 0,
-    }  # type: ignore[typeddict-item]
+    }
 
 
 def _limit(request: OfflineRequest, reply: Reply) -> tuple[Reply, str]:
@@ -126,7 +126,7 @@ def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, 
     response.model = "offline/extractive"
     response.created = int(time.time())
     usage = _usage(request, reply)
-    response.usage = litellm.Usage(**usage)  # type: ignore[attr-defined]
+    response.usage = litellm.Usage(**usage)
     return response
 
 
@@ -136,9 +136,9 @@ class OfflineExtractiveLLM(CustomLLM):
     def completion(
         self,
         model: str,
-        messages: list,
+        messages: list[Any],
         *args: Any,
-        optional_params: dict | None = None,
+        optional_params: dict[str, Any] | None = None,
         model_response: Any = None,
         **kwargs: Any,
     ) -> Any:
@@ -148,9 +148,9 @@ class OfflineExtractiveLLM(CustomLLM):
     async def acompletion(
         self,
         model: str,
-        messages: list,
+        messages: list[Any],
         *args: Any,
-        optional_params: dict | None = None,
+        optional_params: dict[str, Any] | None = None,
         model_response: Any = None,
         **kwargs: Any,
     ) -> Any:
@@ -158,14 +158,16 @@ class OfflineExtractiveLLM(CustomLLM):
         return _model_response(model_response, request, reply, finish)
 
     def streaming(
-        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
+        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
     ) -> Iterator[GenericStreamingChunk]:
         request, reply, finish = answer(messages, optional_params)
         yield from chunks_for(request, reply, finish)
 
-    async def astreaming(
-        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
-    ) -> AsyncIterator[GenericStreamingChunk]:  # type: ignore[override]
+    # litellm declares astreaming as a coroutine returning an iterator but iterates what it returns,
+    # so an async generator is what it really calls for.
+    async def astreaming(  # type: ignore[override]
+        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> AsyncIterator[GenericStreamingChunk]:
         # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
         request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
         for chunk in chunks_for(request, reply, finish):

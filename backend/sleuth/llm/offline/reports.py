@@ -150,8 +150,8 @@ def agent_report(request: OfflineRequest) -> Reply:
         best_rank.setdefault(candidate.number, rank)
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
-        sentences = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in sentences))
+        picked = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
+        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in picked))
     return Reply(text="\n\n".join(paragraphs))
 
 
@@ -276,7 +276,7 @@ def final_report(request: OfflineRequest) -> Reply:
     sections = [
         f"## {as_markdown(step)}\n\n"
         + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
-        for step, units in zip(plan, picked)
+        for step, units in zip(plan, picked, strict=False)
     ]
 
     parts = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from sleuth.tools.local.extract import Extracted
 from sleuth.tools.local.indexer import IndexReport, Source, sync
@@ -20,6 +21,14 @@ def topic_title(topic: str, text: str) -> str:
     return topic
 
 
+def _constant(data: bytes) -> bytes:
+    return data
+
+
+def _topic(title: str, text: str, _data: bytes) -> Extracted:
+    return Extracted(title=title, text=text)
+
+
 def builtin_sources() -> list[Source]:
     from pydoc_data.topics import topics  # a ~0.5 MB dict; load only when indexing
 
@@ -33,8 +42,8 @@ def builtin_sources() -> list[Source]:
                 path=topic,
                 mtime=None,  # no file to stat: the content hash decides
                 size=len(data),
-                read=lambda data=data: data,
-                parse=lambda _data, title=title, text=text: Extracted(title=title, text=text.strip()),
+                read=partial(_constant, data),
+                parse=partial(_topic, title, text.strip()),
             )
         )
     return sources

@@ -7,6 +7,7 @@ import os
 import stat as statmode
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sleuth.tools.local.chunking import chunk_text
@@ -65,7 +66,7 @@ def scan_folder(root: Path) -> list[Source]:
                     mtime=stat.st_mtime,
                     size=stat.st_size,
                     read=file.read_bytes,
-                    parse=lambda data, file=file: extract(file, data),
+                    parse=partial(extract, file),
                 )
             )
     return sources

@@ -72,7 +72,8 @@ class CorpusStore:
         now = time.time()
         self.conn.execute(
             "INSERT INTO collections (name, kind, root, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, root = excluded.root, updated_at = excluded.updated_at"
+            " ON CONFLICT (name) DO UPDATE"
+            " SET kind = excluded.kind, root = excluded.root, updated_at = excluded.updated_at"
             " WHERE kind IS NOT excluded.kind OR root IS NOT excluded.root",
             (name, kind, root, now, now),
         )

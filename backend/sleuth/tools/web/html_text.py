@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-from bs4.element import PreformattedString
+from bs4 import BeautifulSoup
+from bs4.element import Comment, NavigableString, PreformattedString, Tag
 
 # Never content: code, chrome, and interactive widgets.
 DROP_TAGS = (
@@ -137,7 +137,7 @@ def _is_hidden(tag: Tag) -> bool:
 def _looks_like_chrome(tag: Tag) -> bool:
     if tag.attrs is None:
         return False
-    classes = tag.get("class") or []
+    classes: object = tag.get("class") or []
     names = [*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")]
     # Whole tokens only: "related" marks chrome, but "unrelated-work" must not.
     words = {w for name in names for w in [name.lower(), *_WORDS.split(name.lower())] if w}
@@ -148,7 +148,7 @@ def _main_content(soup: BeautifulSoup) -> Tag:
     """The densest <main>/<article>/[role=main] element, or <body> when there is none worth using."""
     body = soup.body or soup
     candidates = [t for t in soup.find_all(["main", "article"]) if isinstance(t, Tag)]
-    candidates += [t for t in soup.find_all(attrs={"role": "main"}) if isinstance(t, Tag)]
+    candidates += [t for t in soup.find_all(True, attrs={"role": "main"}) if isinstance(t, Tag)]
     if not candidates:
         return body
     best = max(candidates, key=lambda t: len(t.get_text(" ", strip=True)))

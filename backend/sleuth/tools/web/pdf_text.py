@@ -21,7 +21,7 @@ def pdf_to_text(data: bytes, *, max_pages: int = 200) -> tuple[str, str]:
         if reader.is_encrypted and not reader.decrypt(""):
             raise ToolError("refused: the PDF is encrypted")
         pages = [page.extract_text() or "" for page in reader.pages[:max_pages]]
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        title = str(reader.metadata.get("/Title") or "").strip() if reader.metadata else ""
     except ToolError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:

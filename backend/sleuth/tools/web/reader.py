@@ -36,9 +36,8 @@ class WebReader:
         if not guard.allow.allows_host(parsed.host):
             score = credibility(url)
             if score.score <= self.credibility_threshold:
-                raise ToolError(
-                    f"not fetched: low credibility ({score.score:.2f} <= {self.credibility_threshold:.2f}): {score.reason}"
-                )
+                threshold = self.credibility_threshold
+                raise ToolError(f"not fetched: low credibility ({score.score:.2f} <= {threshold:.2f}): {score.reason}")
         resource = await self.fetcher.fetch(url)
         # Parsing a multi-megabyte page or PDF is CPU work; keep the event loop responsive.
         title, text = await asyncio.to_thread(extract, resource)
