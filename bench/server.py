@@ -185,7 +185,6 @@ async def main() -> None:
             "SLEUTH_API_BASE": model_url,
             "SLEUTH_API_KEY": "sk-bench",
             "SLEUTH_MAX_RUNS": str(args.runs + 10),
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
         port = free_port()
         proc = start_server(env, port, data_dir / "server.out")

@@ -7,23 +7,14 @@ import json
 import sys
 
 import click
-from pydantic import ValidationError
 
 from sleuth.cli_progress import ProgressPrinter
+from sleuth.cli_settings import cli_settings
 from sleuth.config import Mode, Settings, Strategy
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
-
-
-def _load_settings() -> Settings:
-    try:
-        return Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
 async def _run(request: ResearchRequest, settings: Settings, sink: PacketSink) -> ResearchResult:
@@ -52,7 +43,7 @@ def research(
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
-    settings = _load_settings()
+    settings = cli_settings()
     request = ResearchRequest(
         question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
     )

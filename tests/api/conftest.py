@@ -22,7 +22,6 @@ import uvicorn
 from httpx_sse import aconnect_sse
 
 from sleuth.api import create_app
-from sleuth.api.limits import ApiLimits
 from sleuth.config import Settings
 from support.engine import scripted_settings
 from support.scenarios import ResearchModel
@@ -49,8 +48,8 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(settings: Settings, limits: ApiLimits | None = None) -> Iterator[LiveServer]:
-    app = create_app(settings, limits=limits or ApiLimits(heartbeat_s=0.5))
+def live_server(settings: Settings) -> Iterator[LiveServer]:
+    app = create_app(settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -70,7 +70,6 @@ def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
             "SLEUTH_API_KEY": "sk-test-secret",
             "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
             "SLEUTH_HEARTBEAT_S": "0.5",
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
 
 

@@ -75,7 +75,6 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
     env.update(
         SLEUTH_DATA_DIR=str(data_dir),
         SLEUTH_WEB_DIST=str(DIST),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
         PYTHONUNBUFFERED="1",
         NO_PROXY="127.0.0.1,localhost",
         no_proxy="127.0.0.1,localhost",

@@ -22,6 +22,7 @@ def scripted_settings(llm: ScriptedLLM, **overrides: Any) -> Settings:
         "llm_backoff_base_s": 0.01,
         "llm_backoff_max_s": 0.05,
         "llm_timeout_s": 30,
+        "heartbeat_s": 0.5,
     }
     values.update(overrides)
     return Settings(**values)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from sleuth.config import Settings
 from sleuth.tools.web import credibility, is_unsafe_citation_url
-from sleuth.tools.web.credibility import DEFAULT_THRESHOLD, HIGH, INSTITUTIONAL, LOW, MEDIUM
+from sleuth.tools.web.credibility import HIGH, INSTITUTIONAL, LOW, MEDIUM
 
 
 @pytest.mark.parametrize(
@@ -39,8 +40,9 @@ def test_scores(url: str, score: float) -> None:
     assert result.reason
 
 
-def test_threshold_separates_low_from_unknown() -> None:
-    assert credibility("https://bit.ly/x").score <= DEFAULT_THRESHOLD < credibility("https://unknown.example/").score
+def test_default_threshold_separates_low_from_unknown() -> None:
+    threshold = Settings().credibility_threshold
+    assert credibility("https://bit.ly/x").score <= threshold < credibility("https://unknown.example/").score
 
 
 @pytest.mark.parametrize(

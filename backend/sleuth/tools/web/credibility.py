@@ -30,7 +30,6 @@ INSTITUTIONAL = 0.85
 MEDIUM = 0.5
 LOW = 0.1
 NONE = 0.0
-DEFAULT_THRESHOLD = 0.2
 
 # Hosts (and their subdomains) known for edited, reviewed or primary reference material.
 REFERENCE_DOMAINS: frozenset[str] = frozenset(
@@ -117,8 +116,6 @@ SHORTENERS: frozenset[str] = frozenset(
 INSTITUTIONAL_SUFFIXES: tuple[str, ...] = (".gov", ".edu", ".mil", ".int")
 # Second-level public-sector/academic labels used under country codes: gov.uk, ac.jp, edu.au ...
 INSTITUTIONAL_SECOND_LEVEL: frozenset[str] = frozenset({"gov", "ac", "edu", "gouv", "govt", "mil"})
-
-SAFE_SCHEMES = frozenset({"http", "https", "corpus"})
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import logging
 from sleuth.documents import Document
 from sleuth.tools.base import Page, ToolError
 from sleuth.tools.web.content import extract
-from sleuth.tools.web.credibility import DEFAULT_THRESHOLD, credibility
+from sleuth.tools.web.credibility import credibility
 from sleuth.tools.web.fetch import SafeFetcher
 
 log = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ class WebReader:
 
     name = "web"
 
-    def __init__(self, fetcher: SafeFetcher, *, credibility_threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(self, fetcher: SafeFetcher, *, credibility_threshold: float) -> None:
         self.fetcher = fetcher
         self.credibility_threshold = credibility_threshold
 
