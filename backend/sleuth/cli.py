@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from sleuth import __version__
+from sleuth.api.commands import serve
+from sleuth.cli_research import research, schema
+from sleuth.tools.local.commands import index
 
 
 @click.group()
@@ -13,24 +16,5 @@ def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
 
 
-def _register_optional_commands() -> None:
-    # Commands owned by other packages register here so this file stays the one entry point.
-    from sleuth.cli_research import research, schema
-
-    main.add_command(research)
-    main.add_command(schema)
-    try:
-        from sleuth.tools.local.commands import index
-    except ImportError:
-        pass
-    else:
-        main.add_command(index)
-    try:
-        from sleuth.api.commands import serve
-    except ImportError:
-        pass
-    else:
-        main.add_command(serve)
-
-
-_register_optional_commands()
+for command in (research, schema, index, serve):
+    main.add_command(command)

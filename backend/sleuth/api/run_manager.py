@@ -108,10 +108,6 @@ class RunManager:
         return self._max_runs
 
     @property
-    def writer(self) -> PacketWriter:
-        return self._writer
-
-    @property
     def engine_pid(self) -> int | None:
         return self._engine_process.pid
 
@@ -132,8 +128,13 @@ class RunManager:
         kind: RunKind,
         answers_run_id: str | None,
         message: MessageRecord | None,
+        new_session_title: str | None = None,
     ) -> RunRecord:
-        """Register, persist and start a run. Raises TooManyRuns / SessionBusy."""
+        """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything.
+
+        With `new_session_title` the session is created in the run's own transaction, so a refused
+        run leaves no empty session behind.
+        """
         if self._shutting_down or len(self._live) >= self._max_runs:
             raise TooManyRuns()
         if self.session_busy(session_id):
@@ -164,7 +165,7 @@ class RunManager:
         live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
         self._live[record.id] = live
         try:
-            await asyncio.to_thread(self._store.create_run, record, message)
+            await asyncio.to_thread(self._store.create_run, record, message, new_session_title=new_session_title)
         except BaseException:
             del self._live[record.id]
             raise

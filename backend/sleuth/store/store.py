@@ -91,18 +91,6 @@ class Store:
     def rename_session_if_untitled(self, session_id: str, title: str) -> None:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
 
-    def add_message(self, message: MessageRecord) -> None:
-        self._write(
-            [
-                (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
-                ),
-                ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
-            ]
-        )
-
     def list_messages(self, session_id: str) -> list[MessageRecord]:
         rows = (
             self._conn().execute("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
@@ -111,9 +99,18 @@ class Store:
 
     # -- runs -------------------------------------------------------------------------------
 
-    def create_run(self, run: RunRecord, message: MessageRecord | None = None) -> None:
-        """Insert the run (and the user message that started it) in one transaction."""
+    def create_run(
+        self, run: RunRecord, message: MessageRecord | None = None, *, new_session_title: str | None = None
+    ) -> None:
+        """Insert the run (the user message that started it, and its new session) in one transaction."""
         statements: list[tuple[str, Sequence[Any]]] = []
+        if new_session_title is not None:
+            statements.append(
+                (
+                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                    (run.session_id, new_session_title, run.created_at, run.created_at),
+                )
+            )
         if message is not None:
             statements += [
                 (

@@ -24,9 +24,6 @@ class Emitter:
         self._seq = start_seq
         self._stop_reason: StopReason | None = None
 
-    def add_sink(self, sink: PacketSink) -> None:
-        self._sinks.append(sink)
-
     @property
     def next_seq(self) -> int:
         return self._seq
