@@ -1,5 +1,5 @@
 // The streaming protocol as TypeScript types. Mirrors backend/sleuth/stream/packets.py
-// (ARCHITECTURE.md §3); names are the contract, so keep them identical.
+// (docs/protocol.md); names are the contract, so keep them identical.
 
 export interface Document {
   id: string;
@@ -27,7 +27,8 @@ export type DegradedLevel =
   | "agent_hard_timeout"
   | "orchestrator_force_report"
   | "report_timeout"
-  | "deadline";
+  | "deadline"
+  | "output_cut";
 
 export type PacketObj =
   | { type: "run_start"; session_id: string; question: string; mode: string; models: Record<string, string> }

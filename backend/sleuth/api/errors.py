@@ -6,7 +6,6 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -24,25 +23,3 @@ def install_error_handlers(app: FastAPI) -> None:
 def _plain(message: str) -> str:
     # pydantic prefixes messages of custom validators with "Value error, ".
     return message.removeprefix("Value error, ")
-
-
-class BodySizeLimit:
-    """Refuse a body larger than `max_bytes` (by Content-Length) with 413 before reading it."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            for name, value in scope.get("headers", []):
-                if name == b"content-length":
-                    try:
-                        too_big = int(value) > self.max_bytes
-                    except ValueError:
-                        too_big = False
-                    if too_big:
-                        response = JSONResponse({"detail": f"request body larger than {self.max_bytes} bytes"}, 413)
-                        await response(scope, receive, send)
-                        return
-        await self.app(scope, receive, send)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from sleuth.config import Mode
 from sleuth.research.types import ResearchResult
@@ -17,14 +17,26 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _storable(value: str) -> str:
+    # JSON may escape a lone surrogate ("\ud800"); it is not Unicode text and cannot be stored.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("contains an unpaired surrogate, which is not valid Unicode text") from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+
+
 class SessionCreate(BaseModel):
-    title: str = Field(
+    title: Text = Field(
         default="", max_length=200, description="Shown in the session list; defaults to the first question."
     )
 
 
 class MessageCreate(BaseModel):
-    content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
+    content: Text = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
@@ -34,7 +46,7 @@ class MessageCreate(BaseModel):
 
 
 class ResearchCreate(BaseModel):
-    question: str
+    question: Text
     mode: Mode | None = None
     clarify: bool | None = None
 

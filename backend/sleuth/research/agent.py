@@ -9,13 +9,14 @@ from typing import Any
 
 from sleuth.documents import Document, normalise_url
 from sleuth.llm.gateway import LLMError
-from sleuth.llm.tokens import count_tokens, truncate_tokens
+from sleuth.llm.tokens import truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.citations import Numbering, cited_numbers
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
 from sleuth.stream.packets import (
@@ -227,28 +228,19 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         {"role": "system", "content": render("intermediate_report", task=lane.task, max_tokens=cap)},
         {"role": "user", "content": render("intermediate_report_user", sources=sources, forced=forced)},
     ]
-    streamed: list[str] = []
-    over = False
-
-    def on_text(delta: str) -> None:
-        nonlocal over
-        if over:
-            return
-        streamed.append(delta)
-        if count_tokens("".join(streamed)) > cap:
-            over = True  # the cap is on what the agent hands back; stop showing more than that
-        lane.emit(IntermediateReportDelta(content=delta), sub)
-
+    output = OutputCap("intermediate report", cap, lambda delta: lane.emit(IntermediateReportDelta(content=delta), sub))
     result = await llm_step(
         state,
         "researcher",
         messages,
         max_tokens=cap,
-        handlers=StreamHandlers(on_text=on_text),
+        handlers=StreamHandlers(on_text=output.on_text),
         turn=lane.turn,
         tab=lane.tab,
     )
-    report = truncate_tokens(result.content.strip(), cap)
+    report = output.keep(result.content.strip())
+    if output.cut:
+        lane.emit(output.degraded(), sub)
     cited = [lane.citations.by_number[n] for n in dict.fromkeys(cited_numbers(report)) if n in lane.citations.by_number]
     lane.emit(IntermediateReportCitedDocs(documents=cited), sub)
     return report

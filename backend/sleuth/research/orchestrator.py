@@ -11,6 +11,7 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.lanes import run_lanes
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
 from sleuth.stream.packets import Degraded, Error
@@ -127,10 +128,19 @@ async def orchestrate(state: RunState) -> Outcome:
             break  # a later cycle without tool calls means it is done: straight to the report
         answers, agents, wants_report = _answer_calls(state, result.tool_calls)
         if agents:
-            responses = await run_lanes(state, [str((c.parsed or {})["task"]).strip() for c in agents])
+            responses = await run_lanes(state, [_task(state, call) for call in agents])
             answers.update({call.id: response for call, response in zip(agents, responses, strict=False)})
         messages.append(result.assistant_message())
         messages.extend({"role": "tool", "tool_call_id": c.id, "content": answers[c.id]} for c in result.tool_calls)
         if wants_report:
             break
     return "report"
+
+
+def _task(state: RunState, call: ToolCall) -> str:
+    """The call's task, cut to `task_max_tokens` (an agent's whole brief should not be a page)."""
+    cap = OutputCap("research_agent task", state.settings.task_max_tokens)
+    task = cap.keep(str((call.parsed or {})["task"]).strip())
+    if cap.cut:
+        state.emit(cap.degraded())
+    return task

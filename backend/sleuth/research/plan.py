@@ -9,6 +9,7 @@ from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
 from sleuth.research.context import history_text
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
 from sleuth.stream.packets import Error, PlanDelta, PlanDone, PlanStart, SectionEnd
 
@@ -40,14 +41,18 @@ async def make_plan(state: RunState) -> list[str]:
         history=history_text(request.history, state.settings.history_max_tokens),
     )
     user = render("plan_user", question=request.question, clarification=request.clarification)
+    cap = OutputCap("plan", state.settings.plan_max_tokens, lambda delta: state.emit(PlanDelta(content=delta)))
     try:
         result = await llm_step(
             state,
             "planner",
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
+            max_tokens=cap.max_tokens,
+            handlers=StreamHandlers(on_text=cap.on_text),
         )
-        steps = parse_plan(result.content, state.settings.plan_max_steps)
+        steps = parse_plan(cap.keep(result.content), state.settings.plan_max_steps)
+        if cap.cut:
+            state.emit(cap.degraded())
     except LLMError as exc:
         state.emit(Error(message=f"Planning failed; researching the question as one step. ({exc})", recoverable=True))
         steps = []

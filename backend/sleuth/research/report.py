@@ -9,6 +9,7 @@ from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport, verify_report
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
 from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
 
@@ -56,12 +57,19 @@ async def write_report(state: RunState) -> VerifiedReport:
         state.report_draft += delta
         state.emit(MessageDelta(content=delta))
 
+    cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
         result = await run_until(
-            state.clock, end_at, llm_step(state, "report", messages, handlers=StreamHandlers(on_text=on_text))
+            state.clock,
+            end_at,
+            llm_step(
+                state, "report", messages, max_tokens=cap.max_tokens, handlers=StreamHandlers(on_text=cap.on_text)
+            ),
         )
-        text = result.content
+        text = cap.keep(result.content)
+        if cap.cut:
+            state.emit(cap.degraded())
     except DeadlineReached:
         state.emit(Degraded(level="report_timeout", detail="The report hit its time limit and was cut."))
         text = state.report_draft

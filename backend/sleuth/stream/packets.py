@@ -1,4 +1,4 @@
-"""Every packet type of the streaming protocol (ARCHITECTURE.md §3) as pydantic models."""
+"""Every packet type of the streaming protocol (docs/protocol.md) as pydantic models."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sleuth.documents import Document
 
 StopReason = Literal["completed", "clarification", "cancelled", "error", "deadline"]
 DegradedLevel = Literal[
-    "agent_force_report", "agent_hard_timeout", "orchestrator_force_report", "report_timeout", "deadline"
+    "agent_force_report", "agent_hard_timeout", "orchestrator_force_report", "report_timeout", "deadline", "output_cut"
 ]
 
 

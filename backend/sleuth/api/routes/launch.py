@@ -44,8 +44,15 @@ def busy() -> HTTPException:
 
 
 async def start_run(
-    request: Request, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None
+    request: Request,
+    session_id: str,
+    content: str,
+    *,
+    mode: Mode | None,
+    clarify: bool | None,
+    new_session: bool = False,
 ) -> RunCreated:
+    """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
     store = store_of(request)
     planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
     message = MessageRecord(
@@ -58,12 +65,13 @@ async def start_run(
             kind=planned.kind,
             answers_run_id=planned.answers_run_id,
             message=message,
+            new_session_title=title_from(content) if new_session else None,
         )
     except TooManyRuns:
         raise too_many(request) from None
     except SessionBusy:
         raise busy() from None
-    if planned.kind == "question":
+    if planned.kind == "question" and not new_session:
         await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
     return RunCreated(
         run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events"

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Request, status
 
-from sleuth.api.routes.deps import responses, store_of
-from sleuth.api.routes.launch import check_capacity, check_length, start_run, title_from
+from sleuth.api.routes.deps import responses
+from sleuth.api.routes.launch import check_capacity, check_length, start_run
 from sleuth.api.schemas import ResearchCreate, RunCreated
 from sleuth.store.ids import new_id
 
@@ -19,6 +17,6 @@ router = APIRouter(tags=["research"])
 )
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
-    check_capacity(request)  # before creating a session that would stay empty
-    session = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title_from(body.question))
-    return await start_run(request, session.id, body.question, mode=body.mode, clarify=body.clarify)
+    check_capacity(request)
+    session_id = new_id("s")
+    return await start_run(request, session_id, body.question, mode=body.mode, clarify=body.clarify, new_session=True)
