@@ -145,7 +145,7 @@ describe("untrusted text stays inert in the rendered UI", () => {
       p({ type: "intermediate_report_start", content: md }, 1),
       p({ type: "message_start", final_documents: [evilDoc] }, 2),
       p({ type: "message_delta", content: md }, 2),
-      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }] }, 2),
+      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }], removed_citations: [] }, 2),
       p({ type: "stop", reason: "completed" }, 2),
     ];
     show(entry(packets));

@@ -260,8 +260,15 @@ packet_adapter: TypeAdapter[Packet] = TypeAdapter(Packet)
 
 
 def packet_json_schema() -> dict[str, Any]:
-    """JSON Schema of a packet (with the union of every `obj` type), for other clients."""
-    return Packet.model_json_schema()
+    """JSON Schema of a packet as sent (with the union of every `obj` type), for other clients.
+
+    Packets are serialised with every field, defaults included, so every property is required.
+    """
+    schema = Packet.model_json_schema(mode="serialization")
+    for model in [schema, *schema.get("$defs", {}).values()]:
+        if "properties" in model:
+            model["required"] = list(model["properties"])
+    return schema
 
 
 def parse_packet(data: str | bytes | dict[str, Any]) -> Packet:
