@@ -24,8 +24,8 @@ from httpx_sse import aconnect_sse
 from sleuth.api import create_app
 from sleuth.config import Settings
 from support.engine import scripted_settings
-from support.scenarios import ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM
+from support.scenarios import HangingOrchestrator, ResearchModel
+from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -69,13 +69,6 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
     finally:
         server.should_exit = True
         thread.join(15)
-
-
-class HangingOrchestrator(ResearchModel):
-    """Plans, then hangs in the first orchestrator call: the run stays live until cancelled."""
-
-    def orchestrator(self, body: dict[str, Any]) -> Reply:
-        return Reply(hang=True)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import HangingOrchestrator, assert_contiguous, read_events, start_research
+from conftest import assert_contiguous, read_events, start_research
+from support.net import free_port
+from support.scenarios import HangingOrchestrator
 from support.scripted_llm import ScriptedLLM
 
 
@@ -25,12 +26,6 @@ def serve_command(port: int) -> list[str]:
     if script.exists() and subprocess.run([script, "serve", "--help"], capture_output=True).returncode == 0:
         return [str(script), "serve", "--host", "127.0.0.1", "--port", str(port)]
     return [sys.executable, "-m", "sleuth.api", "--host", "127.0.0.1", "--port", str(port)]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class ServerProcess:

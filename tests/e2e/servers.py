@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from support.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
@@ -42,12 +43,6 @@ def _check_dist() -> None:
 
 
 # --------------------------------------------------------------------------- servers
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -80,7 +75,7 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
         no_proxy="127.0.0.1,localhost",
     )
     env.update(extra_env)
-    port = _free_port()
+    port = free_port()
     log_path = root / "server.log"
     log = log_path.open("wb")
     process = subprocess.Popen(

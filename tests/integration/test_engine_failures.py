@@ -12,7 +12,7 @@ import pytest
 from sleuth.clock import ScaledClock
 from support.engine import run_engine, scripted_settings
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel, assistant_turns
+from support.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
 
 REASONING_MODEL = "openai/o3-mini"  # litellm's bundled table: supports_reasoning, priced
@@ -120,16 +120,9 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
         assert 1800 <= at["agent_hard_timeout"] < 1800 + 100
 
 
-class HangingOrchestrator(ResearchModel):
-    def orchestrator(self, body: dict[str, Any]) -> Reply:
-        if assistant_turns(body) >= 1:
-            return Reply(hang=True)
-        return super().orchestrator(body)
-
-
 async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
     clock = ScaledClock(1000)
-    with ScriptedLLM(HangingOrchestrator()) as llm:
+    with ScriptedLLM(HangingOrchestrator(cycles=1)) as llm:
         run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     check_invariants(run.packets)
     assert run.stop_reason == "completed"

@@ -100,3 +100,15 @@ class ResearchModel:
         cites = "".join(f"[{n}]" for n in numbers[:2])
         body_lines = "\n".join(f"- Point backed by source [{n}]." for n in numbers)
         return Reply(text=f"Descriptors take precedence over __getattr__ {cites}.\n\n## Details\n\n{body_lines}\n")
+
+
+@dataclass
+class HangingOrchestrator(ResearchModel):
+    """Hangs in the orchestrator call after `cycles` answered cycles: the run stays live until cancelled."""
+
+    cycles: int = 0
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) >= self.cycles:
+            return Reply(hang=True)
+        return super().orchestrator(body)

@@ -209,7 +209,7 @@ PAGES = [
 
 async def test_agent_searches_then_opens_best_results_then_reports() -> None:
     messages = [
-        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6)},
+        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6, max_items=3)},
         {"role": "user", "content": TASK},
     ]
     tools = ts.agent_tools(True)

@@ -84,7 +84,7 @@ def _clean_strings(value: object, limit: int) -> list[str]:
 async def _search(lane: Lane, call: ToolCall) -> str:
     state = lane.state
     sub = lane.next_sub()
-    queries = _clean_strings((call.parsed or {}).get("queries"), 3)
+    queries = _clean_strings((call.parsed or {}).get("queries"), ts.MAX_ITEMS_PER_CALL)
     lane.emit(SearchStart(provider=state.toolbox.provider_label), sub)
     lane.emit(SearchQueries(queries=queries), sub)
     limit = state.settings.search_results
@@ -113,7 +113,7 @@ async def _search(lane: Lane, call: ToolCall) -> str:
 async def _open_url(lane: Lane, call: ToolCall) -> str:
     state = lane.state
     sub = lane.next_sub()
-    urls = _clean_strings((call.parsed or {}).get("urls"), 3)
+    urls = _clean_strings((call.parsed or {}).get("urls"), ts.MAX_ITEMS_PER_CALL)
     lane.emit(OpenUrlStart(), sub)
     lane.emit(OpenUrlUrls(urls=urls), sub)
 
@@ -179,7 +179,13 @@ async def _research(lane: Lane, force_at: float) -> bool:
     messages: list[dict[str, Any]] = [
         {
             "role": "system",
-            "content": render("agent", today=state.today, think_tool=with_think, max_cycles=state.agent_max_cycles),
+            "content": render(
+                "agent",
+                today=state.today,
+                think_tool=with_think,
+                max_cycles=state.agent_max_cycles,
+                max_items=ts.MAX_ITEMS_PER_CALL,
+            ),
         },
         {"role": "user", "content": lane.task},
     ]

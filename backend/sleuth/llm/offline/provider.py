@@ -22,19 +22,10 @@ from litellm.types.utils import GenericStreamingChunk
 
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.router import respond
+from sleuth.llm.tokens import count_tokens, truncate_tokens
 
 WORDS_PER_TEXT_CHUNK = 3
 ARGUMENT_CHUNK_CHARS = 24
-
-
-def _count(text: str) -> int:
-    """Tokens as tiktoken counts them, or about 4 characters per token if it is unavailable."""
-    try:
-        from sleuth.llm.tokens import count_tokens
-
-        return count_tokens(text)
-    except Exception:
-        return max(1, len(text) // 4) if text else 0
 
 
 def _usage(request: OfflineRequest, reply: Reply) -> ChatCompletionUsageBlock:
@@ -42,7 +33,7 @@ def _usage(request: OfflineRequest, reply: Reply) -> ChatCompletionUsageBlock:
         str(m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request.messages
     ) + json.dumps(request.tools)
     completion = reply.text + "".join(name + json.dumps(args) for name, args in reply.tool_calls)
-    prompt_tokens, completion_tokens = _count(prompt), _count(completion)
+    prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(completion)
     return {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
@@ -74,11 +65,10 @@ def _chunk(
 
 def _limit(request: OfflineRequest, reply: Reply) -> tuple[Reply, str]:
     """Cut text at max_tokens like a provider would; the finish reason says so."""
-    if request.max_tokens and reply.text and _count(reply.text) > request.max_tokens:
-        cut = reply.text[: request.max_tokens * 4]
-        while cut and _count(cut) > request.max_tokens:
-            cut = cut[: int(len(cut) * 0.9)]
-        return Reply(text=cut, tool_calls=reply.tool_calls), "length"
+    if request.max_tokens and reply.text:
+        cut = truncate_tokens(reply.text, request.max_tokens)
+        if cut != reply.text:
+            return Reply(text=cut, tool_calls=reply.tool_calls), "length"
     return reply, "tool_calls" if reply.tool_calls else "stop"
 
 

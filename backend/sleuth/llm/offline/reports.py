@@ -26,6 +26,7 @@ from sleuth.llm.offline.text import (
     term_set,
     tokens,
 )
+from sleuth.llm.tokens import count_tokens
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
@@ -36,11 +37,6 @@ SHORT_SENTENCE_WORDS = 9
 SECTION_SENTENCES = 4
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
-
-
-def approx_tokens(text: str) -> int:
-    """Cheap token estimate (about 4 characters per token) for sizing output to a budget."""
-    return max(1, len(text) // 4)
 
 
 # ---- intermediate report -------------------------------------------------------------------
@@ -136,7 +132,7 @@ def agent_report(request: OfflineRequest) -> Reply:
                 continue
             if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
                 continue
-            cost = approx_tokens(candidate.sentence) + 2
+            cost = count_tokens(candidate.sentence) + 2
             if spent + cost > budget:
                 continue
             chosen.append(candidate)
@@ -285,6 +281,6 @@ def final_report(request: OfflineRequest) -> Reply:
     parts.extend(sections)
     parts.append(render("offline/extractive_note", partial=data.partial))
     text = "\n\n".join(parts)
-    if request.max_tokens and approx_tokens(text) > request.max_tokens:
+    if request.max_tokens and count_tokens(text) > request.max_tokens:
         text = text[: request.max_tokens * 4].rsplit("\n", 1)[0]  # a real model stops at its limit too
     return Reply(text=text)
