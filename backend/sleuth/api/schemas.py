@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from sleuth.config import Mode
 from sleuth.research.types import ResearchResult
-from sleuth.store import MessageRecord, RunRecord, SessionRecord
 
 
 def _not_blank(value: str) -> str:
@@ -53,32 +52,28 @@ class ResearchCreate(BaseModel):
     _question_not_blank = field_validator("question")(_not_blank)
 
 
-class SessionOut(BaseModel):
+class _FromRecord(BaseModel):
+    """A response built straight from a store record (`Model.model_validate(record)`), not copied by hand."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class SessionOut(_FromRecord):
     id: str
     title: str
     created_at: str
     updated_at: str
 
-    @classmethod
-    def of(cls, record: SessionRecord) -> SessionOut:
-        return cls(id=record.id, title=record.title, created_at=record.created_at, updated_at=record.updated_at)
 
-
-class MessageOut(BaseModel):
+class MessageOut(_FromRecord):
     id: str
     role: Literal["user", "assistant"]
     content: str
     run_id: str | None
     created_at: str
 
-    @classmethod
-    def of(cls, record: MessageRecord) -> MessageOut:
-        return cls(
-            id=record.id, role=record.role, content=record.content, run_id=record.run_id, created_at=record.created_at
-        )
 
-
-class RunOut(BaseModel):
+class RunOut(_FromRecord):
     id: str
     session_id: str
     question: str
@@ -92,26 +87,11 @@ class RunOut(BaseModel):
     answers_run_id: str | None
     created_at: str
     finished_at: str | None
-    events_url: str
 
-    @classmethod
-    def of(cls, record: RunRecord) -> RunOut:
-        return cls(
-            id=record.id,
-            session_id=record.session_id,
-            question=record.question,
-            kind=record.kind,
-            status=record.status,
-            stop_reason=record.stop_reason,
-            mode=record.mode,
-            report_id=record.report_id,
-            error=record.error,
-            clarification_questions=record.clarification_questions,
-            answers_run_id=record.answers_run_id,
-            created_at=record.created_at,
-            finished_at=record.finished_at,
-            events_url=f"/api/runs/{record.id}/events",
-        )
+    @computed_field  # type: ignore[prop-decorator]  # mypy does not follow pydantic's decorator on a property
+    @property
+    def events_url(self) -> str:
+        return f"/api/runs/{self.id}/events"
 
 
 class SessionDetail(SessionOut):

@@ -31,7 +31,7 @@ async def get_run(request: Request, run_id: str) -> RunOut:
     record = await asyncio.to_thread(store_of(request).get_run, run_id)
     if record is None:
         raise not_found("run", run_id)
-    return RunOut.of(record)
+    return RunOut.model_validate(record)
 
 
 @router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses={**SSE_DOC, **responses(401, 404)})

@@ -18,7 +18,7 @@ router = APIRouter(tags=["sessions"])
 async def create_session(request: Request, body: SessionCreate | None = None) -> SessionOut:
     title = " ".join((body.title if body else "").split())
     record = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title)
-    return SessionOut.of(record)
+    return SessionOut.model_validate(record)
 
 
 @router.get("/sessions", response_model=list[SessionOut], responses=responses(401))
@@ -26,7 +26,7 @@ async def list_sessions(
     request: Request, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=10_000_000)
 ) -> list[SessionOut]:
     records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset)
-    return [SessionOut.of(record) for record in records]
+    return [SessionOut.model_validate(record) for record in records]
 
 
 @router.get("/sessions/{session_id}", response_model=SessionDetail, responses=responses(401, 404))
@@ -38,9 +38,9 @@ async def get_session(request: Request, session_id: str) -> SessionDetail:
         if record is None:
             return None
         return SessionDetail(
-            **SessionOut.of(record).model_dump(),
-            messages=[MessageOut.of(m) for m in store.list_messages(session_id)],
-            runs=[RunOut.of(r) for r in store.list_runs(session_id)],
+            **SessionOut.model_validate(record).model_dump(),
+            messages=[MessageOut.model_validate(m) for m in store.list_messages(session_id)],
+            runs=[RunOut.model_validate(r) for r in store.list_runs(session_id)],
         )
 
     detail = await asyncio.to_thread(load)
