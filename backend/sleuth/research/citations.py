@@ -6,13 +6,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from markdown_it import MarkdownIt
+
 from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
 # Raw HTML has no place in a report: clients render markdown, and other readers of the API
 # must not receive live markup. Script-like elements go with their content; other tags keep it.
@@ -21,14 +22,49 @@ _HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.S)
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
 
 
+_MARKDOWN = MarkdownIt("commonmark")
+
+
+def _code_ranges(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds code, as a CommonMark parser (and so the browser's renderer) sees it.
+
+    Fenced (``` and ~~~) and indented blocks come with their lines; inline code spans, whose
+    tokens carry no offsets, are found in their paragraph's lines by their backtick run.
+    """
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    ranges: list[tuple[int, int]] = []
+    for token in _MARKDOWN.parse(text):
+        if token.map is None:
+            continue
+        begin, end = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
+        if token.type in ("fence", "code_block"):
+            ranges.append((begin, end))
+        elif token.type == "inline":
+            cursor = begin
+            for child in token.children or []:
+                if child.type != "code_inline":
+                    continue
+                ticks = re.escape(child.markup)
+                span = re.compile(rf"(?<!`){ticks}(?!`).*?(?<!`){ticks}(?!`)", re.S).search(text, cursor, end)
+                if span is not None:
+                    ranges.append(span.span())
+                    cursor = span.end()
+    return sorted(ranges)
+
+
 def _outside_code(text: str, fn: Callable[[str], str]) -> str:
     """Apply `fn` to the parts of markdown that are not code, leaving code untouched."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # the parser's line numbers count \n only
     out: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
-        out.append(fn(text[last : match.start()]))
-        out.append(match.group(0))
-        last = match.end()
+    for start, end in _code_ranges(text):
+        if start < last:
+            continue
+        out.append(fn(text[last:start]))
+        out.append(text[start:end])
+        last = end
     out.append(fn(text[last:]))
     return "".join(out)
 
