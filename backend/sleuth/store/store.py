@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.research.types import ResearchResult
-from sleuth.store.db import connect, database_path
+from sleuth.store.db import connect, database_path, write_transaction
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 
@@ -52,15 +52,9 @@ class Store:
         self._local = threading.local()
 
     def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._conn()) as conn:
             for sql, params in statements:
                 conn.execute(sql, params)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     # -- sessions and messages --------------------------------------------------------------
 
@@ -247,14 +241,8 @@ class Store:
 
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
         """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._conn()) as conn:
             conn.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
 
 def _report_insert(
