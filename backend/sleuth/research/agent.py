@@ -244,7 +244,7 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         turn=lane.turn,
         tab=lane.tab,
     )
-    report = output.keep(result.content.strip())
+    report = output.keep(result.content.strip(), result.finish_reason)
     if output.cut:
         lane.emit(output.degraded(), sub)
     cited = [lane.citations.by_number[n] for n in dict.fromkeys(cited_numbers(report)) if n in lane.citations.by_number]

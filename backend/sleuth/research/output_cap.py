@@ -29,10 +29,10 @@ class OutputCap:
         if self._forward is not None:
             self._forward(delta)
 
-    def keep(self, text: str) -> str:
-        """`text` within the cap; remembers whether it had to be cut."""
+    def keep(self, text: str, finish_reason: str | None = None) -> str:
+        """`text` within the cap; remembers whether it was cut, here or by the provider (`length`)."""
         kept = truncate_tokens(text, self.max_tokens)
-        self.cut = self.cut or kept != text
+        self.cut = self.cut or kept != text or finish_reason == "length"
         return kept
 
     def degraded(self) -> Degraded:

@@ -50,7 +50,7 @@ async def make_plan(state: RunState) -> list[str]:
             max_tokens=cap.max_tokens,
             handlers=StreamHandlers(on_text=cap.on_text),
         )
-        steps = parse_plan(cap.keep(result.content), state.settings.plan_max_steps)
+        steps = parse_plan(cap.keep(result.content, result.finish_reason), state.settings.plan_max_steps)
         if cap.cut:
             state.emit(cap.degraded())
     except LLMError as exc:

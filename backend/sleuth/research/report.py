@@ -67,7 +67,7 @@ async def write_report(state: RunState) -> VerifiedReport:
                 state, "report", messages, max_tokens=cap.max_tokens, handlers=StreamHandlers(on_text=cap.on_text)
             ),
         )
-        text = cap.keep(result.content)
+        text = cap.keep(result.content, result.finish_reason)
         if cap.cut:
             state.emit(cap.degraded())
     except DeadlineReached:
