@@ -6,7 +6,10 @@ import click
 
 from sleuth import __version__
 from sleuth.api.commands import serve
+from sleuth.cli_doctor import doctor
+from sleuth.cli_eval import eval_command
 from sleuth.cli_research import research, schema
+from sleuth.cli_sources import show, sources
 from sleuth.tools.local.commands import index
 
 
@@ -16,5 +19,5 @@ def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
 
 
-for command in (research, schema, index, serve):
+for command in (research, schema, doctor, eval_command, sources, show, index, serve):
     main.add_command(command)

@@ -6,6 +6,7 @@ from typing import TextIO
 
 import click
 
+from sleuth.durations import format_duration
 from sleuth.stream.packets import (
     Clarification,
     Degraded,
@@ -15,6 +16,7 @@ from sleuth.stream.packets import (
     OpenUrlDocuments,
     Packet,
     PlanDone,
+    Progress,
     ReasoningDone,
     Report,
     ResearchAgentStart,
@@ -34,8 +36,10 @@ class ProgressPrinter:
         self.err = err
         self.color = color
         self._cycle = 0
+        self._branches = 0
         self._planned = False  # message packets before a plan are clarifying questions, not a report
         self.questions: list[str] = []
+        self.fatal: str | None = None  # a run-ending error, left for the CLI's one closing line
 
     def _line(self, text: str, fg: str | None = None, dim: bool = False) -> None:
         click.echo(click.style(text, fg=fg, dim=dim) if self.color else text, file=self.err)
@@ -46,8 +50,10 @@ class ProgressPrinter:
     def __call__(self, packet: Packet) -> None:
         lane = self._lane(packet)
         match packet.obj:
-            case RunStart(mode=mode, models=models):
-                self._line(f"Sleuth · {mode} mode · model: {', '.join(sorted(set(models.values())))}", fg="cyan")
+            case RunStart() as start:
+                models = sorted(set(start.models.values()))
+                budget = f" · budget {format_duration(start.time_budget_s)}" if start.time_budget_s else ""
+                self._line(f"Sleuth · {start.mode} mode{budget} · model: {', '.join(models)}", fg="cyan")
             case PlanDone(steps=steps):
                 self._planned = True
                 self._line("Plan:", fg="cyan")
@@ -57,8 +63,13 @@ class ProgressPrinter:
                 self._line(f"  thinking: {_short(reasoning, 160)}", dim=True)
             case TopLevelBranching(num_parallel_branches=n):
                 self._cycle += 1
+                self._branches = n  # announced with the time left, by the next progress
+            case Progress(time_left_s=time_left_s) if self._branches:
+                n, self._branches = self._branches, 0
+                left = f" · {format_duration(time_left_s)} left" if time_left_s is not None else ""
                 self._line(
-                    f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent"), fg="cyan"
+                    f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent") + left,
+                    fg="cyan",
                 )
             case ResearchAgentStart(task=task):
                 self._line(f"{lane} {_short(task, 120)}", fg="magenta")
@@ -72,6 +83,8 @@ class ProgressPrinter:
                 self._line(f"{lane} reported, citing {len(documents)} sources", fg="green")
             case Degraded(level=level, detail=detail):
                 self._line(f"! {level.replace('_', ' ')}: {detail}", fg="yellow")
+            case Error(message=message, recoverable=False):
+                self.fatal = message
             case Error(message=message):
                 self._line(f"✗ {message}", fg="red")
             case MessageStart() if self._planned:
@@ -80,7 +93,7 @@ class ProgressPrinter:
                 self.questions = questions
             case Report() as report:
                 self._report(report)
-            case Summary() as summary if not self.questions:
+            case Summary() as summary if not self.questions and not self.fatal:
                 self._line(
                     f"Done in {summary.elapsed_s:.1f}s · sources seen {summary.sources_seen}, "
                     f"read {summary.sources_fetched}, cited {summary.sources_cited} · "
@@ -90,10 +103,19 @@ class ProgressPrinter:
 
     def _report(self, report: Report) -> None:
         click.echo(report.markdown, file=self.out)
+        flagged: dict[str, int] = {}
+        for claim in report.unsupported_claims:
+            flagged[claim.marker] = flagged.get(claim.marker, 0) + 1
         if report.sources:
             click.echo("\nSources:", file=self.out)
             for source in report.sources:
-                click.echo(f"[{source.number}] {source.title or source.url} — {source.url}", file=self.out)
+                count = flagged.get(f"[{source.number}]", 0)
+                mark = f"  (! {count} unsupported claim{'s' if count > 1 else ''})" if count else ""
+                click.echo(f"[{source.number}] {source.title or source.url} — {source.url}{mark}", file=self.out)
+        if report.unsupported_claims:
+            click.echo("\nUnsupported claims (the cited source does not appear to say this):", file=self.out)
+            for claim in report.unsupported_claims:
+                click.echo(f"! {claim.marker} “{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
         if report.removed_citations:
             self._line(f"{len(report.removed_citations)} unverifiable citation(s) removed", fg="yellow")
 

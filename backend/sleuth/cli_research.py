@@ -4,24 +4,50 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 
 import click
 
 from sleuth.cli_progress import ProgressPrinter
 from sleuth.cli_settings import cli_settings
-from sleuth.config import Mode, Settings, Strategy
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
+from sleuth.durations import format_duration, parse_duration
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
 
 
+class TimeBudget(click.ParamType[float]):
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if not MIN_TIME_BUDGET_S <= seconds <= MAX_TIME_BUDGET_S:
+            self.fail(
+                f"must be between {format_duration(MIN_TIME_BUDGET_S)} and {format_duration(MAX_TIME_BUDGET_S)}",
+                param,
+                ctx,
+            )
+        return seconds
+
+
 async def _run(request: ResearchRequest, settings: Settings, sink: PacketSink) -> ResearchResult:
+    from sleuth.research.preflight import PreflightError, preflight
     from sleuth.tools.factory import build_toolbox
 
     try:
-        toolbox = build_toolbox(settings)
+        preflight(settings, request)
+    except PreflightError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        toolbox = build_toolbox(settings, request.sources)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     emitter = Emitter(new_run_id(), [sink])
@@ -30,22 +56,49 @@ async def _run(request: ResearchRequest, settings: Settings, sink: PacketSink) -
 
 @click.command()
 @click.argument("question")
-@click.option("--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: 2 lanes, fewer cycles.")
+@click.option(
+    "--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: one round of short agents, quicker."
+)
 @click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
 @click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
 )
 @click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option(
+    "--time-budget",
+    type=TimeBudget(),
+    default=None,
+    help="How long the run may take, e.g. 90s, 5m, 1h (default: the mode's budget).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Search only this source (a collection or web provider; repeatable). See `sleuth sources`.",
+)
 def research(
-    question: str, mode: Mode | None, strategy: Strategy | None, no_clarify: bool, as_json: bool, answer: str | None
+    question: str,
+    mode: Mode | None,
+    strategy: Strategy | None,
+    no_clarify: bool,
+    as_json: bool,
+    answer: str | None,
+    time_budget: float | None,
+    sources: tuple[str, ...],
 ) -> None:
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = cli_settings()
     request = ResearchRequest(
-        question=question.strip(), mode=mode, strategy=strategy, clarify=False if no_clarify else None
+        question=question.strip(),
+        mode=mode,
+        strategy=strategy,
+        clarify=False if no_clarify else None,
+        time_budget_s=time_budget,
+        sources=_checked_sources(settings, sources) if sources else None,
     )
 
     def json_sink(packet: Packet) -> None:
@@ -74,8 +127,20 @@ def research(
         sys.exit(130)
     if result.status == "error":
         if not as_json:
-            click.echo(f"sleuth: research failed: {result.error or 'see the messages above'}", err=True)
+            reason = printer.fatal or result.error or "see the messages above"
+            click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
+
+
+def _checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    from sleuth.tools.sources import UnknownSource, check_sources
+
+    try:
+        return check_sources(settings, names)
+    except UnknownSource as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()

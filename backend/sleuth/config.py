@@ -11,7 +11,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
-Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report"]
+Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report", "judge"]
+
+# Bounds of a run's time budget, wherever it comes from (request, CLI, settings).
+MIN_TIME_BUDGET_S = 10.0
+MAX_TIME_BUDGET_S = 86_400.0
 
 
 class Settings(BaseSettings):
@@ -25,6 +29,9 @@ class Settings(BaseSettings):
     orchestrator_model: str | None = None
     researcher_model: str | None = None
     report_model: str | None = None
+    judge_model: str | None = Field(
+        default=None, description="Checks that cited sources support their sentences; unset: a word-overlap check."
+    )
     api_base: str | None = None
     api_key: SecretStr | None = None
     reasoning: bool | None = Field(
@@ -35,6 +42,14 @@ class Settings(BaseSettings):
     search: str = "local"
     corpus: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
+    index_max_file_mb: float = Field(
+        default=50.0, gt=0, description="Files larger than this are skipped by `sleuth index` (with a line)."
+    )
+    upload_max_file_mb: float = Field(default=20.0, gt=0, description="Uploaded files larger than this get 413.")
+    upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
+    corpus_check_s: float = Field(
+        default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
+    )
 
     # Web search providers and page fetching.
     searxng_url: str | None = Field(default=None, description="SearXNG base URL with the JSON format enabled.")
@@ -66,23 +81,38 @@ class Settings(BaseSettings):
     agent_max_cycles: int = Field(default=6, ge=1)
     plan_max_steps: int = Field(default=6, ge=1, le=6)
     search_results: int = Field(default=6, ge=1, le=20)
-    intermediate_report_max_tokens: int = Field(default=1200, ge=64)
+    intermediate_report_max_tokens: int = Field(
+        default=4000, ge=64, description="Cap on each agent's report in heavy mode; light mode uses half."
+    )
+    report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     plan_max_tokens: int = Field(default=1000, ge=64, description="A longer plan is cut (and a packet says so).")
     task_max_tokens: int = Field(default=300, ge=16, description="A longer research_agent task is cut.")
-    report_max_tokens: int = Field(default=8000, ge=256, description="A longer final report is cut.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
 
-    # Failure and time (seconds).
-    agent_force_report_s: float = Field(default=720.0, gt=0)
-    agent_timeout_s: float = Field(default=1800.0, gt=0)
-    force_report_s: float = Field(default=1800.0, gt=0)
-    report_timeout_s: float = Field(default=300.0, gt=0)
-    agent_report_grace_s: float = Field(
-        default=60.0, ge=0, description="Agents are told to report this long before the orchestrator's force report."
+    # Failure and time (seconds). Unset levels derive from the run's time budget in proportion
+    # (see research/deadlines.py); a value set here wins over the budget.
+    light_time_budget_s: float = Field(
+        default=600.0, ge=MIN_TIME_BUDGET_S, le=MAX_TIME_BUDGET_S, description="Default time budget of a light run."
     )
-    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + 10 s.")
+    heavy_time_budget_s: float = Field(
+        default=2110.0,
+        ge=MIN_TIME_BUDGET_S,
+        le=MAX_TIME_BUDGET_S,
+        description="Default time budget of a heavy run: 30 min research, 5 min report, 10 s.",
+    )
+    agent_force_report_s: float | None = Field(default=None, gt=0, description="Unset: 40% of the force report.")
+    agent_timeout_s: float | None = Field(default=None, gt=0, description="Unset: the force report time.")
+    force_report_s: float | None = Field(default=None, gt=0, description="Unset: 1800 s at the heavy budget.")
+    report_timeout_s: float | None = Field(default=None, gt=0, description="Unset: 300 s at the heavy budget.")
+    agent_report_grace_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Agents are told to report this long before the orchestrator's force report. "
+        "Unset: 1/30 of the force report time.",
+    )
+    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + margin.")
 
     # Server.
     max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
@@ -110,6 +140,7 @@ class Settings(BaseSettings):
         "orchestrator_model",
         "researcher_model",
         "report_model",
+        "judge_model",
         "api_token",
         "api_key",
         "tavily_api_key",
@@ -121,6 +152,10 @@ class Settings(BaseSettings):
         """`SLEUTH_API_KEY=` in a .env means unset, not an empty key."""
         return None if isinstance(value, str) and not value.strip() else value
 
+    def time_budget_for(self, mode: Mode) -> float:
+        """The default time budget of a mode."""
+        return self.light_time_budget_s if mode == "light" else self.heavy_time_budget_s
+
     def model_for(self, role: Role) -> str:
         """The litellm model string for a role, falling back to `model`."""
         by_role = {
@@ -129,15 +164,17 @@ class Settings(BaseSettings):
             "orchestrator": self.orchestrator_model,
             "researcher": self.researcher_model,
             "report": self.report_model,
+            "judge": self.judge_model,
         }
         return by_role[role] or self.model
 
     @property
-    def effective_deadline_s(self) -> float:
-        """Hard bound on a run's total time."""
-        if self.deadline_s is not None:
-            return self.deadline_s
-        return self.force_report_s + self.report_timeout_s + 10.0
+    def index_max_file_bytes(self) -> int:
+        return int(self.index_max_file_mb * 1_000_000)
+
+    @property
+    def upload_max_file_bytes(self) -> int:
+        return int(self.upload_max_file_mb * 1_000_000)
 
     @property
     def search_providers(self) -> list[str]:

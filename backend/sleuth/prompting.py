@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from sleuth.prompt_facts import facts, tagged
 
 
 def prompts_dir() -> Path:
@@ -19,7 +23,7 @@ def prompts_dir() -> Path:
 
 @cache
 def _environment() -> Environment:
-    return Environment(
+    environment = Environment(
         loader=FileSystemLoader(str(prompts_dir())),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -27,8 +31,31 @@ def _environment() -> Environment:
         keep_trailing_newline=False,
         autoescape=False,  # prompts are plain text for a model, not HTML
     )
+    environment.globals["facts"] = facts
+    environment.filters["tagged"] = tagged
+    return environment
 
 
-def render(name: str, /, **variables: Any) -> str:
-    """Render `prompts/<name>.j2` with `variables`; a missing variable is an error."""
-    return _environment().get_template(f"{name}.j2").render(**variables).strip()
+_observers: list[list[str]] = []
+
+
+@contextmanager
+def observe_renders() -> Iterator[list[str]]:
+    """Collect the name of every template rendered inside the block (for coverage checks)."""
+    seen: list[str] = []
+    _observers.append(seen)
+    try:
+        yield seen
+    finally:
+        _observers.remove(seen)
+
+
+def render(template: str, /, **variables: Any) -> str:
+    """Render `prompts/<template>.j2` with `variables`; a missing variable is an error.
+
+    `template` is positional-only so that a template may take a variable called `name`.
+    """
+    text = _environment().get_template(f"{template}.j2").render(**variables).strip()
+    for seen in _observers:
+        seen.append(template)
+    return text

@@ -104,12 +104,22 @@ export async function getSession(id: string): Promise<SessionDetail> {
 export interface SendOptions {
   mode?: Mode;
   clarify?: boolean;
+  /** Seconds the run may take; unset: the mode's default budget. */
+  timeBudgetS?: number | null;
+  /** Source names from `listSources`; unset searches the server's defaults. */
+  sources?: string[];
 }
 
 export async function sendMessage(sessionId: string, content: string, opts: SendOptions = {}): Promise<{ runId: string }> {
   const body = await call<Json>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
     method: "POST",
-    body: JSON.stringify({ content, mode: opts.mode, clarify: opts.clarify }),
+    body: JSON.stringify({
+      content,
+      mode: opts.mode,
+      clarify: opts.clarify,
+      time_budget_s: opts.timeBudgetS ?? undefined,
+      sources: opts.sources?.length ? opts.sources : undefined,
+    }),
   });
   const runId = str(body.run_id);
   if (!runId) throw new ApiError("server returned no run_id", 500);
@@ -118,4 +128,96 @@ export async function sendMessage(sessionId: string, content: string, opts: Send
 
 export async function cancelRun(runId: string): Promise<void> {
   await call<unknown>(`/runs/${encodeURIComponent(runId)}/cancel`, { method: "POST" });
+}
+
+export interface SourceInfo {
+  name: string;
+  kind: "local" | "web" | string;
+  documents: number | null;
+  default: boolean;
+}
+
+export async function listSources(): Promise<SourceInfo[]> {
+  const body = await call<unknown>("/sources");
+  return ((Array.isArray(body) ? body : []) as Json[])
+    .map((s) => ({
+      name: str(s.name) ?? "",
+      kind: str(s.kind) ?? "local",
+      documents: typeof s.documents === "number" ? s.documents : null,
+      default: s.default === true,
+    }))
+    .filter((s) => s.name);
+}
+
+export interface CollectionInfo {
+  name: string;
+  kind: string;
+  documents: number;
+}
+
+export async function listCollections(): Promise<CollectionInfo[]> {
+  const body = await call<unknown>("/collections");
+  return ((Array.isArray(body) ? body : []) as Json[]).map((c) => ({
+    name: str(c.name) ?? "",
+    kind: str(c.kind) ?? "",
+    documents: typeof c.documents === "number" ? c.documents : 0,
+  }));
+}
+
+export interface OpenedDocument {
+  id: string;
+  url: string;
+  title: string;
+  collection: string | null;
+  text: string;
+}
+
+export async function getDocument(url: string): Promise<OpenedDocument> {
+  const raw = await call<Json>(`/documents?url=${encodeURIComponent(url)}`);
+  return {
+    id: str(raw.id) ?? "",
+    url: str(raw.url) ?? url,
+    title: str(raw.title) ?? "",
+    collection: str(raw.collection),
+    text: str(raw.text) ?? "",
+  };
+}
+
+/**
+ * Upload one file into a collection (created if new). XMLHttpRequest rather than fetch: it is
+ * the one browser API that reports upload progress.
+ */
+export function uploadFile(collection: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${BASE}/collections/${encodeURIComponent(collection)}/documents`);
+    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status === 401) reportUnauthorized();
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(1);
+        resolve();
+        return;
+      }
+      let detail = `${xhr.status} ${xhr.statusText}`;
+      try {
+        const body = JSON.parse(xhr.responseText);
+        if (body && typeof body.detail === "string") detail = body.detail;
+      } catch {
+        /* not JSON */
+      }
+      reject(new ApiError(detail, xhr.status));
+    };
+    xhr.onerror = () => reject(new ApiError("network error while uploading", 0));
+    const form = new FormData();
+    form.append("files", file, file.name);
+    xhr.send(form);
+  });
+}
+
+export function reportMarkdownUrl(reportId: string): string {
+  return `${BASE}/reports/${encodeURIComponent(reportId)}.md`;
 }

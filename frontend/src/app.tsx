@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
 import { phaseOf, RunView } from "./components/RunView";
@@ -8,6 +9,8 @@ import { useSession, type RunEntry } from "./session";
 import { Icon } from "./components/Icon";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { onUnauthorized } from "./auth";
+import { DocumentViewer } from "./components/DocumentViewer";
+import { SourcePicker, useSourceChoice } from "./components/SourcePicker";
 
 const EXAMPLES = [
   "How does Python decide where an attribute lookup like obj.x finds its value?",
@@ -24,6 +27,7 @@ export function App() {
   const [preset, setPreset] = useState<{ text: string; nonce: number } | null>(null);
   const [stopError, setStopError] = useState<string | null>(null);
   const [needToken, setNeedToken] = useState(false);
+  const [chosenSources, setChosenSources] = useSourceChoice(sessionId);
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
 
   // Follow the live end of the thread while the reader is there; leave them alone once
@@ -69,17 +73,18 @@ export function App() {
     if (lastStatus && lastStatus !== "running") refreshSessions();
   }, [lastStatus, refreshSessions]);
 
-  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean) => {
+  const sendMessage = async (text: string, mode: api.Mode, clarify: boolean, timeBudgetS: number | null) => {
     setStopError(null);
     stick.current = true;
-    await send(text, { mode, clarify }, navigate);
+    await send(text, { mode, clarify, timeBudgetS, sources: chosenSources ?? undefined }, navigate);
     refreshSessions();
   };
   // The answer starts the research itself, so it goes with the composer's chosen mode.
   const answer = async (text: string) => {
     const mode: api.Mode = localStorage.getItem("sleuth.mode") === "heavy" ? "heavy" : "light";
+    const timeBudgetS = parseBudget(localStorage.getItem(BUDGET_KEY));
     stick.current = true;
-    await send(text, { mode }, navigate);
+    await send(text, { mode, timeBudgetS, sources: chosenSources ?? undefined }, navigate);
   };
   const stop = () => {
     if (!lastRunId) return;
@@ -169,7 +174,9 @@ export function App() {
           onSend={sendMessage}
           onStop={busy ? stop : null}
           preset={preset}
+          tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
         />
+        <DocumentViewer />
       </main>
     </div>
   );

@@ -47,6 +47,8 @@ export function sanitizeMarkdown(md: string, doc: Document = document): Document
 export interface CitationTarget {
   number: number;
   title: string;
+  /** Why the cited source may not support this sentence; marks the chip. */
+  unsupported?: string;
 }
 
 /** `[3]`, `[1, 2]` and `[1][2]` all cite. */
@@ -54,11 +56,14 @@ const CITE_RE = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
 const HAS_CITE = /\[\d{1,3}(?:\s*,\s*\d{1,3})*\]/;
 const SKIP = new Set(["CODE", "PRE", "A", "BUTTON"]);
 
+/** Resolves a citation number, and which appearance of that number in the text this is (from 1). */
+export type CitationLookup = (n: number, occurrence: number) => CitationTarget | null;
+
 /**
  * Replace citation markers in text nodes with chip buttons. Only numbers `lookup` knows get
  * a chip; the rest stay as text. Chips carry `data-cite` for event delegation.
  */
-export function addCitationChips(root: ParentNode, lookup: (n: number) => CitationTarget | null): void {
+export function addCitationChips(root: ParentNode, lookup: CitationLookup): void {
   const doc = (root as Node).ownerDocument ?? document;
   const walker = doc.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT, {
     acceptNode(node) {
@@ -70,6 +75,7 @@ export function addCitationChips(root: ParentNode, lookup: (n: number) => Citati
   });
   const texts: Text[] = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) texts.push(n as Text);
+  const seen = new Map<number, number>();
   for (const text of texts) {
     const value = text.nodeValue ?? "";
     const parts: Node[] = [];
@@ -77,8 +83,9 @@ export function addCitationChips(root: ParentNode, lookup: (n: number) => Citati
     CITE_RE.lastIndex = 0;
     for (let m = CITE_RE.exec(value); m; m = CITE_RE.exec(value)) {
       const nums = m[1].split(",").map((x) => parseInt(x.trim(), 10));
-      const targets = nums.map((n) => lookup(n));
+      const targets = nums.map((n) => lookup(n, (seen.get(n) ?? 0) + 1));
       if (targets.some((t) => !t)) continue;
+      for (const n of nums) seen.set(n, (seen.get(n) ?? 0) + 1);
       if (m.index > last) parts.push(doc.createTextNode(value.slice(last, m.index)));
       for (const t of targets as CitationTarget[]) parts.push(makeChip(doc, t));
       last = m.index + m[0].length;
@@ -99,11 +106,17 @@ function makeChip(doc: Document, t: CitationTarget): HTMLElement {
   // Attribute and text values set through the DOM are never parsed as HTML.
   b.setAttribute("aria-label", `Source ${t.number}${t.title ? `: ${t.title}` : ""}`);
   b.textContent = String(t.number);
+  if (t.unsupported) {
+    b.classList.add("unsupported");
+    b.dataset.unsupported = t.unsupported;
+    b.title = `The source may not support this sentence: ${t.unsupported}`;
+    b.setAttribute("aria-label", `${b.getAttribute("aria-label")} (may not support this sentence: ${t.unsupported})`);
+  }
   return b;
 }
 
 /** Markdown -> safe fragment with citation chips. */
-export function renderMarkdown(md: string, lookup?: (n: number) => CitationTarget | null): DocumentFragment {
+export function renderMarkdown(md: string, lookup?: CitationLookup): DocumentFragment {
   const frag = sanitizeMarkdown(md);
   if (lookup) addCitationChips(frag, lookup);
   return frag;

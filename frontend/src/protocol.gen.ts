@@ -55,6 +55,14 @@ export interface RunStart {
   models: {
     [k: string]: string;
   };
+  /**
+   * The run's effective time budget (seconds).
+   */
+  time_budget_s: number | null;
+  /**
+   * The source names this run searches.
+   */
+  sources: string[];
 }
 export interface Clarification {
   type: "clarification";
@@ -164,6 +172,7 @@ export interface Report {
   markdown: string;
   sources: NumberedSource[];
   removed_citations: RemovedCitation[];
+  unsupported_claims: UnsupportedClaim[];
 }
 /**
  * A document with its citation number in the final report.
@@ -183,10 +192,26 @@ export interface RemovedCitation {
   marker: string;
   reason: string;
 }
+/**
+ * A citation whose sentence the cited document(s) do not appear to support.
+ */
+export interface UnsupportedClaim {
+  marker: string;
+  sentence: string;
+  reason: string;
+  /**
+   * Which appearance of `marker` in the markdown, from 1.
+   */
+  occurrence: number;
+}
 export interface Progress {
   type: "progress";
   processed_tasks: number;
   total_tasks: number;
+  /**
+   * Seconds of the time budget left.
+   */
+  time_left_s: number | null;
 }
 export interface Usage {
   type: "usage";
@@ -225,6 +250,8 @@ export interface Summary {
   output_tokens: number;
   cost_usd: number;
   report_id: string | null;
+  claims_checked: number;
+  claims_unsupported: number;
 }
 export interface Stop {
   type: "stop";

@@ -15,3 +15,6 @@ export type DegradedLevel = P.Degraded["level"];
 
 /** Narrow a packet object by its type tag. */
 export type ObjOf<T extends PacketType> = Extract<PacketObj, { type: T }>;
+
+/** A citation whose sentence its source does not appear to support. */
+export type UnsupportedClaim = P.UnsupportedClaim;

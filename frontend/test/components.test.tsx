@@ -76,6 +76,48 @@ describe("RunView on the happy fixture", () => {
   });
 });
 
+describe("unsupported claims", () => {
+  function withUnsupportedClaim(): Packet[] {
+    return fixture("happy-3-lanes-2-cycles").map((p) => {
+      if (p.obj.type === "report") {
+        const claim = { marker: "[3]", occurrence: 2, sentence: "Then non-data descriptors and class attributes.", reason: "the source shares only 20% of the key words" };
+        return { ...p, obj: { ...p.obj, unsupported_claims: [claim] } };
+      }
+      if (p.obj.type === "summary") return { ...p, obj: { ...p.obj, claims_checked: 5, claims_unsupported: 1 } };
+      return p;
+    });
+  }
+
+  it("marks exactly the flagged chip, with the reason on hover, and lists the claim", () => {
+    show(entry(withUnsupportedClaim()));
+    const threes = Array.from(root.querySelectorAll<HTMLButtonElement>('.report-body .cite-chip[data-cite="3"]'));
+    expect(threes).toHaveLength(2);
+    expect(threes.map((c) => c.classList.contains("unsupported"))).toEqual([false, true]);
+    expect(root.querySelectorAll(".report-body .cite-chip.unsupported")).toHaveLength(1);
+    expect(threes[1].title).toContain("the source shares only 20% of the key words");
+    expect(threes[1].getAttribute("aria-label")).toContain("may not support this sentence");
+    act(() => {
+      threes[1].dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+    });
+    expect(root.querySelector(".source-card-flag")?.textContent).toContain("20% of the key words");
+    act(() => {
+      threes[1].dispatchEvent(new MouseEvent("mouseout", { bubbles: true }));
+      threes[0].dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+    });
+    expect(root.querySelector(".source-card")).not.toBeNull();
+    expect(root.querySelector(".source-card-flag")).toBeNull();
+    const list = root.querySelector(".unsupported-claims");
+    expect(list?.textContent).toContain("1 citation may not be supported");
+    expect(list?.textContent).toContain("Then non-data descriptors and class attributes.");
+    expect(root.querySelector(".summary-bar")?.textContent).toContain("5 checked · 1 unsupported");
+  });
+
+  it("a report without unsupported claims has no marks", () => {
+    show(entry(fixture("happy-3-lanes-2-cycles")));
+    expect(root.querySelectorAll(".cite-chip.unsupported, .unsupported-claims")).toHaveLength(0);
+  });
+});
+
 describe("RunView on failures", () => {
   it("shows failed and timed-out lanes and the notices where they happened", () => {
     show(entry(fixture("failed-and-timed-out")));
@@ -145,7 +187,7 @@ describe("untrusted text stays inert in the rendered UI", () => {
       p({ type: "intermediate_report_start", content: md }, 1),
       p({ type: "message_start", final_documents: [evilDoc] }, 2),
       p({ type: "message_delta", content: md }, 2),
-      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }], removed_citations: [] }, 2),
+      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }], removed_citations: [], unsupported_claims: [] }, 2),
       p({ type: "stop", reason: "completed" }, 2),
     ];
     show(entry(packets));

@@ -86,6 +86,20 @@ describe("citation chips", () => {
     assertInert(root);
   });
 
+  it("tells the lookup which appearance of a number each marker is, and marks flagged chips", () => {
+    const calls: string[] = [];
+    const flagged = (n: number, occurrence: number) => {
+      calls.push(`${n}#${occurrence}`);
+      return { number: n, title: "", unsupported: n === 1 && occurrence === 2 ? "not in <b>source</b>" : undefined };
+    };
+    const root = html(renderMarkdown("A [1]. B [2][1].\n\n- C `[1]` [1]", flagged));
+    expect(calls).toEqual(["1#1", "2#1", "1#2", "1#3"]);
+    const chips = Array.from(root.querySelectorAll("button.cite-chip"));
+    expect(chips.map((c) => c.classList.contains("unsupported"))).toEqual([false, false, true, false]);
+    expect(chips[2].getAttribute("title")).toBe("The source may not support this sentence: not in <b>source</b>");
+    expect(chips[2].querySelector("b")).toBeNull();
+  });
+
   it("works on any DOM subtree", () => {
     const div = document.createElement("div");
     div.textContent = "x [2] y";

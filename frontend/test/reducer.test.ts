@@ -374,13 +374,20 @@ describe("final report", () => {
     expect(s.citations[1]).toEqual({ number: 1, documentId: "d1", url: doc.url, title: "A" });
     s = reduce(s, p({ type: "section_end" }, 3));
     expect(lastMessage(s)?.done).toBe(true);
+    const claim = { marker: "[1]", occurrence: 1, sentence: "Final.", reason: "not in the source" };
     s = reduce(
       s,
-      p({ type: "report", report_id: "rep1", markdown: "Final [1].", sources: [{ ...doc, number: 1 }], removed_citations: [{ marker: "[9]", reason: "unverifiable" }] }, 3),
+      p({ type: "report", report_id: "rep1", markdown: "Final [1].", sources: [{ ...doc, number: 1 }], removed_citations: [{ marker: "[9]", reason: "unverifiable" }], unsupported_claims: [claim] }, 3),
     );
     m = lastMessage(s)!;
     expect(blocksOf(s, "message")).toHaveLength(1);
-    expect(m.report).toEqual({ reportId: "rep1", markdown: "Final [1].", sources: [{ ...doc, number: 1 }], removed: [{ marker: "[9]", reason: "unverifiable" }] });
+    expect(m.report).toEqual({
+      reportId: "rep1",
+      markdown: "Final [1].",
+      sources: [{ ...doc, number: 1 }],
+      removed: [{ marker: "[9]", reason: "unverifiable" }],
+      unsupported: [claim],
+    });
     expect(s.reportId).toBe("rep1");
     expect(finalReport(s)?.markdown).toBe("Final [1].");
   });
@@ -409,12 +416,12 @@ describe("final report", () => {
       p({ type: "usage", role: "plan", model: "m", input_tokens: 10, output_tokens: 2, cost_usd: 0.5 }),
       p({ type: "usage", role: "report", model: "m", input_tokens: 5, output_tokens: 3, cost_usd: 0.25 }),
       p({ type: "progress", processed_tasks: 2, total_tasks: 3 }),
-      p({ type: "summary", elapsed_s: 12.5, sources_seen: 9, sources_fetched: 4, sources_cited: 3, input_tokens: 15, output_tokens: 5, cost_usd: 0.75, report_id: "rep" }),
+      p({ type: "summary", elapsed_s: 12.5, sources_seen: 9, sources_fetched: 4, sources_cited: 3, input_tokens: 15, output_tokens: 5, cost_usd: 0.75, report_id: "rep", claims_checked: 7, claims_unsupported: 2 }),
       p({ type: "stop", reason: "completed" }),
     ]);
     expect(s.progress).toEqual({ processed: 2, total: 3 });
     expect(s.usage).toEqual({ inputTokens: 15, outputTokens: 5, costUsd: 0.75 });
-    expect(s.summary).toMatchObject({ elapsedS: 12.5, sourcesSeen: 9, sourcesFetched: 4, sourcesCited: 3, reportId: "rep" });
+    expect(s.summary).toMatchObject({ elapsedS: 12.5, sourcesSeen: 9, sourcesFetched: 4, sourcesCited: 3, reportId: "rep", claimsChecked: 7, claimsUnsupported: 2 });
     expect(s.reportId).toBe("rep");
     expect(s.status).toBe("completed");
   });

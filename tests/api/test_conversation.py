@@ -90,6 +90,7 @@ async def test_reports_as_json_and_markdown_and_session_listing(server: LiveServ
     assert report["run_id"] == created["run_id"] and report["session_id"] == created["session_id"]
     assert report["sources"] and report["title"] and report["created_at"] and report["input_tokens"] > 0
     assert markdown.headers["content-type"].startswith("text/markdown")
-    assert markdown.text == report["markdown"]
+    assert markdown.text.startswith(f"# {QUESTION}\n\n") and report["markdown"].strip() in markdown.text
+    assert "\n## Sources\n\n1. [" in markdown.text and markdown.text.endswith("\n")
     assert [s["id"] for s in sessions] == [created["session_id"]]
     assert run["mode"] == "light"

@@ -93,6 +93,11 @@ def test_vague_question_is_clarified_then_researched_into_a_cited_report(
     expect(highlighted).to_have_attribute("aria-current", "true")
     expect(highlighted).to_have_class(re.compile(r"\bactive\b"))
     expect(highlighted).to_be_in_viewport()
+    # The click also opens the source in the document viewer; Escape closes it.
+    viewer = page.locator("dialog.doc-viewer")
+    expect(viewer).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(viewer).to_be_hidden()
     chip.hover()
     tip = run.get_by_role("tooltip")
     expect(tip).to_be_visible()

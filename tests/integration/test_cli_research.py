@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from sleuth.stream.packets import parse_packet
+from support.cli import sleuth
 from support.invariants import check_invariants
 from support.scenarios import ResearchModel
 from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
-
-
-def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sleuth", *args],
-        env={**os.environ, **env},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def endpoint_env(llm: ScriptedLLM) -> dict[str, str]:
@@ -45,7 +31,8 @@ def test_human_mode_shows_progress_and_prints_the_report_with_sources(tmp_path: 
     with ScriptedLLM(ResearchModel()) as llm:
         done = sleuth(["research", "--no-clarify", "--mode", "light", QUESTION], endpoint_env(llm), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Plan:" in done.stderr and "[lane 2]" in done.stderr and "[lane 3]" not in done.stderr
+    # light: one round of agents, one per plan step, in parallel
+    assert "Plan:" in done.stderr and "[lane 3]" in done.stderr and "Research cycle 2" not in done.stderr
     assert "Descriptors take precedence" in done.stdout
     assert "\nSources:\n[1] " in done.stdout and "corpus://python-reference/" in done.stdout
 

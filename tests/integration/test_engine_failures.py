@@ -39,15 +39,6 @@ async def test_five_agent_calls_in_one_turn_run_three_and_refuse_two() -> None:
     assert sum(1 for a in answers if "Finding" in a) == 3
 
 
-async def test_light_mode_caps_lanes_at_two() -> None:
-    from sleuth.research.types import ResearchRequest
-
-    with ScriptedLLM(ResearchModel()) as llm:
-        run = await run_engine(scripted_settings(llm), ResearchRequest(question=QUESTION, mode="light"))
-    check_invariants(run.packets)
-    assert [p.obj.num_parallel_branches for p in run.of("top_level_branching")] == [2, 2]
-
-
 class FailingAgent(ResearchModel):
     """The agent whose task mentions 'broken' gets a non-retryable error from the provider."""
 
@@ -93,7 +84,9 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
     model = HangingAgent(hang_report, tasks_per_cycle=[["descriptor protocol", "slow attribute lookup task"]])
     clock = ScaledClock(1000)  # the default 12 min / 30 min cascade in about two real seconds
     with ScriptedLLM(model) as llm:
-        settings = scripted_settings(llm, force_report_s=3600, report_timeout_s=300)
+        settings = scripted_settings(
+            llm, force_report_s=3600, report_timeout_s=300, agent_force_report_s=720, agent_timeout_s=1800
+        )
         run = await run_engine(settings, QUESTION, clock=clock)
         answers = tool_messages(llm.requests_for("orchestrator")[1])
     check_invariants(run.packets)

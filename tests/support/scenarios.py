@@ -23,6 +23,24 @@ def assistant_turns(body: dict[str, Any]) -> int:
     return sum(1 for m in body["messages"] if m["role"] == "assistant")
 
 
+def _calls_by_turn(body: dict[str, Any]) -> list[list[str]]:
+    return [
+        [call["function"]["name"] for call in m.get("tool_calls") or []]
+        for m in body["messages"]
+        if m["role"] == "assistant"
+    ]
+
+
+def dispatch_turns(body: dict[str, Any]) -> int:
+    """Earlier assistant turns that sent research agents."""
+    return sum(1 for names in _calls_by_turn(body) if "research_agent" in names)
+
+
+def last_call_names(body: dict[str, Any]) -> list[str]:
+    turns = _calls_by_turn(body)
+    return turns[-1] if turns else []
+
+
 def last_tool_texts(body: dict[str, Any]) -> list[str]:
     """Tool results after the last assistant message."""
     out: list[str] = []
@@ -64,18 +82,23 @@ class ResearchModel:
         return Reply(text="1. How descriptors work\n2. How __getattr__ is used\n3. How they interact in lookup")
 
     def orchestrator(self, body: dict[str, Any]) -> Reply:
-        cycle = assistant_turns(body)
-        think = self.use_think and "think_tool" in tool_names(body)
-        if cycle < len(self.tasks_per_cycle):
-            calls = [Call("research_agent", {"task": task}) for task in self.tasks_per_cycle[cycle]]
-            if think:
-                calls.insert(
-                    0,
-                    Call(
-                        "think_tool", {"reasoning": f'Cycle {cycle}: covering "{len(calls)}" tasks.\nNext: dispatch.'}
-                    ),
-                )
-            return Reply(tool_calls=calls)
+        dispatched = dispatch_turns(body)
+        more = dispatched < len(self.tasks_per_cycle)
+        # thinking is a turn of its own, between rounds and before the report (never beside agents)
+        if (
+            self.use_think
+            and "think_tool" in tool_names(body)
+            and dispatched
+            and last_call_names(body) != ["think_tool"]
+        ):
+            reasoning = (
+                f'Cycle {dispatched}: covering "{len(self.tasks_per_cycle[dispatched])}" tasks.\nNext: dispatch.'
+                if more
+                else f"All {dispatched} cycles done.\nNext: report."
+            )
+            return Reply(tool_calls=[Call("think_tool", {"reasoning": reasoning})])
+        if more:
+            return Reply(tool_calls=[Call("research_agent", {"task": t}) for t in self.tasks_per_cycle[dispatched]])
         return Reply(tool_calls=[Call("generate_report", {})])
 
     def agent(self, body: dict[str, Any]) -> Reply:
@@ -112,3 +135,26 @@ class HangingOrchestrator(ResearchModel):
         if assistant_turns(body) >= self.cycles:
             return Reply(hang=True)
         return super().orchestrator(body)
+
+
+@dataclass
+class SixStepModel(ResearchModel):
+    """Plans six steps and dispatches one agent per step, three a turn, as the orchestrator is asked to;
+    `latency_s` delays every answer like a hosted model."""
+
+    latency_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.tasks_per_cycle = [
+            ["descriptor protocol __get__ __set__", "__getattr__ fallback", "__getattribute__ data descriptors"],
+            ["property builtin descriptor", "__slots__ descriptors", "instance dictionary lookup order"],
+        ]
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        reply = super().__call__(body)
+        reply.delay_s = self.latency_s
+        return reply
+
+    def planner(self, body: dict[str, Any]) -> Reply:
+        steps = [task for cycle in self.tasks_per_cycle for task in cycle]
+        return Reply(text="\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1)))

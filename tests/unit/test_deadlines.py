@@ -90,3 +90,76 @@ async def test_scaled_clock_runs_faster_than_real_time() -> None:
     start = clock.now()
     await clock.sleep(50)  # 50 ms of real time
     assert clock.now() - start >= 50
+
+
+@pytest.mark.parametrize("budget", [15.0, 60.0, 120.0, 1800.0])
+def test_every_level_scales_with_the_budget(budget: float) -> None:
+    d = RunDeadlines.start(Settings(), now=0.0, budget_s=budget)
+    assert d.time_budget_s == budget and d.deadline_at == budget
+    scale = budget / 2110
+    assert d.force_report_at == pytest.approx(1800 * scale)
+    assert d.report_timeout_s == pytest.approx(300 * scale)
+    assert d.agent_report_grace_s == pytest.approx(60 * scale)
+    assert d.agent_force_report_at(0.0) == pytest.approx(720 * scale)
+    assert d.agent_kill_at(0.0) == pytest.approx(1800 * scale)
+
+
+def test_the_heavy_default_budget_is_the_documented_cascade_and_light_is_shorter() -> None:
+    settings = Settings()
+    heavy = RunDeadlines.start(settings, 0.0, settings.time_budget_for("heavy"))
+    light = RunDeadlines.start(settings, 0.0, settings.time_budget_for("light"))
+    assert (heavy.force_report_at, heavy.report_timeout_s, heavy.deadline_at) == (1800, 300, 2110)
+    assert light.deadline_at < heavy.deadline_at / 2
+
+
+def test_explicit_settings_win_over_the_budget() -> None:
+    settings = Settings(force_report_s=15, report_timeout_s=40)
+    d = RunDeadlines.start(settings, 0.0, budget_s=600)
+    assert d.force_report_at == 15 and d.report_timeout_s == 40
+    assert d.deadline_at == pytest.approx(15 + 40 + 10 * 600 / 2110)  # force report + report + margin
+    # agent levels are shares of the research window, so a short window leaves room to research
+    assert d.agent_report_grace_s == pytest.approx(0.5)
+    assert d.agent_force_report_at(2.0) == pytest.approx(8.0)
+    assert RunDeadlines.start(Settings(deadline_s=99, agent_report_grace_s=7), 0.0, 600).deadline_at == 99
+    assert RunDeadlines.start(Settings(agent_report_grace_s=7), 0.0, 600).agent_report_grace_s == 7
+
+
+@pytest.mark.parametrize("force_report_s", [15.0, 60.0, 61.0, 62.0])
+def test_an_agent_always_gets_a_first_research_turn_when_the_window_allows(force_report_s: float) -> None:
+    d = RunDeadlines.start(Settings(force_report_s=force_report_s), 0.0)
+    started = force_report_s * 0.9  # a late agent: most of the window is gone
+    assert d.agent_force_report_at(started) > started or d.agent_first_turn_until(started) > started
+    assert d.agent_first_turn_until(started) == pytest.approx(force_report_s - d.agent_report_grace_s)
+    # no room at all: not even a first turn
+    assert d.agent_first_turn_until(force_report_s) < force_report_s
+
+
+def test_agents_are_dispatched_only_when_they_can_research_and_report() -> None:
+    d = RunDeadlines.start(Settings(), 0.0, budget_s=211)  # force report at 180 s, grace 6 s
+    assert d.agents_fit(now=100, call_s=10)
+    assert not d.agents_fit(now=160, call_s=10)  # 160 + 6 + 2 x 10 > 180
+    assert d.cycle_fits(now=100, call_s=10) and not d.cycle_fits(now=155, call_s=10)
+
+
+def test_time_left_counts_down_from_a_movable_start() -> None:
+    d = RunDeadlines.start(Settings(), 100.0, budget_s=60)
+    assert d.time_left(130.0) == 30 and d.research_time_left(130.0) == pytest.approx(60 * 1800 / 2110 - 30)
+    d.started_at += 20  # time that does not count (e.g. waiting for the user) moves every level
+    assert d.time_left(130.0) == 50 and d.time_left(1000.0) == 0
+
+
+async def test_run_until_follows_a_deadline_that_moves_later() -> None:
+    clock = ManualClock()
+    at = [10.0]
+
+    async def work() -> str:
+        await clock.sleep(15)
+        return "done"
+
+    waiter = asyncio.create_task(run_until(clock, lambda: at[0], work()))
+    await clock.advance(5)
+    at[0] = 20.0
+    await clock.advance(6)  # past the old deadline: still running
+    assert not waiter.done()
+    await clock.advance(5)
+    assert await waiter == "done"

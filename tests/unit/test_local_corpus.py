@@ -247,12 +247,35 @@ async def test_sleuth_corpus_folder_is_reindexed_incrementally_on_next_first_use
     folder = tmp_path / "kb"
     note = write(folder / "a.md", "alpha bravo\n")
     monkeypatch.setenv("SLEUTH_CORPUS", str(folder))
+    monkeypatch.setenv("SLEUTH_CORPUS_CHECK_S", "0")  # check on every run
     search, _ = build_local_tools(Settings())
     assert await search.search("alpha", limit=3)
     note.write_text("charlie delta echo\n", encoding="utf-8")
     search, _ = build_local_tools(Settings())
     assert await search.search("alpha", limit=3) == []
     assert [d.url for d in await search.search("charlie", limit=3)] == ["corpus://kb/a.md"]
+
+
+async def test_sleuth_corpus_folder_is_checked_at_most_every_corpus_check_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sleuth.tools.local.corpus import FolderChecks, db_path_for
+
+    now = [1000.0]
+    checks = FolderChecks(now=lambda: now[0])
+    folder = tmp_path / "kb"
+    note = write(folder / "a.md", "alpha bravo\n")
+
+    def corpus() -> LocalCorpus:
+        return LocalCorpus(db_path_for(Settings().data_dir), str(folder), check_every_s=30, checks=checks)
+
+    assert corpus().search("alpha", 3)
+    note.write_text("charlie delta echo\n", encoding="utf-8")
+    now[0] += 10
+    assert corpus().search("alpha", 3)  # within 30 s: the index is used as it is
+    now[0] += 25
+    assert corpus().search("alpha", 3) == []
+    assert [d.url for d in corpus().search("charlie", 3)] == ["corpus://kb/a.md"]
 
 
 async def test_unset_corpus_searches_builtin_and_indexed_collections(tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ async def test_bad_files_are_reported_and_the_rest_indexed(docs: Path) -> None:
     assert result.exit_code == 0
     c = counts(result)
     assert c["added"] == 5 and c["failed"] == 2
-    assert "error: broken.pdf: unreadable PDF" in result.stderr
+    assert "error: broken.pdf: could not read the PDF" in result.stderr
     assert "error: empty.md: no text could be extracted" in result.stderr
     assert "warning: latin1.txt: not valid UTF-8" in result.stderr
     assert "Traceback" not in result.output

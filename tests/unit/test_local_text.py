@@ -80,7 +80,7 @@ def test_html_extraction_drops_chrome_and_keeps_headings(tmp_path: Path) -> None
     )
     out = extract(tmp_path / "a.html", html)
     assert out.title == "The Title"
-    assert out.text == "# Main\n\nFirst para.\n\none\n\ntwo\n\ndef f():\n    return 1"
+    assert out.text == "# Main\n\nFirst para.\n\n- one\n\n- two\n\ndef f():\n    return 1"
     assert "Copyright" not in out.text and "Site header" not in out.text
 
 
@@ -96,7 +96,7 @@ def test_binary_and_empty_files_are_extract_errors(tmp_path: Path) -> None:
         extract(tmp_path / "a.txt", b"abc\x00def")
     with pytest.raises(ExtractError, match="no text"):
         extract(tmp_path / "a.md", b"  \n ")
-    with pytest.raises(ExtractError, match="unreadable PDF"):
+    with pytest.raises(ExtractError, match="could not read the PDF"):
         extract(tmp_path / "a.pdf", b"%PDF-1.7\n1 0 obj <<")
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sleuth.tools.base import ToolError
+from sleuth.tools.extraction import html_to_text, pdf_to_text
 from sleuth.tools.web.content import extract
 from sleuth.tools.web.fetch import FetchedResource
-from sleuth.tools.web.html_text import html_to_text
-from sleuth.tools.web.pdf_text import pdf_to_text
 
 
 def resource(

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from sleuth import __version__
 from sleuth.api.auth import check_token
-from sleuth.api.errors import install_error_handlers
+from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
-from sleuth.api.routes import health, reports, research, runs, sessions
+from sleuth.api.routes import health, library, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.config import Settings
+from sleuth.research.preflight import run_checks
 from sleuth.store import Store
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a message or
 `POST /api/research`, then follow `GET /api/runs/{run_id}/events` (SSE, resumable with
@@ -47,6 +51,11 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.store = store
         app.state.manager = manager
         await manager.start()
+        # Once at start-up: the checks load litellm (seconds), which must not stall the first request;
+        # and a broken setup is in the log before anyone asks.
+        for check in await asyncio.to_thread(run_checks, settings):
+            if not check.ok:
+                log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)
         try:
             yield
         finally:
@@ -62,19 +71,19 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     api = APIRouter(prefix="/api")
     api.include_router(health.router)
     protected = APIRouter(dependencies=[Depends(check_token)])
-    for module in (sessions, research, runs, reports):
+    for module in (sessions, research, runs, reports, library):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
     mount_web_ui(app, find_web_dist(limits.web_dist))
 
     # Counts the bytes as they are read, so a chunked body without Content-Length is cut off too.
-    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=limits.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes, upload_max_bytes=limits.max_upload_bytes)
     if limits.cors_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=limits.cors_origins,
-            allow_methods=["GET", "POST"],
+            allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones

@@ -17,7 +17,16 @@ class PlannedRun:
     answers_run_id: str | None = None
 
 
-def plan_run(store: Store, session_id: str, content: str, *, mode: Mode | None, clarify: bool | None) -> PlannedRun:
+def plan_run(
+    store: Store,
+    session_id: str,
+    content: str,
+    *,
+    mode: Mode | None,
+    clarify: bool | None,
+    time_budget_s: float | None = None,
+    sources: list[str] | None = None,
+) -> PlannedRun:
     """Turn a message into a ResearchRequest.
 
     If the session's latest run ended asking clarification questions, this message answers
@@ -37,7 +46,17 @@ def plan_run(store: Store, session_id: str, content: str, *, mode: Mode | None, 
             clarify=False,
             clarification=exchange,
             history=history,
+            time_budget_s=time_budget_s,
+            sources=sources,
         )
         return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
-    request = ResearchRequest(question=content, session_id=session_id, mode=mode, clarify=clarify, history=history)
+    request = ResearchRequest(
+        question=content,
+        session_id=session_id,
+        mode=mode,
+        clarify=clarify,
+        history=history,
+        time_budget_s=time_budget_s,
+        sources=sources,
+    )
     return PlannedRun(request=request, kind="question")

@@ -6,6 +6,8 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -23,3 +25,20 @@ def install_error_handlers(app: FastAPI) -> None:
 def _plain(message: str) -> str:
     # pydantic prefixes messages of custom validators with "Value error, ".
     return message.removeprefix("Value error, ")
+
+
+class BodySizeLimit:
+    """Refuse a body larger than `max_bytes` with 413, counting bytes as they are read (Starlette's
+    RequestBodyLimitMiddleware), so a chunked body without Content-Length is refused too.
+
+    File uploads (`POST /api/collections/{name}/documents`) get their own, larger limit.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int) -> None:
+        self._default = RequestBodyLimitMiddleware(app, max_body_size=max_bytes)
+        self._upload = RequestBodyLimitMiddleware(app, max_body_size=upload_max_bytes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        upload = scope.get("method") == "POST" and path.startswith("/api/collections/") and path.endswith("/documents")
+        await (self._upload if upload else self._default)(scope, receive, send)

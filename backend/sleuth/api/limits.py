@@ -18,6 +18,7 @@ class ApiLimits:
     max_message_chars: int  # a longer message or question -> 413
     retry_after_s: int  # Retry-After on 429
     web_dist: str | None  # the built web UI; unset: frontend/dist of the source tree or cwd
+    max_upload_bytes: int  # a whole upload request (every file plus form overhead)
 
     @property
     def max_body_bytes(self) -> int:
@@ -35,4 +36,5 @@ class ApiLimits:
             max_message_chars=settings.max_message_chars,
             retry_after_s=settings.retry_after_s,
             web_dist=settings.web_dist,
+            max_upload_bytes=settings.upload_max_files * settings.upload_max_file_bytes + 1_000_000,
         )

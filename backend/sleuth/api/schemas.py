@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator
 
-from sleuth.config import Mode
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.research.types import ResearchResult
+from sleuth.tools.local.library import DocumentEntry, DocumentText
+from sleuth.tools.local.store import CollectionStats
 
 
 def _not_blank(value: str) -> str:
@@ -34,11 +36,24 @@ class SessionCreate(BaseModel):
     )
 
 
+def _time_budget() -> Any:
+    return Field(
+        default=None,
+        ge=MIN_TIME_BUDGET_S,
+        le=MAX_TIME_BUDGET_S,
+        description="How long the run may take, in seconds; unset: the mode's default budget.",
+    )
+
+
 class MessageCreate(BaseModel):
     content: Text = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
+    )
+    time_budget_s: float | None = _time_budget()
+    sources: list[str] | None = Field(
+        default=None, max_length=100, description="Names from `GET /api/sources` to search; unset: the defaults."
     )
 
     _content_not_blank = field_validator("content")(_not_blank)
@@ -48,6 +63,10 @@ class ResearchCreate(BaseModel):
     question: Text
     mode: Mode | None = None
     clarify: bool | None = None
+    time_budget_s: float | None = _time_budget()
+    sources: list[str] | None = Field(
+        default=None, max_length=100, description="Names from `GET /api/sources` to search; unset: the defaults."
+    )
 
     _question_not_blank = field_validator("question")(_not_blank)
 
@@ -131,3 +150,45 @@ class HealthOut(BaseModel):
 
 class ErrorOut(BaseModel):
     detail: str
+
+
+class SourceOut(BaseModel):
+    name: str = Field(description="What to put in `sources` when starting research.")
+    kind: Literal["local", "web"] = Field(description="`local`: a collection in the corpus; `web`: a search provider.")
+    documents: int | None = Field(default=None, description="Documents in a local collection.")
+    default: bool = Field(description="Searched when a request names no sources.")
+
+
+class CollectionOut(BaseModel):
+    name: str
+    kind: str = Field(description="`builtin`, `indexed` (sleuth index), `env` (SLEUTH_CORPUS) or `uploaded`.")
+    documents: int
+    chunks: int
+
+    @classmethod
+    def of(cls, stats: CollectionStats) -> CollectionOut:
+        return cls(name=stats.name, kind=stats.kind, documents=stats.documents, chunks=stats.chunks)
+
+
+class DocumentEntryOut(BaseModel):
+    id: str = Field(description="The document's id, as in packets; open it with `GET /api/documents/{id}`.")
+    url: str
+    title: str
+    path: str
+    size: int
+
+    @classmethod
+    def of(cls, entry: DocumentEntry) -> DocumentEntryOut:
+        return cls(id=entry.id, url=entry.url, title=entry.title, path=entry.path, size=entry.size)
+
+
+class DocumentOut(BaseModel):
+    id: str
+    url: str
+    title: str
+    collection: str | None = Field(description="The local collection; null for a web page.")
+    text: str
+
+    @classmethod
+    def local(cls, doc: DocumentText) -> DocumentOut:
+        return cls(id=doc.id, url=doc.url, title=doc.title, collection=doc.collection, text=doc.text)

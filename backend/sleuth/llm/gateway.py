@@ -12,7 +12,7 @@ from sleuth.config import Role, Settings
 from sleuth.llm.capabilities import cost_usd
 from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
-from sleuth.llm.retry import backoff_delay, is_transient
+from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_cause
 from sleuth.llm.setup import litellm_module
 from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
@@ -23,6 +23,14 @@ log = logging.getLogger(__name__)
 
 class LLMError(Exception):
     """A model call failed for good (not transient, or out of retries)."""
+
+
+class ModelAccessError(Exception):
+    """The provider refuses the model itself (credentials, permission, unknown model).
+
+    Not an LLMError on purpose: steps that carry on after a failed call must not carry on
+    after this one, since every later call would fail the same way.
+    """
 
 
 async def _call(handler: Any, *args: Any) -> None:
@@ -149,6 +157,14 @@ class LLMGateway:
                     log.warning("%s stream broke after output (%s); keeping partial result", role, type(exc).__name__)
                     acc.result.truncated = True
                     break
+                problem = access_problem(exc)
+                if problem is not None:
+                    raise ModelAccessError(
+                        redact_values(
+                            f"the model {model} cannot be used: {problem}: {_short(root_cause(exc))}",
+                            [kwargs.get("api_key")],
+                        )
+                    ) from None
                 if not is_transient(exc) or attempt >= self.settings.llm_retries:
                     message = redact_values(
                         f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", [kwargs.get("api_key")]

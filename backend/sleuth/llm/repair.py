@@ -10,6 +10,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from sleuth.llm.types import ToolCall
+from sleuth.prompting import render
 
 EMPTY_ASSISTANT = "(no text)"
 EMPTY_TOOL = "(the tool returned nothing)"
@@ -73,7 +74,7 @@ def repair_tool_call(call: ToolCall, schemas: dict[str, dict[str, Any]]) -> Tool
     available = list(schemas)
     resolved = resolve_tool_name(call.name, available)
     if resolved is None:
-        call.error = f"Unknown tool '{call.name}'. Available tools: {', '.join(available)}."
+        call.error = render("responses/tool_unavailable", name=call.name, available=", ".join(available))
         return call
     call.resolved_name = resolved
     raw = _strip_fences(call.arguments or "") or "{}"

@@ -8,17 +8,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sleuth.documents import Document, normalise_url
-from sleuth.llm.gateway import LLMError
-from sleuth.llm.tokens import truncate_tokens
+from sleuth.llm.gateway import LLMError, ModelAccessError
+from sleuth.llm.tokens import count_tokens, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.citations import Numbering, cited_numbers
 from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.depth import intermediate_report_tokens
+from sleuth.research.excerpts import focused_text
 from sleuth.research.llm_step import llm_step
 from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
+from sleuth.research.turns import seconds_left
 from sleuth.stream.packets import (
     Degraded,
     Error,
@@ -58,6 +61,7 @@ class Lane:
     started_at: float
     citations: Numbering = field(default_factory=Numbering)
     page_text: dict[str, str] = field(default_factory=dict)  # document id -> text the agent read
+    asked: list[str] = field(default_factory=list)  # every search query, to focus long pages on them
     _sub: int = 0
 
     def next_sub(self) -> int:
@@ -87,25 +91,37 @@ async def _search(lane: Lane, call: ToolCall) -> str:
     queries = _clean_strings((call.parsed or {}).get("queries"), ts.MAX_ITEMS_PER_CALL)
     lane.emit(SearchStart(provider=state.toolbox.provider_label), sub)
     lane.emit(SearchQueries(queries=queries), sub)
-    limit = state.settings.search_results
+    limit = state.limits.search_results
 
     async def one(query: str) -> SearchOutcome:
         key = state.toolbox.provider_label + "\x00" + re.sub(r"\s+", " ", query.lower()).strip()
         return await state.query_cache.get(key, lambda: state.toolbox.search(query, limit=limit))
 
+    lane.asked.extend(queries)
     outcomes = await asyncio.gather(*(one(q) for q in queries))
     documents: list[Document] = []
     errors: list[str] = []
     for outcome in outcomes:
         errors.extend(e for e in outcome.errors if e not in errors)
-        for document in outcome.documents:
-            known = state.registry.add(document)
-            if all(d.id != known.id for d in documents):
-                documents.append(known)
+    # Rank by rank across the queries, so every query's best hit is near the top of the list.
+    for rank in range(max((len(outcome.documents) for outcome in outcomes), default=0)):
+        for outcome in outcomes:
+            if rank < len(outcome.documents):
+                known = state.registry.add(outcome.documents[rank])
+                if all(d.id != known.id for d in documents):
+                    documents.append(known)
     lane.emit(SearchDocuments(documents=documents), sub)
     for error in errors:
         lane.emit(Error(message=f"Search failed: {error}", recoverable=True), sub)
-    numbered = [{"number": lane.citations.number(d), **d.model_dump()} for d in documents]
+    numbered = [
+        {
+            "number": lane.citations.number(d),
+            # another agent of this run has read it: worth less to open again than an unread page
+            "read_elsewhere": state.registry.was_fetched(d.id) and d.id not in lane.page_text,
+            **d.model_dump(),
+        }
+        for d in documents
+    ]
     response = render("responses/search_results", documents=numbered, errors=errors)
     return response + ("\n\n" + render("agent_nudge") if documents else "")
 
@@ -124,14 +140,15 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     pages: list[dict[str, Any]] = []
     documents: list[Document] = []
     errors: list[str] = []
-    for url, result in zip(urls, results, strict=False):
+    for url, result in zip(urls, results, strict=True):
         if isinstance(result, asyncio.CancelledError):
             raise result
         if isinstance(result, BaseException):
             errors.append(f"{url}: {result}" if isinstance(result, ToolError) else f"{url}: {type(result).__name__}")
             continue
         document = state.registry.add(result.document, fetched=True)
-        text = truncate_tokens(result.text, state.settings.page_max_tokens)
+        cap = state.limits.page_max_tokens
+        text = truncate_tokens(focused_text(result.text, lane.asked or [lane.task], cap, count_tokens), cap)
         lane.page_text[document.id] = text
         documents.append(document)
         pages.append(
@@ -146,6 +163,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
 async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]], bool]:
     """Execute one turn's tool calls concurrently; returns tool messages (in call order) and whether to report."""
     wants_report = False
+    state = lane.state
 
     async def answer(call: ToolCall) -> str:
         nonlocal wants_report
@@ -160,12 +178,16 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
         if call.resolved_name == ts.GENERATE_REPORT:
             wants_report = True
             return render("responses/generate_report_ack")
-        return render("responses/tool_unavailable", name=call.name, available="search, open_url, generate_report")
+        return render(
+            "responses/tool_unavailable",
+            name=call.name,
+            available=", ".join(t["function"]["name"] for t in ts.agent_tools(not state.reasoning_model)),
+        )
 
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
     messages = [
         {"role": "tool", "tool_call_id": call.id, "content": content}
-        for call, content in zip(result.tool_calls, contents, strict=False)
+        for call, content in zip(result.tool_calls, contents, strict=True)
     ]
     return messages, wants_report
 
@@ -190,7 +212,18 @@ async def _research(lane: Lane, force_at: float) -> bool:
         {"role": "user", "content": lane.task},
     ]
 
-    async def turn() -> bool:
+    async def turn(cycle: int) -> bool:
+        messages.append(
+            {
+                "role": "user",
+                "content": render(
+                    "agent_turn",
+                    cycle=cycle,
+                    max_cycles=state.agent_max_cycles,
+                    time_left_s=round(seconds_left(state.clock, force_at), 1),
+                ),
+            }
+        )
         relay = ReasoningRelay(state, names, lane.open_block)
         result = await llm_step(
             state,
@@ -210,11 +243,13 @@ async def _research(lane: Lane, force_at: float) -> bool:
         messages.extend(tool_messages)
         return wants_report
 
-    for _ in range(state.agent_max_cycles):
-        if state.clock.now() >= force_at:
+    first_until = state.deadlines.agent_first_turn_until(lane.started_at)
+    for cycle in range(1, state.agent_max_cycles + 1):
+        until = first_until if cycle == 1 else force_at
+        if state.clock.now() >= until:
             return True
         try:
-            if await run_until(state.clock, force_at, turn()):
+            if await run_until(state.clock, until, turn(cycle)):
                 return False
         except DeadlineReached:
             return True
@@ -223,7 +258,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
 
 async def _write_report(lane: Lane, forced: bool) -> str:
     state = lane.state
-    cap = state.settings.intermediate_report_max_tokens
+    cap = intermediate_report_tokens(state.settings, state.mode)
     sub = lane.next_sub()
     lane.emit(IntermediateReportStart(content=""), sub)
     sources = [
@@ -231,7 +266,10 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         for n, d in sorted(lane.citations.by_number.items())
     ]
     messages = [
-        {"role": "system", "content": render("intermediate_report", task=lane.task, max_tokens=cap)},
+        {
+            "role": "system",
+            "content": render("intermediate_report", today=state.today, task=lane.task, max_tokens=cap, forced=forced),
+        },
         {"role": "user", "content": render("intermediate_report_user", sources=sources, forced=forced)},
     ]
     output = OutputCap("intermediate report", cap, lambda delta: lane.emit(IntermediateReportDelta(content=delta), sub))
@@ -271,7 +309,7 @@ async def run_lane(lane: Lane) -> AgentResult:
     """`run_agent`, with failure contained to its lane: an error packet and an empty result."""
     try:
         return await run_agent(lane)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, ModelAccessError):
         raise
     except Exception as exc:
         message = str(exc) if isinstance(exc, (LLMError, ToolError)) else f"{type(exc).__name__}: {exc}"

@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 
 from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
+
+if TYPE_CHECKING:
+    from sleuth.research.claims import ClaimVerdict
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
@@ -31,9 +35,10 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     Fenced (``` and ~~~) and indented blocks come with their lines; inline code spans, whose
     tokens carry no offsets, are found in their paragraph's lines by their backtick run.
     """
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    # The parser counts \r\n, \r and \n as line ends (and only those), so offsets stay in `text`.
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    if starts[-1] < len(text):
+        starts.append(len(text))
     ranges: list[tuple[int, int]] = []
     for token in _MARKDOWN.parse(text):
         if token.map is None:
@@ -56,7 +61,6 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
 
 def _outside_code(text: str, fn: Callable[[str], str]) -> str:
     """Apply `fn` to the parts of markdown that are not code, leaving code untouched."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # the parser's line numbers count \n only
     out: list[str] = []
     last = 0
     for start, end in _code_ranges(text):
@@ -80,6 +84,26 @@ def cited_numbers(text: str) -> list[int]:
 
     _outside_code(text, collect)
     return numbers
+
+
+def citation_spans(text: str) -> list[tuple[int, int, list[int]]]:
+    """(start, end, numbers) of every run of citation markers outside code, in order."""
+    spans: list[tuple[int, int, list[int]]] = []
+    offset = 0
+    for start, end in _code_ranges(text):
+        if start < offset:
+            continue
+        spans.extend(_spans_in(text[offset:start], offset))
+        offset = end
+    spans.extend(_spans_in(text[offset:], offset))
+    return spans
+
+
+def _spans_in(segment: str, offset: int) -> list[tuple[int, int, list[int]]]:
+    return [
+        (offset + m.start("run"), offset + m.end("run"), [int(n) for n in re.findall(r"\d+", m.group("run"))])
+        for m in _CITATION.finditer(segment)
+    ]
 
 
 def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
@@ -157,6 +181,7 @@ class VerifiedReport:
     markdown: str
     sources: list[NumberedSource]
     removed: list[RemovedCitation]
+    claims: list[ClaimVerdict] = field(default_factory=list)  # one per checked citation marker
 
 
 UnsafeUrlCheck = Callable[[str], str | None]

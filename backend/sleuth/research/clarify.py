@@ -43,6 +43,7 @@ async def clarify(state: RunState) -> list[str] | None:
         "clarify",
         today=state.today,
         history=history_text(request.history, state.settings.history_max_tokens),
+        earlier_questions=[item.question for item in request.history],
     )
     result = await llm_step(
         state,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from sleuth.llm.gateway import ModelAccessError
 from sleuth.prompting import render
 from sleuth.research.agent import AgentResult, Lane, run_lane
 from sleuth.research.citations import collapse_citations
@@ -13,11 +14,21 @@ from sleuth.stream.packets import Degraded, Error, Progress, SectionEnd, TopLeve
 
 
 def emit_progress(state: RunState) -> None:
-    state.emit(Progress(processed_tasks=state.tasks_done, total_tasks=max(state.tasks_total, len(state.plan))), tab=0)
+    state.emit(
+        Progress(
+            processed_tasks=state.tasks_done,
+            total_tasks=max(state.tasks_total, len(state.plan)),
+            time_left_s=round(state.time_left(), 1),
+        ),
+        tab=0,
+    )
 
 
-async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
-    """Run one agent per task in parallel; return the tool response for each task, in order."""
+async def run_lanes(state: RunState, tasks: list[str], plan_steps: list[int | None] | None = None) -> list[str]:
+    """Run one agent per task in parallel; return the tool response for each task, in order.
+
+    `plan_steps` names the plan step each task serves, so later turns know what is still uncovered."""
+    steps = plan_steps or [None] * len(tasks)
     turn = state.new_turn()
     state.emit(TopLevelBranching(num_parallel_branches=len(tasks)))
     state.tasks_total += len(tasks)
@@ -38,6 +49,10 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
     finally:
         state.agent_tasks.difference_update(running)
 
+    finished = [task for task in running if task not in timed_out and not task.cancelled()]
+    refused = [exc for task in finished if isinstance(exc := task.exception(), ModelAccessError)]
+    if refused:
+        raise refused[0]  # every agent's exception is retrieved above, so none is reported as lost
     results: list[AgentResult] = []
     for lane, task in zip(lanes, running, strict=False):
         if task in timed_out:
@@ -55,9 +70,16 @@ async def run_lanes(state: RunState, tasks: list[str]) -> list[str]:
 
     collapsed = collapse_citations([(r.report, r.citations) for r in results], state.citations)
     responses: list[str] = []
-    for lane, result, report in zip(lanes, results, collapsed, strict=False):
+    for lane, result, report, step in zip(lanes, results, collapsed, steps, strict=True):
         state.findings.append(
-            Finding(task=lane.task, report=report.text, tab_index=lane.tab, turn_index=turn, status=result.status)
+            Finding(
+                task=lane.task,
+                report=report.text,
+                tab_index=lane.tab,
+                turn_index=turn,
+                status=result.status,
+                plan_step=step,
+            )
         )
         if result.status == "timed_out":
             responses.append(render("responses/agent_timeout", detail=result.error or ""))

@@ -23,9 +23,11 @@ async def llm_step(
     tab: int = 0,
 ) -> LLMResult:
     """Call the model for `role` and account for it (a `usage` packet at the caller's place)."""
+    started = state.clock.now()
     result = await state.gateway.complete(
         role, messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, handlers=handlers
     )
+    state.pace.add(state.clock.now() - started)
     if result.usage is not None:
         usage = result.usage
         state.totals.add(usage)

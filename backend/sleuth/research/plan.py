@@ -37,10 +37,16 @@ async def make_plan(state: RunState) -> list[str]:
     system = render(
         "plan",
         today=state.today,
-        max_steps=state.settings.plan_max_steps,
+        max_steps=state.limits.plan_max_steps,
         history=history_text(request.history, state.settings.history_max_tokens),
     )
-    user = render("plan_user", question=request.question, clarification=request.clarification)
+    user = render(
+        "plan_user",
+        question=request.question,
+        clarification=request.clarification,
+        max_steps=state.settings.plan_max_steps,
+        earlier_questions=[item.question for item in request.history],
+    )
     cap = OutputCap("plan", state.settings.plan_max_tokens, lambda delta: state.emit(PlanDelta(content=delta)))
     try:
         result = await llm_step(
@@ -50,7 +56,7 @@ async def make_plan(state: RunState) -> list[str]:
             max_tokens=cap.max_tokens,
             handlers=StreamHandlers(on_text=cap.on_text),
         )
-        steps = parse_plan(cap.keep(result.content, result.finish_reason), state.settings.plan_max_steps)
+        steps = parse_plan(cap.keep(result.content, result.finish_reason), state.limits.plan_max_steps)
         if cap.cut:
             state.emit(cap.degraded())
     except LLMError as exc:

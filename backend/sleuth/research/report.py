@@ -7,7 +7,10 @@ from sleuth.llm.gateway import LLMError
 from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport, verify_report
+from sleuth.research.claim_check import check_report_claims
+from sleuth.research.claims import unsupported
 from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.depth import REPORT_WORDS
 from sleuth.research.llm_step import llm_step
 from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
@@ -37,18 +40,27 @@ async def write_report(state: RunState) -> VerifiedReport:
     """Stream the final report, cut at its timeout, then verify and publish it."""
     start_report(state)
     findings = [f for f in state.findings if f.report.strip()]
+    min_words, max_words = REPORT_WORDS[state.mode]
+    max_tokens = state.settings.report_max_tokens
     messages = [
-        {"role": "system", "content": render("report", today=state.today)},
+        {
+            "role": "system",
+            "content": render("report", today=state.today, mode=state.mode, min_words=min_words, max_words=max_words),
+        },
         {
             "role": "user",
             "content": render(
                 "report_user",
                 question=state.request.question,
                 clarification=state.request.clarification,
+                mode=state.mode,
                 plan=state.plan,
                 findings=findings,
                 sources=state.citations.numbered_sources(),
                 partial=any(f.status != "done" for f in state.findings),
+                min_words=min_words,
+                max_words=max_words,
+                max_tokens=max_tokens,
             ),
         },
     ]
@@ -80,12 +92,14 @@ async def write_report(state: RunState) -> VerifiedReport:
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
-    return publish_report(state, text)
+    return await publish_report(state, text)
 
 
-def publish_report(state: RunState, text: str) -> VerifiedReport:
-    """Verify citations against what tools really returned; send `citation_info`s and the `report`."""
+async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
+    """Verify citations against what tools really returned, check that the cited documents support
+    their sentences; send `citation_info`s and the `report`."""
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    verified.claims = await check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
@@ -96,6 +110,7 @@ def publish_report(state: RunState, text: str) -> VerifiedReport:
             markdown=verified.markdown,
             sources=verified.sources,
             removed_citations=verified.removed,
+            unsupported_claims=unsupported(verified.claims),
         )
     )
     state.emit(SectionEnd())

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from sleuth.clock import Clock, SystemClock
 from sleuth.config import Role, Settings
 from sleuth.llm.capabilities import supports_reasoning
-from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.offline_registration import is_offline
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
 from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
+from sleuth.research.modes import mode_limits
 from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
@@ -44,22 +45,12 @@ def _model_label(model: str) -> str:
     return f"{model} (extractive, offline)" if is_offline(model) else model
 
 
-def _budgets(settings: Settings, mode: str, reasoning: bool) -> tuple[int, int, int]:
-    """(orchestrator cycles, agent cycles, lanes) for a mode: light halves the budget and uses 2 lanes."""
-    cycles = settings.max_cycles or (4 if reasoning else 8)
-    agent_cycles = settings.agent_max_cycles
-    lanes = settings.max_parallel_agents
-    if mode == "light":
-        return max(2, cycles // 2), max(2, agent_cycles // 2), min(2, lanes)
-    return cycles, agent_cycles, lanes
-
-
 def new_state(
     request: ResearchRequest, settings: Settings, emitter: Emitter, clock: Clock, toolbox: Toolbox
 ) -> RunState:
     mode = request.mode or settings.mode
     reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
-    cycles, agent_cycles, lanes = _budgets(settings, mode, reasoning)
+    limits = mode_limits(settings, mode, reasoning)
     return RunState(
         run_id=emitter.run_id,
         request=request,
@@ -68,12 +59,10 @@ def new_state(
         gateway=LLMGateway(settings, clock),
         toolbox=toolbox,
         clock=clock,
-        deadlines=RunDeadlines.start(settings, clock.now()),
+        deadlines=RunDeadlines.start(settings, clock.now(), request.time_budget_s or limits.time_budget_s),
         unsafe_url=is_unsafe_citation_url,
         reasoning_model=reasoning,
-        max_cycles=cycles,
-        agent_max_cycles=agent_cycles,
-        lanes=lanes,
+        limits=limits,
     )
 
 
@@ -113,9 +102,8 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         "deadline": "completed",
         "clarification": "waiting_for_input",
     }
-    status = statuses.get(outcome.reason, "error")
     return ResearchResult(
-        status=status,
+        status=statuses.get(outcome.reason, "error"),
         stop_reason=outcome.reason,
         report_id=state.request.report_id if report else None,
         question=state.request.question,
@@ -124,6 +112,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         markdown=report.markdown if report else "",
         sources=report.sources if report else [],
         removed_citations=report.removed if report else [],
+        claims=report.claims if report else [],
         clarification_questions=outcome.questions,
         plan=state.plan,
         error=outcome.error,
@@ -146,6 +135,8 @@ def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
             output_tokens=result.output_tokens,
             cost_usd=result.cost_usd,
             report_id=result.report_id,
+            claims_checked=len(result.claims),
+            claims_unsupported=len(result.unsupported_claims),
         )
     )
     state.emitter.stop(Placement(turn_index=state.turn), outcome.reason)
@@ -162,7 +153,7 @@ async def run_research(
 ) -> ResearchResult:
     """Run one research request, emitting every packet through `emitter`; always ends with `stop`.
 
-    The run cannot outlive `settings.effective_deadline_s`: at the deadline all work is cancelled
+    The run cannot outlive its deadline (the effective time budget): at the deadline all work is cancelled
     and the report is assembled from what exists. Cancelling the task running this coroutine ends
     the run with stop reason `cancelled` (and re-raises CancelledError).
     """
@@ -170,18 +161,23 @@ async def run_research(
     if toolbox is None:
         from sleuth.tools.factory import build_toolbox
 
-        toolbox = build_toolbox(settings)
+        toolbox = build_toolbox(settings, request.sources)
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(
         RunStart(
             session_id=request.session_id,
             question=request.question,
             mode=request.mode or settings.mode,
-            models={role: _model_label(settings.model_for(role)) for role in ROLES},
+            models={
+                role: _model_label(settings.model_for(role))
+                for role in ROLES + (("judge",) if settings.judge_model else ())
+            },
+            time_budget_s=state.deadlines.time_budget_s,
+            sources=toolbox.sources,
         )
     )
     try:
-        outcome = await run_until(clock, state.deadlines.deadline_at, _pipeline(state))
+        outcome = await run_until(clock, lambda: state.deadlines.deadline_at, _pipeline(state))
     except DeadlineReached:
         await _cancel_agents(state)
         state.emit(
@@ -195,11 +191,16 @@ async def run_research(
             if state.report_draft.strip()
             else fallback_report(state, render("responses/deadline_note"))
         )
-        outcome = _Outcome(reason="deadline", report=publish_report(state, text))
+        outcome = _Outcome(reason="deadline", report=await publish_report(state, text, allow_judge=False))
     except asyncio.CancelledError:
         await _cancel_agents(state)
         _finish(state, _Outcome(reason="cancelled"))
         raise
+    except ModelAccessError as exc:  # a settings problem, not a bug: one clear message, no traceback
+        await _cancel_agents(state)
+        message = str(exc)
+        state.emit(Error(message=message[:1].upper() + message[1:], recoverable=False))
+        outcome = _Outcome(reason="error", error=str(exc))
     except Exception as exc:  # a bug must still end the run cleanly for every client
         log.exception("run %s failed", state.run_id)
         await _cancel_agents(state)

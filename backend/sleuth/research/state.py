@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from sleuth.clock import Clock
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
-from sleuth.research.deadlines import RunDeadlines
+from sleuth.research.deadlines import Pace, RunDeadlines
+from sleuth.research.modes import ModeLimits
 from sleuth.research.sources import SourceRegistry
 from sleuth.research.types import ResearchRequest
 from sleuth.stream.emitter import Emitter
@@ -34,6 +35,13 @@ class OnceCache(Generic[K, V]):
 
     def __init__(self) -> None:
         self._futures: dict[K, asyncio.Future[V]] = {}
+
+    def peek(self, key: K) -> V | None:
+        """The value for `key` if it has already been computed successfully, without computing it."""
+        future = self._futures.get(key)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
 
     async def get(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
         while (future := self._futures.get(key)) is not None:
@@ -67,6 +75,7 @@ class Finding:
     tab_index: int
     turn_index: int
     status: str  # done | failed | timed_out
+    plan_step: int | None = None  # the 1-based plan step it served; None for a new lead
 
 
 @dataclass
@@ -83,9 +92,7 @@ class RunState:
     deadlines: RunDeadlines
     unsafe_url: UnsafeUrlCheck
     reasoning_model: bool
-    max_cycles: int
-    agent_max_cycles: int
-    lanes: int
+    limits: ModeLimits
     turn: int = 0
     plan: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -99,6 +106,33 @@ class RunState:
     report_draft: str = ""
     report_started: bool = False
     agent_tasks: set[asyncio.Task[object]] = field(default_factory=set)
+    pace: Pace = field(default_factory=Pace)
+
+    @property
+    def max_cycles(self) -> int:
+        return self.limits.max_cycles
+
+    @property
+    def agent_max_cycles(self) -> int:
+        return self.limits.agent_max_cycles
+
+    @property
+    def lanes(self) -> int:
+        return self.limits.lanes
+
+    @property
+    def agents_left(self) -> int | None:
+        """Agents this run may still start; None when only cycles and lanes limit them."""
+        cap = self.limits.max_agents
+        return None if cap is None else max(0, cap - self.tasks_total)
+
+    def time_left(self) -> float:
+        """Seconds of the time budget left, now."""
+        return self.deadlines.time_left(self.clock.now())
+
+    @property
+    def mode(self) -> Mode:
+        return self.request.mode or self.settings.mode
 
     @property
     def today(self) -> str:

@@ -14,6 +14,9 @@ SEARCH = "search"
 OPEN_URL = "open_url"
 # Queries per `search` call and URLs per `open_url` call: the schemas, the prompts and the engine all use this.
 MAX_ITEMS_PER_CALL = 3
+CLAIM_VERDICTS = "claim_verdicts"
+RACE_SCORES = "race_scores"
+RACE_CRITERIA = ("comprehensiveness", "depth", "instruction_following", "readability")
 
 
 def _tool(name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
@@ -43,7 +46,12 @@ def generate_plan() -> dict[str, Any]:
 
 def research_agent() -> dict[str, Any]:
     return _tool(
-        RESEARCH_AGENT, {"task": {"type": "string", "description": render("tools/research_agent_task")}}, ["task"]
+        RESEARCH_AGENT,
+        {
+            "task": {"type": "string", "description": render("tools/research_agent_task")},
+            "plan_step": {"type": "integer", "minimum": 1, "description": render("tools/research_agent_plan_step")},
+        },
+        ["task"],
     )
 
 
@@ -65,6 +73,26 @@ def search() -> dict[str, Any]:
 
 def open_url() -> dict[str, Any]:
     return _tool(OPEN_URL, {"urls": _string_list("tools/open_url_urls")}, ["urls"])
+
+
+def claim_verdicts() -> dict[str, Any]:
+    verdict = {
+        "type": "object",
+        "properties": {
+            "claim": {"type": "integer"},
+            "supported": {"type": "boolean"},
+            "reason": {"type": "string", "description": render("tools/claim_verdicts_reason")},
+        },
+        "required": ["claim", "supported", "reason"],
+    }
+    return _tool(CLAIM_VERDICTS, {"verdicts": {"type": "array", "items": verdict}}, ["verdicts"])
+
+
+def race_scores() -> dict[str, Any]:
+    criterion = {"type": "number", "minimum": 0, "maximum": 10, "description": render("tools/race_scores_criterion")}
+    properties: dict[str, Any] = {name: dict(criterion) for name in RACE_CRITERIA}
+    properties["justification"] = {"type": "string", "description": render("tools/race_scores_justification")}
+    return _tool(RACE_SCORES, properties, [*RACE_CRITERIA, "justification"])
 
 
 def orchestrator_tools(with_think: bool) -> list[dict[str, Any]]:

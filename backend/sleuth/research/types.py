@@ -9,7 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
-from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason
+from sleuth.research.claims import ClaimVerdict, unsupported
+from sleuth.stream.packets import NumberedSource, RemovedCitation, StopReason, UnsupportedClaim
 
 
 @dataclass
@@ -39,8 +40,10 @@ class ResearchRequest:
     mode: Mode | None = None  # None: the settings' mode
     strategy: Strategy | None = None
     clarify: bool | None = None  # None: the settings' `clarify`
+    time_budget_s: float | None = None  # None: the mode's default budget
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
+    sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 
@@ -59,6 +62,9 @@ class ResearchResult(BaseModel):
     markdown: str = ""
     sources: list[NumberedSource] = Field(default_factory=list)
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    # The claim-support verdict of every checked citation, for in-process callers (`sleuth eval`). Not
+    # serialised: reports are stored without it, and the `report` packet carries the unsupported ones.
+    claims: list[ClaimVerdict] = Field(default_factory=list, exclude=True)
     clarification_questions: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -66,3 +72,7 @@ class ResearchResult(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def unsupported_claims(self) -> list[UnsupportedClaim]:
+        return unsupported(self.claims)

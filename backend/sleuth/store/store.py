@@ -201,6 +201,22 @@ class Store:
         data["report_id"] = data.pop("id")
         return data
 
+    def cited_url(self, doc_id: str) -> str | None:
+        """The URL of a document some report cited, by its packet id (the newest report first)."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT sources FROM reports WHERE instr(sources, ?) > 0 ORDER BY rowid DESC LIMIT 20",
+                (f'"{doc_id}"',),
+            )
+            .fetchall()
+        )
+        for row in rows:
+            for source in json.loads(row["sources"]):
+                if source.get("id") == doc_id and isinstance(source.get("url"), str):
+                    return str(source["url"])
+        return None
+
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
         rows = (

@@ -34,6 +34,8 @@ class RunStart(_Obj):
     question: str
     mode: str
     models: dict[str, str]
+    time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
+    sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
 
 
 class Clarification(_Obj):
@@ -150,6 +152,15 @@ class RemovedCitation(BaseModel):
     reason: str
 
 
+class UnsupportedClaim(BaseModel):
+    """A citation whose sentence the cited document(s) do not appear to support."""
+
+    marker: str
+    sentence: str
+    reason: str
+    occurrence: int = Field(default=1, ge=1, description="Which appearance of `marker` in the markdown, from 1.")
+
+
 class NumberedSource(Document):
     """A document with its citation number in the final report."""
 
@@ -162,12 +173,14 @@ class Report(_Obj):
     markdown: str
     sources: list[NumberedSource]
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
 
 
 class Progress(_Obj):
     type: Literal["progress"] = "progress"
     processed_tasks: int = Field(ge=0)
     total_tasks: int = Field(ge=0)
+    time_left_s: float | None = Field(default=None, description="Seconds of the time budget left.")
 
 
 class Usage(_Obj):
@@ -205,6 +218,8 @@ class Summary(_Obj):
     output_tokens: int = Field(ge=0)
     cost_usd: float = Field(ge=0)
     report_id: str | None = None
+    claims_checked: int = Field(default=0, ge=0)
+    claims_unsupported: int = Field(default=0, ge=0)
 
 
 class Stop(_Obj):

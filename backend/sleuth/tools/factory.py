@@ -1,24 +1,32 @@
-"""Builds the toolbox a run uses from the settings' `search` list."""
+"""Builds the toolbox a run uses from the settings' `search` list, or the sources a request chose."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from sleuth.config import Settings
 from sleuth.tools.base import PageReader, SearchProvider
 from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.sources import default_names, select
 from sleuth.tools.toolbox import Toolbox
 from sleuth.tools.web.factory import build_web_tools
 
 
-def build_toolbox(settings: Settings) -> Toolbox:
+def build_toolbox(settings: Settings, sources: Sequence[str] | None = None) -> Toolbox:
     """Local corpus and/or web providers. Both readers are always there, so any cited document opens.
 
+    `sources` (names from `sleuth.tools.sources.list_sources`, checked by the caller) restricts the
+    search to exactly those; None searches what the settings configure.
     Raises ValueError for an unknown provider name in `SLEUTH_SEARCH`.
     """
-    web_providers, web_reader = build_web_tools(settings)
-    local_search, local_reader = build_local_tools(settings)
-    providers: list[SearchProvider] = [local_search] if "local" in settings.search_providers else []
+    chosen = select(settings, sources)
+    web_settings = settings.model_copy(update={"search": ",".join(chosen.web)})
+    web_providers, web_reader = build_web_tools(web_settings if sources is not None else settings)
+    local_search, local_reader = build_local_tools(settings, chosen.collections)
+    providers: list[SearchProvider] = [local_search] if chosen.local else []
     providers.extend(web_providers)
     if not providers:
         raise ValueError("SLEUTH_SEARCH names no search provider.")
     readers: list[PageReader] = [local_reader, web_reader]
-    return Toolbox(providers=providers, readers=readers)
+    names = list(sources) if sources is not None else default_names(settings)
+    return Toolbox(providers=providers, readers=readers, sources=names)

@@ -19,6 +19,7 @@ class SearchOutcome:
 class Toolbox:
     providers: list[SearchProvider]
     readers: list[PageReader]
+    sources: list[str] = field(default_factory=list)  # the source names searched, for `run_start`
 
     @property
     def provider_label(self) -> str:

@@ -1,28 +1,34 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Mode } from "../api";
+import { BUDGET_CHOICES, BUDGET_KEY, parseBudget, storeBudget } from "../budget";
 
 interface Props {
   busy: boolean;
   placeholder: string;
-  onSend: (text: string, mode: Mode, clarify: boolean) => Promise<void>;
+  onSend: (text: string, mode: Mode, clarify: boolean, timeBudgetS: number | null) => Promise<void>;
   onStop: (() => void) | null;
   /** Text to put in the box (an example question); `nonce` makes repeats apply. */
   preset?: { text: string; nonce: number } | null;
+  /** Extra controls for the bar (the source picker). */
+  tools?: ComponentChildren;
 }
 
 const MODE_KEY = "sleuth.mode";
 const CLARIFY_KEY = "sleuth.clarify";
 
-export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
+export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: Props) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
+  const [budget, setBudget] = useState<number | null>(() => parseBudget(localStorage.getItem(BUDGET_KEY)));
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => localStorage.setItem(MODE_KEY, mode), [mode]);
   useEffect(() => localStorage.setItem(CLARIFY_KEY, clarify ? "on" : "off"), [clarify]);
+  useEffect(() => localStorage.setItem(BUDGET_KEY, storeBudget(budget)), [budget]);
   useEffect(() => {
     if (preset) {
       setText(preset.text);
@@ -48,7 +54,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
     setSending(true);
     setError(null);
     try {
-      await onSend(t, mode, clarify);
+      await onSend(t, mode, clarify, budget);
       setText("");
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -105,10 +111,26 @@ export function Composer({ busy, placeholder, onSend, onStop, preset }: Props) {
             Heavy
           </label>
         </fieldset>
+        <label class="budget">
+          <span class="sr-only">Time budget</span>
+          <select
+            value={budget === null ? "" : String(budget)}
+            disabled={disabled}
+            title="How long the research may take"
+            onChange={(e) => setBudget(parseBudget((e.currentTarget as HTMLSelectElement).value))}
+          >
+            {BUDGET_CHOICES.map((c) => (
+              <option key={c.label} value={c.seconds === null ? "" : String(c.seconds)}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
         <label class="toggle">
           <input type="checkbox" checked={clarify} disabled={disabled} onChange={(e) => setClarify((e.currentTarget as HTMLInputElement).checked)} />
           Ask clarifying questions
         </label>
+        {tools}
         <span id="composer-hint" class="hint muted small">
           Enter to send · Shift+Enter for a new line
         </span>

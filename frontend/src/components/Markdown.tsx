@@ -1,10 +1,10 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
-import { renderMarkdown, type CitationTarget } from "../markdown";
+import { renderMarkdown, type CitationLookup } from "../markdown";
 
 interface Props {
   markdown: string;
   /** Resolves a citation number to its source; omitted = no chips. */
-  cite?: (n: number) => CitationTarget | null;
+  cite?: CitationLookup;
   class?: string;
 }
 

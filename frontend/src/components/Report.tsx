@@ -2,15 +2,20 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { CitationTarget } from "../markdown";
 import { sourceLists } from "../timeline/selectors";
 import type { MessageBlock, RunState } from "../timeline/state";
-import type { Document, NumberedSource } from "../types";
+import type { Document, NumberedSource, UnsupportedClaim } from "../types";
 import { describeUrl } from "../urls";
 import { Markdown } from "./Markdown";
 import { SourceTitle } from "./SourceItem";
+import { reportMarkdownUrl } from "../api";
+import { authHeaders } from "../auth";
+import { viewerRequest } from "../viewerRequest";
+import { openViewer } from "../viewer";
 
 interface Hover {
   n: number;
   top: number;
   left: number;
+  unsupported?: string;
 }
 
 /**
@@ -30,11 +35,14 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
   // the same: later packets (usage, summary) must not detach chips a reader is focused on.
   const byNumberRef = useRef(byNumber);
   byNumberRef.current = byNumber;
-  const citeKey = lists.cited.map((s) => `${s.number}:${s.title}`).join("\n");
+  const flags = useMemo(() => unsupportedByChip(verified?.unsupported ?? []), [verified]);
+  const flagsRef = useRef(flags);
+  flagsRef.current = flags;
+  const citeKey = lists.cited.map((s) => `${s.number}:${s.title}`).join("\n") + [...flags].join("\n");
   const cite = useCallback(
-    (n: number): CitationTarget | null => {
+    (n: number, occurrence: number): CitationTarget | null => {
       const s = byNumberRef.current.get(n);
-      return s ? { number: n, title: s.title } : null;
+      return s ? { number: n, title: s.title, unsupported: flagsRef.current.get(`[${n}]#${occurrence}`) } : null;
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [citeKey],
@@ -53,7 +61,12 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
     const box = bodyRef.current?.getBoundingClientRect();
     const r = chip.getBoundingClientRect();
     if (!box) return;
-    setHover({ n: Number(chip.dataset.cite), top: r.bottom - box.top + 6, left: Math.max(0, Math.min(r.left - box.left, box.width - 320)) });
+    setHover({
+      n: Number(chip.dataset.cite),
+      top: r.bottom - box.top + 6,
+      left: Math.max(0, Math.min(r.left - box.left, box.width - 320)),
+      unsupported: chip.dataset.unsupported,
+    });
   };
   const onOver = (e: Event) => {
     const c = chipOf(e);
@@ -65,8 +78,11 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
   const onClick = (e: Event) => {
     const c = chipOf(e);
     if (!c) return;
-    setActive(Number(c.dataset.cite));
+    const n = Number(c.dataset.cite);
+    setActive(n);
     setPanelOpen(true);
+    const source = byNumber.get(n);
+    if (source) openViewer(viewerRequest(source, markdown));
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Escape") setHover(null);
@@ -117,8 +133,23 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
           onKeyDown={onKey}
         >
           <Markdown markdown={markdown} cite={cite} class={verified ? "" : "draft"} />
-          {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} /> : null}
+          {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} unsupported={hover.unsupported} /> : null}
         </div>
+        {verified?.unsupported.length ? (
+          <details class="removed unsupported-claims">
+            <summary>
+              {verified.unsupported.length} citation{verified.unsupported.length === 1 ? "" : "s"} may not be supported by the
+              cited source
+            </summary>
+            <ul>
+              {verified.unsupported.map((c, i) => (
+                <li key={i}>
+                  <code>{c.marker}</code> “{c.sentence}” — {c.reason}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
         {verified?.removed.length ? (
           <details class="removed">
             <summary>
@@ -136,17 +167,25 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
       </div>
       {panelOpen ? (
         <aside class="sources-panel" id={panelId} aria-label="Sources" ref={panelRef}>
-          <SourcesList cited={lists.cited} seen={lists.seen} active={active} />
+          <SourcesList cited={lists.cited} seen={lists.seen} active={active} markdown={markdown} />
         </aside>
       ) : null}
     </section>
   );
 }
 
-function SourceCard({ doc, top, left }: { doc: Document; top: number; left: number }) {
+/** Reasons keyed by `[n]#occurrence`, the chip they belong to. */
+export function unsupportedByChip(claims: UnsupportedClaim[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const c of claims) m.set(`${c.marker}#${c.occurrence ?? 1}`, c.reason);
+  return m;
+}
+
+function SourceCard({ doc, top, left, unsupported }: { doc: Document; top: number; left: number; unsupported?: string }) {
   const u = describeUrl(doc.url);
   return (
     <div class="source-card" role="tooltip" style={{ top: `${top}px`, left: `${left}px` }}>
+      {unsupported ? <div class="source-card-flag">May not support this sentence: {unsupported}</div> : null}
       <div class="source-card-title">{doc.title || doc.url}</div>
       <div class="src-domain">{u.domain}</div>
       {doc.snippet ? <p class="source-card-snippet">{doc.snippet}</p> : null}
@@ -154,7 +193,17 @@ function SourceCard({ doc, top, left }: { doc: Document; top: number; left: numb
   );
 }
 
-export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; seen: Document[]; active: number | null }) {
+export function SourcesList({
+  cited,
+  seen,
+  active,
+  markdown = "",
+}: {
+  cited: NumberedSource[];
+  seen: Document[];
+  active: number | null;
+  markdown?: string;
+}) {
   return (
     <div class="sources">
       <h3 class="sources-h">Cited ({cited.length})</h3>
@@ -165,6 +214,7 @@ export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; 
               <span class="src-n">{s.number}</span>
               <div>
                 <SourceTitle doc={s} />
+                <OpenButton doc={s} markdown={markdown} />
                 {s.snippet ? <p class="src-snippet">{s.snippet}</p> : null}
               </div>
             </li>
@@ -180,12 +230,21 @@ export function SourcesList({ cited, seen, active }: { cited: NumberedSource[]; 
             {seen.map((s) => (
               <li key={s.id}>
                 <SourceTitle doc={s} />
+                <OpenButton doc={s} markdown="" />
               </li>
             ))}
           </ul>
         </details>
       ) : null}
     </div>
+  );
+}
+
+function OpenButton({ doc, markdown }: { doc: Document | NumberedSource; markdown: string }) {
+  return (
+    <button type="button" class="btn btn-ghost btn-small src-open" onClick={() => openViewer(viewerRequest(doc, markdown))}>
+      Open<span class="sr-only"> {doc.title || doc.url}</span>
+    </button>
   );
 }
 
@@ -216,9 +275,18 @@ export function reportFile(markdown: string, sources: NumberedSource[]): string 
 }
 
 function DownloadButton({ markdown, sources, reportId }: { markdown: string; sources: NumberedSource[]; reportId: string }) {
-  // Built client-side so it works for replayed runs and whatever the server keeps.
-  const download = () => {
-    const blob = new Blob([reportFile(markdown, sources)], { type: "text/markdown;charset=utf-8" });
+  // The server's file (title, report, sources list) when it has the report; built here otherwise.
+  const download = async () => {
+    let text: string | null = null;
+    if (reportId) {
+      try {
+        const res = await fetch(reportMarkdownUrl(reportId), { headers: authHeaders() });
+        if (res.ok) text = await res.text();
+      } catch {
+        /* offline or gone: fall back below */
+      }
+    }
+    const blob = new Blob([text ?? reportFile(markdown, sources)], { type: "text/markdown;charset=utf-8" });
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
     a.href = url;

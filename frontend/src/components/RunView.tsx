@@ -1,7 +1,7 @@
 import { formatCost, formatElapsed, formatInt, modelLabel } from "../format";
 import { useNow } from "../hooks";
 import type { RunEntry } from "../session";
-import { allLanes, progressOf } from "../timeline/selectors";
+import { allLanes, progressOf, timeLeftOf } from "../timeline/selectors";
 import type { Block, RunState } from "../timeline/state";
 import { ClarificationCard } from "./Clarification";
 import { LanesRow } from "./Lanes";
@@ -11,6 +11,7 @@ import { PlanCard } from "./PlanCard";
 import { ReportView } from "./Report";
 import { Thinking } from "./Thinking";
 import { Icon } from "./Icon";
+import { RunSources } from "./SourcePicker";
 
 interface Props {
   entry: RunEntry;
@@ -93,6 +94,7 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
   // Without a summary a finished run has no trustworthy duration: show none.
   const elapsed = s.summary ? s.summary.elapsedS : live ? Math.max(0, (now - entry.startedAt) / 1000) : null;
   const p = progressOf(s);
+  const left = live && elapsed !== null ? timeLeftOf(s, elapsed) : null;
   const models = Array.from(new Set(Object.values(s.models)));
   return (
     <div class={`progress-line ${live ? "live" : ""}`}>
@@ -109,11 +111,17 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
           <Icon name="clock" /> {formatElapsed(elapsed)}
         </span>
       ) : null}
+      {left !== null ? (
+        <span class="time-left" title={`Time budget: ${formatElapsed(s.timeBudgetS ?? 0)}`}>
+          {formatElapsed(Math.ceil(left))} left
+        </span>
+      ) : null}
       {live && s.usage.inputTokens + s.usage.outputTokens > 0 ? (
         <span class="muted">{formatInt(s.usage.inputTokens + s.usage.outputTokens)} tokens</span>
       ) : null}
       {s.mode ? <span class="muted">{s.mode}</span> : null}
       {models.length ? <span class="muted">{models.map(modelLabel).join(", ")}</span> : null}
+      <RunSources names={s.sources} />
     </div>
   );
 }
@@ -150,6 +158,15 @@ function SummaryBar({ run }: { run: RunState }) {
           {formatInt(m.sourcesSeen)} seen · {formatInt(m.sourcesFetched)} read · {formatInt(m.sourcesCited)} cited
         </dd>
       </div>
+      {m.claimsChecked ? (
+        <div>
+          <dt>Claims</dt>
+          <dd>
+            {formatInt(m.claimsChecked)} checked
+            {m.claimsUnsupported ? <span class="claims-flagged"> · {formatInt(m.claimsUnsupported)} unsupported</span> : null}
+          </dd>
+        </div>
+      ) : null}
       <div>
         <dt>Tokens</dt>
         <dd>

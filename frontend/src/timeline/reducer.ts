@@ -60,6 +60,8 @@ export function reduce(state: RunState, packet: Packet): RunState {
         question: obj.question ?? "",
         mode: obj.mode ?? null,
         models: obj.models ?? {},
+        timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
+        sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
       };
 
     case "plan_start":
@@ -119,6 +121,7 @@ export function reduce(state: RunState, packet: Packet): RunState {
         markdown: obj.markdown ?? "",
         sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
         removed: [...(obj.removed_citations ?? [])],
+        unsupported: [...(obj.unsupported_claims ?? [])],
       };
       const withDocs = registerDocuments(s, report.sources, false);
       const next = updateLastBlockAnyTurn(
@@ -170,6 +173,8 @@ export function reduce(state: RunState, packet: Packet): RunState {
           outputTokens: obj.output_tokens ?? 0,
           costUsd: obj.cost_usd ?? 0,
           reportId: obj.report_id ?? null,
+          claimsChecked: obj.claims_checked ?? 0,
+          claimsUnsupported: obj.claims_unsupported ?? 0,
         },
         reportId: obj.report_id ?? s.reportId,
       };

@@ -92,6 +92,11 @@ export function progressOf(s: RunState): { processed: number; total: number } {
   return { processed: finished.length, total: lanes.length };
 }
 
+/** Seconds of the run's time budget left after `elapsedS`; null when the run has no budget. */
+export function timeLeftOf(s: RunState, elapsedS: number): number | null {
+  return s.timeBudgetS === null ? null : Math.max(0, s.timeBudgetS - Math.max(0, elapsedS));
+}
+
 export function isLive(s: RunState): boolean {
   return s.status === "running";
 }

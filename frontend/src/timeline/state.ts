@@ -1,6 +1,6 @@
 // Timeline state: what one run's packets add up to. Plain data, built only by the reducer.
 
-import type { DegradedLevel, Document, NumberedSource, StopReason } from "../types";
+import type { DegradedLevel, Document, NumberedSource, StopReason, UnsupportedClaim } from "../types";
 
 export interface Notice {
   seq: number;
@@ -70,6 +70,8 @@ export interface VerifiedReport {
   markdown: string;
   sources: NumberedSource[];
   removed: { marker: string; reason: string }[];
+  /** Citations whose source does not appear to say what their sentence says. */
+  unsupported: UnsupportedClaim[];
 }
 
 /** Streamed assistant text: the final report draft or the clarification questions. */
@@ -112,6 +114,8 @@ export interface Summary {
   outputTokens: number;
   costUsd: number;
   reportId: string | null;
+  claimsChecked: number;
+  claimsUnsupported: number;
 }
 
 export interface Citation {
@@ -131,6 +135,10 @@ export interface RunState {
   question: string;
   mode: string | null;
   models: Record<string, string>;
+  /** The run's effective time budget in seconds (from `run_start`); null for runs that did not say. */
+  timeBudgetS: number | null;
+  /** The source names this run searches (`run_start.sources`). */
+  sources: string[];
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -153,6 +161,8 @@ export function initialRunState(runId: string | null = null): RunState {
     question: "",
     mode: null,
     models: {},
+    timeBudgetS: null,
+    sources: [],
     status: "running",
     turns: [],
     progress: null,

@@ -9,6 +9,7 @@ from fastapi import HTTPException, Request
 from sleuth.api.limits import ApiLimits
 from sleuth.api.run_manager import RunManager
 from sleuth.api.schemas import ErrorOut
+from sleuth.config import Settings
 from sleuth.store import Store
 
 
@@ -20,6 +21,11 @@ def store_of(request: Request) -> Store:
 def manager_of(request: Request) -> RunManager:
     manager: RunManager = request.app.state.manager
     return manager
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def limits_of(request: Request) -> ApiLimits:
@@ -34,10 +40,12 @@ def not_found(kind: str, item_id: str) -> HTTPException:
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error codes a route can return."""
     text = {
+        400: "Research cannot start with the server's settings (the message says what to fix)",
         401: "Missing or invalid bearer token",
         404: "Not found",
         409: "The session already has a run in progress",
-        413: "Message too long",
+        413: "Message or upload too large",
+        415: "File type not supported",
         429: "Too many concurrent runs (see Retry-After)",
     }
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}

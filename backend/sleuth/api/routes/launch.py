@@ -7,13 +7,16 @@ import asyncio
 from fastapi import HTTPException, Request
 
 from sleuth.api.conversation import plan_run
-from sleuth.api.routes.deps import limits_of, manager_of, store_of
+from sleuth.api.routes.deps import limits_of, manager_of, settings_of, store_of
 from sleuth.api.run_manager import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
+from sleuth.research.preflight import PreflightError, preflight
+from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord
 from sleuth.store.ids import new_id
 from sleuth.store.records import now_iso
+from sleuth.tools import sources
 
 
 def check_length(request: Request, text: str) -> None:
@@ -30,6 +33,14 @@ def check_capacity(request: Request, session_id: str | None = None) -> None:
         raise busy()
 
 
+async def check_preflight(request: Request, research: ResearchRequest) -> None:
+    """Refuse, before anything is stored, a run that the settings would make fail."""
+    try:
+        await asyncio.to_thread(preflight, settings_of(request), research)
+    except PreflightError as exc:
+        raise HTTPException(status_code=400, detail=f"research cannot start: {exc}") from None
+
+
 def too_many(request: Request) -> HTTPException:
     limits = limits_of(request)
     return HTTPException(
@@ -43,6 +54,16 @@ def busy() -> HTTPException:
     return HTTPException(status_code=409, detail="this session already has a run in progress; wait or cancel it")
 
 
+async def check_sources(request: Request, names: list[str] | None) -> list[str] | None:
+    """The chosen source names, checked before anything is created; 422 names an unknown one."""
+    if names is None:
+        return None
+    try:
+        return await asyncio.to_thread(sources.check_sources, settings_of(request), names)
+    except sources.UnknownSource as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
+
+
 async def start_run(
     request: Request,
     session_id: str,
@@ -51,10 +72,15 @@ async def start_run(
     mode: Mode | None,
     clarify: bool | None,
     new_session: bool = False,
+    time_budget_s: float | None = None,
+    chosen: list[str] | None = None,
 ) -> RunCreated:
     """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
     store = store_of(request)
-    planned = await asyncio.to_thread(plan_run, store, session_id, content, mode=mode, clarify=clarify)
+    planned = await asyncio.to_thread(
+        plan_run, store, session_id, content, mode=mode, clarify=clarify, time_budget_s=time_budget_s, sources=chosen
+    )
+    await check_preflight(request, planned.request)
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()
     )

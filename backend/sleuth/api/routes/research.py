@@ -5,18 +5,35 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 
 from sleuth.api.routes.deps import responses
-from sleuth.api.routes.launch import check_capacity, check_length, start_run
+from sleuth.api.routes.launch import check_capacity, check_length, check_preflight, check_sources, start_run
 from sleuth.api.schemas import ResearchCreate, RunCreated
+from sleuth.research.types import ResearchRequest
 from sleuth.store.ids import new_id
 
 router = APIRouter(tags=["research"])
 
 
 @router.post(
-    "/research", status_code=status.HTTP_202_ACCEPTED, response_model=RunCreated, responses=responses(401, 413, 429)
+    "/research",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RunCreated,
+    responses=responses(400, 401, 413, 429),
 )
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     check_capacity(request)
-    session_id = new_id("s")
-    return await start_run(request, session_id, body.question, mode=body.mode, clarify=body.clarify, new_session=True)
+    chosen = await check_sources(request, body.sources)
+    await check_preflight(
+        request,
+        ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s, sources=chosen),
+    )
+    return await start_run(
+        request,
+        new_id("s"),
+        body.question,
+        mode=body.mode,
+        clarify=body.clarify,
+        time_budget_s=body.time_budget_s,
+        chosen=chosen,
+        new_session=True,
+    )

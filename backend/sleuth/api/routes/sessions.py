@@ -7,7 +7,7 @@ import asyncio
 from fastapi import APIRouter, Query, Request, status
 
 from sleuth.api.routes.deps import not_found, responses, store_of
-from sleuth.api.routes.launch import check_capacity, check_length, start_run
+from sleuth.api.routes.launch import check_capacity, check_length, check_sources, start_run
 from sleuth.api.schemas import MessageCreate, MessageOut, RunCreated, RunOut, SessionCreate, SessionDetail, SessionOut
 from sleuth.store.ids import new_id
 
@@ -53,7 +53,7 @@ async def get_session(request: Request, session_id: str) -> SessionDetail:
     "/sessions/{session_id}/messages",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=RunCreated,
-    responses=responses(401, 404, 409, 413, 429),
+    responses=responses(400, 401, 404, 409, 413, 429),
 )
 async def post_message(request: Request, session_id: str, body: MessageCreate) -> RunCreated:
     """Send a message. After a run that asked clarification questions, it is their answer."""
@@ -61,4 +61,13 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
     if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
         raise not_found("session", session_id)
     check_capacity(request, session_id)
-    return await start_run(request, session_id, body.content, mode=body.mode, clarify=body.clarify)
+    chosen = await check_sources(request, body.sources)
+    return await start_run(
+        request,
+        session_id,
+        body.content,
+        mode=body.mode,
+        clarify=body.clarify,
+        time_budget_s=body.time_budget_s,
+        chosen=chosen,
+    )

@@ -13,24 +13,33 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     chunks,
     first_paragraph,
+    is_navigation_page,
     numbered_blocks,
     page_sentences,
+    rarity,
     stem,
     term_set,
     tokens,
+    without_highlights,
 )
+from sleuth.prompt_facts import AgentFacts, AgentTurnFacts
 
 MAX_QUERIES = 3
 MAX_OPEN = 3
 MAX_SEARCH_ROUNDS = 2
 MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once more
+# Opening order: the search engine's rank matters as much as the overlap with the task, since the
+# engine lists every query's best hit first and ranks on the whole text, not the snippet.
+TOP_RANK_BONUS = 4.0
+READ_ELSEWHERE_PENALTY = 2.5  # a sibling already reported on it: prefer unread pages of similar worth
 _DEFAULT_AGENT_ROUNDS = 6
 
 # Words that describe the kind of step, not the subject; useless (or harmful) as search terms.
 _STEP_WORDS = frozenset(
     "what how why concrete common examples example pitfalls pitfall edge cases case limitations limitation step "
     "internally come comes relate each other differences trade-offs trade-off background part researching "
-    "relevant facts sources report citations find use respect background".split()
+    "relevant facts sources report citations find use respect background definition purpose mechanism behind role "
+    "keep".split()
 )
 
 
@@ -62,7 +71,7 @@ _KINDS: list[tuple[re.Pattern[str], frozenset[str], str]] = [
         "",
     ),
     (
-        re.compile(r"^\s*what\b.*\b(is|are)\b", re.I),
+        re.compile(r"^\s*what\b.*\b(is|are)\b|^\s*definition\b", re.I),
         frozenset("defin refer mean known term call describ".split()),
         "definition",
     ),
@@ -119,7 +128,8 @@ def task_terms(task: str) -> TaskTerms:
     """Focus = the first sentence of the task; background = anything after it."""
     parts = re.split(r"(?<=[.!?])\s+", task.strip(), maxsplit=1)
     focus_text = parts[0]
-    background_text = parts[1] if len(parts) > 1 else ""
+    # the scope a task ends with limits where to look; its words are not search topics
+    background_text = re.sub(r"\s*Keep to: .*$", "", parts[1], flags=re.S) if len(parts) > 1 else ""
     focus_phrases = _clean_phrases(focus_text)
     background_phrases = _clean_phrases(background_text)
     kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))
@@ -171,12 +181,45 @@ def _results(request: OfflineRequest, name: str) -> list[NumberedBlock]:
 
 
 def relevant_sentence_count(pages: list[NumberedBlock], terms: TaskTerms) -> int:
-    return sum(1 for page in pages for sentence in page_sentences(page.body) if terms.weight(term_set(sentence)) >= 2)
+    return sum(
+        1
+        for page in pages
+        if not is_navigation_page(page.body)
+        for sentence in page_sentences(page.body)
+        if terms.weight(term_set(sentence)) >= 2
+    )
 
 
-def _rounds(system: str) -> int:
-    match = re.search(r"after at most (\d+) rounds", system)
-    return int(match.group(1)) if match else _DEFAULT_AGENT_ROUNDS
+def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> list[tuple[float, NumberedBlock]]:
+    """Unopened hits on the task, most worth opening first, with their scores.
+
+    `hits` are (place in its search result, hit): the engine lists every query's best hit
+    first, and the rank bonus fades over the first few places. Overlap with the task counts
+    the title and the snippet without its highlight markers. Pages another agent already read
+    drop back without being excluded: they are opened when nothing better is left. (A snippet
+    that looks like a table of contents says little: reference pages often carry their own, so
+    pages are judged once opened.)"""
+    hit_terms = [term_set(hit.title + " " + without_highlights(hit.body)) for _, hit in hits]
+    rare = rarity(hit_terms, set(terms.focus | terms.background))
+    scored: list[tuple[float, NumberedBlock]] = []
+    for (place, hit), found in zip(hits, hit_terms, strict=True):
+        score = terms.weight(found, rare)
+        if score <= 0:
+            continue  # nothing of the task in its title or snippet: the rank alone does not earn a read
+        score += TOP_RANK_BONUS * max(0.0, 1.0 - place / MAX_QUERIES / 2)
+        if hit.read_elsewhere:
+            score -= READ_ELSEWHERE_PENALTY
+        scored.append((score, hit))
+    return sorted(scored, key=lambda item: -item[0])
+
+
+def _remaining_rounds(request: OfflineRequest) -> int:
+    """Rounds left including this one, from the agent's declared budget and round counter."""
+    budget = request.facts(AgentFacts)
+    turn = request.facts(AgentTurnFacts)
+    total = turn.max_cycles if turn else budget.max_cycles if budget else _DEFAULT_AGENT_ROUNDS
+    current = turn.cycle if turn else request.assistant_turns + 1
+    return total - current + 1
 
 
 def research(request: OfflineRequest) -> Reply:
@@ -187,7 +230,7 @@ def research(request: OfflineRequest) -> Reply:
     asked = {str(q).lower() for e in searches for q in (e.arguments.get("queries") or []) if isinstance(q, str)}
     opened_urls = {str(u) for e in exchanges if e.name == "open_url" for u in (e.arguments.get("urls") or [])}
     search_rounds = len({e.turn for e in searches})
-    remaining = _rounds(request.system) - request.assistant_turns
+    remaining = _remaining_rounds(request)
 
     if remaining <= 1:
         return Reply(tool_calls=[("generate_report", {})])
@@ -196,16 +239,19 @@ def research(request: OfflineRequest) -> Reply:
         return Reply(tool_calls=[("search", {"queries": queries})])
 
     # Open the unopened results that overlap the task most; ties keep the search engine's rank.
-    hits = [hit for hit in _results(request, "search") if hit.url and hit.url not in opened_urls]
-    unique: dict[str, NumberedBlock] = {}
-    for hit in hits:
-        unique.setdefault(hit.url, hit)
-    scored = sorted(unique.values(), key=lambda h: (-terms.weight(term_set(h.title + " " + h.body)), h.number))
+    unique: dict[str, tuple[int, NumberedBlock]] = {}
+    for exchange in searches:
+        for place, block in enumerate(numbered_blocks(exchange.result or "")):
+            if block.url and block.url not in opened_urls:
+                unique.setdefault(block.url, (place, first_paragraph(block)))
+    ranked = open_priority(list(unique.values()), terms)
     last_turn = max((e.turn for e in exchanges), default=-1)
     last_was_search = any(e.name == "search" and e.turn == last_turn for e in exchanges)
-    if last_was_search and scored:
-        best = [hit for hit in scored if terms.weight(term_set(hit.title + " " + hit.body)) > 0][:MAX_OPEN]
-        return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in (best or scored[:2])]})])
+    if last_was_search and ranked:
+        best = [hit for _, hit in ranked][:MAX_OPEN] or [
+            hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]
+        ]
+        return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in best]})])
 
     pages = _results(request, "open_url")
     thin = relevant_sentence_count(pages, terms) < MIN_RELEVANT_SENTENCES

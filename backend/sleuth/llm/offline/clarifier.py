@@ -7,11 +7,13 @@ anything, info, topic, overview, ...). The model asks questions instead of plann
 
 * the question has fewer than 2 content words ("What is the GIL?", "decorators?"), or
 * it contains a vague filler or a "tell me about"-style opener and fewer than 4 content words
-  ("tell me stuff about asyncio", "what about python things").
+  ("tell me stuff about asyncio", "what about python things"), or
+* none of its content words is searchable: not a known word, not a name, not even pronounceable
+  ("asdkjh qwoeiu zxcmnb lkjqwe poiuyt"); then it asks what the subject is.
 
-It never asks when the conversation already holds an answer to earlier questions (a user
-message after an assistant message, or the engine's "The user's answer:" block), nor when
-the system prompt carries earlier reports from the session (a follow-up refers to them).
+It asks at most three questions. It never asks when the conversation already holds an answer
+to earlier questions (a user message after an assistant message), nor when the prompt's facts
+list earlier questions of the session (a follow-up refers to their reports).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import re
 
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import VAGUE_WORDS, content_words
+from sleuth.llm.offline.vocabulary import has_searchable_content
+from sleuth.prompt_facts import ClarifyFacts
 from sleuth.prompting import render
 
 MIN_CONTENT_WORDS = 2
@@ -39,14 +43,18 @@ def is_vague(question: str) -> bool:
 def needs_clarification(question: str) -> bool:
     """The documented rule above, on the question text alone."""
     words = content_words(question)
-    return len(words) < MIN_CONTENT_WORDS or (is_vague(question) and len(words) < MIN_CONTENT_WORDS_WHEN_VAGUE)
+    return (
+        len(words) < MIN_CONTENT_WORDS
+        or (is_vague(question) and len(words) < MIN_CONTENT_WORDS_WHEN_VAGUE)
+        or not has_searchable_content(question)
+    )
 
 
 def clarify(request: OfflineRequest) -> Reply:
     question = request.last_user
-    already_answered = request.answered_after_assistant() or "The user's answer:" in question
-    has_history = "Earlier question:" in request.system
-    if already_answered or has_history or not needs_clarification(question):
+    facts = request.facts(ClarifyFacts)
+    has_history = bool(facts and facts.earlier_questions)
+    if request.answered_after_assistant() or has_history or not needs_clarification(question):
         return Reply(tool_calls=[("generate_plan", {})])
-    topic = " ".join(content_words(question)[:3])
+    topic = " ".join(content_words(question)[:3]) if has_searchable_content(question) else ""
     return Reply(text=render("offline/clarify_questions", topic=topic))

@@ -1,142 +1,224 @@
-"""The planner step: 3-6 numbered steps built from the question's key phrases."""
+"""The planner step: 3-6 numbered steps that keep the question's own phrases intact.
+
+The question's sub-questions ("How does X handle Y?", "What isolation levels exist?") become
+steps word for word; supporting steps (definition, mechanism, comparison, examples, pitfalls)
+name the question's subjects with the words the question used, in forms that need no grammar
+agreement. A clarification answer never adds topics: it sets the order of the steps (its
+purpose and aspect) and its scope is attached to every step.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sleuth.llm.offline.clarifier import is_vague
+from sleuth.llm.offline.constraints import Constraints, read_constraints
 from sleuth.llm.offline.request import OfflineRequest, Reply
-from sleuth.llm.offline.text import RELATION_WORDS, STOPWORDS, chunks, join_phrases
-from sleuth.prompting import render
+from sleuth.llm.offline.text import RELATION_WORDS, STOPWORDS, VAGUE_WORDS, join_phrases
+from sleuth.llm.offline.vocabulary import looks_english
+from sleuth.prompt_facts import PlanFacts
 
 MIN_STEPS = 3
 DEFAULT_MAX_STEPS = 6
+MAX_QUESTION_STEPS = 3
 
-# Head nouns that name an aspect of the subjects rather than a subject ("the trade-offs of X").
+_QUESTION_START = re.compile(
+    r"^(what|how|why|when|which|where|who|whom|whose|whether|does|do|did|is|are|was|were|can|could|should|"
+    r"would|will|has|have)\b",
+    re.I,
+)
+_CLAUSE_SPLIT = re.compile(
+    r"\?\s*|;\s*|,?\s+(?:and|but|or)\s+(?=(?:what|how|why|when|which|where|who|whether|does|do|is|are|can)\b)",
+    re.I,
+)
+# Verbs that questions put between their subject and object; a noun phrase stops at them.
+_VERBS = frozenset(
+    "handle handles handled work works affect affects interact interacts relate relates differ differs "
+    "compare compares behave behaves implement implements support supports store stores manage manages "
+    "resolve resolves perform performs scale scales improve improves change changes prevent prevents "
+    "ensure ensures avoid avoids cause causes exist exists happen happens have has configure set create "
+    "run runs call calls return returns mean means apply applies choose pick evaluate evaluates "
+    "guarantee guarantees provide provides allow allows define defines determine determines influence "
+    "influences combine combines depend depends lead leads become becomes keep keeps produce produces "
+    "enable enables detect detects protect protects replace replaces optimise optimize process processes "
+    "interpret interprets execute executes compile compiles load loads find finds".split()
+)
 _ASPECT_HEADS = frozenset(
     "trade-offs tradeoffs trade-off differences difference pros cons advantages disadvantages benefits "
     "drawbacks role purpose meaning impact effect effects relationship relation interaction interactions "
     "history overview details semantics behaviour behavior".split()
 )
-_COMPARISON_HEADS = frozenset(
-    "trade-offs tradeoffs trade-off differences difference pros cons advantages disadvantages vs versus".split()
-)
-# A context phrase usually follows one of these ("... interact during attribute lookup").
-_CONTEXT_PREPOSITIONS = ("during", "in", "for", "when", "within", "inside", "under", "on")
+_COMPARISON = re.compile(r"\b(vs\.?|versus|compared?|comparison|better|trade-?offs?|differen\w*|between)\b", re.I)
+_CONTEXT_PREPOSITIONS = ("during", "in", "for", "when", "within", "inside", "under", "on", "with")
+_ARTICLES = frozenset({"the", "a", "an"})
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./+#-][A-Za-z0-9_]+)*|\d+(?:\.\d+)*|\S")
+_KEYWORD_NOUNS = frozenset("statement statements loop loops clause clauses keyword keywords block blocks".split())
 
 
 @dataclass
 class Topic:
-    subjects: list[str]
-    context: str
-    relation: str
-    comparison: bool
-    domain: str = ""
+    subjects: list[str] = field(default_factory=list)  # noun phrases, as the question wrote them
+    context: str = ""  # a trailing phrase from the question, preposition included ("during attribute lookup")
+    comparison: bool = False
+    relation: str = ""  # the verb relating several subjects ("interact")
 
 
-def analyse(question: str) -> Topic:
-    """Split a question into subjects, a context phrase and the relation asked about."""
-    phrases = chunks(question)
-    relation = ""
-    comparison = bool(re.search(r"\b(vs\.?|versus|compared?|comparison|better|trade-?offs?|differen)", question, re.I))
-    subjects: list[str] = []
-    rest: list[str] = []
-    for phrase in phrases:
-        words = phrase.lower().split()
-        if any(word in RELATION_WORDS for word in words):
-            relation = relation or next(word for word in phrase.split() if word.lower() in RELATION_WORDS)
-            kept = [word for word in phrase.split() if word.lower() not in RELATION_WORDS]
-            if kept:
-                rest.append(" ".join(kept))
-            continue
-        if words[0] in _ASPECT_HEADS:
-            comparison = comparison or words[0] in _COMPARISON_HEADS
-            kept = phrase.split()[1:]
-            if kept:
-                (subjects if len(subjects) < 2 else rest).append(" ".join(kept))
-            continue
-        if len(subjects) < 2 and not _follows_preposition(question, phrase):
-            # "with statement" reads as "the with statement"
-            subjects.append("the " + phrase if words[0] in STOPWORDS else phrase)
+def clauses(question: str) -> list[str]:
+    """The question's sub-questions, each as written (first letter capitalised, '?' kept)."""
+    out: list[str] = []
+    for piece in _CLAUSE_SPLIT.split(question.strip()):
+        piece = piece.strip(" ,.")
+        if piece and _QUESTION_START.match(piece) and len(piece.split()) >= 3:
+            out.append(piece[0].upper() + piece[1:] + "?")
+    return out
+
+
+def _is_break(word: str, following: str) -> bool:
+    low = word.lower()
+    if low in STOPWORDS and following.lower() not in _KEYWORD_NOUNS:  # "with statement" is a subject
+        return low not in _ARTICLES
+    return low in _VERBS or low in RELATION_WORDS or low in VAGUE_WORDS or not re.match(r"[\w]", word)
+
+
+def noun_phrases(text: str) -> list[str]:
+    """Runs of words between function words and verbs, kept verbatim (a leading article too)."""
+    words = _WORD.findall(text)
+    phrases: list[list[str]] = [[]]
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if _is_break(word, following):
+            phrases.append([])
         else:
-            rest.append(phrase)
-    if not subjects and rest:
-        subjects, rest = rest[:1], rest[1:]
-    # A lone capitalised word left over ("in Python") names the domain, not a mechanism to explain.
-    domain = [phrase for phrase in rest if " " not in phrase and phrase[:1].isupper() and phrase[1:].islower()]
-    context = [phrase for phrase in rest if phrase not in domain]
-    return Topic(
-        subjects=subjects,
-        context=join_phrases(context[:2]),
-        relation=relation.lower(),
-        comparison=comparison,
-        domain=domain[0] if domain else "",
-    )
+            phrases[-1].append(word)
+    out: list[str] = []
+    for run in phrases:
+        while run and run[-1].lower() in _ARTICLES:
+            run.pop()
+        content = [w for w in run if w.lower() not in _ARTICLES]
+        if content and not all(w.lower() in STOPWORDS for w in content):
+            out.append(" ".join(run))
+    return out
 
 
-def _follows_preposition(question: str, phrase: str) -> bool:
-    """True when `phrase` comes right after a context preposition (it is a setting, not a subject)."""
-    pattern = r"\b(" + "|".join(_CONTEXT_PREPOSITIONS) + r")\s+(the\s+|a\s+|an\s+)?" + re.escape(phrase)
-    return re.search(pattern, question, re.I) is not None
+def _split_context(clause: str) -> tuple[str, str]:
+    """(clause without its trailing context phrase, the context phrase with its preposition)."""
+    body = clause.rstrip("?").strip()
+    words = body.split()
+    for index, word in enumerate(words[2:], 2):
+        if word.lower() in _CONTEXT_PREPOSITIONS and index + 1 < len(words):
+            before = " ".join(words[:index])
+            if noun_phrases(before) and noun_phrases(" ".join(words[index + 1 :])):
+                return before, " ".join(words[index:])
+    return body, ""
 
 
-def _max_steps(system: str) -> int:
-    match = re.search(r"at most (\d+) numbered steps", system)
-    return max(1, int(match.group(1))) if match else DEFAULT_MAX_STEPS
-
-
-def parse_question(user: str) -> tuple[str, str]:
-    """(question, clarification answer) from the planner's user message."""
-    match = re.search(r"Question:\s*(.+?)(?:\n\s*\n|$)", user, re.S)
-    question = (match.group(1) if match else user).strip()
-    answer_match = re.search(r"The user's answer:\s*(.+)$", user, re.S)
-    return question, (_answer_only(answer_match.group(1)) if answer_match else "")
-
-
-def _answer_only(raw: str) -> str:
-    """The user's words: clients may echo the numbered questions above each answer; drop those."""
-    kept = []
-    for line in raw.splitlines():
-        line = line.strip()
-        if not line or line.endswith("?"):
+def analyse(text: str) -> Topic:
+    """Subjects, context and comparison of the first sub-question (or of `text` if it has none)."""
+    first = (clauses(text) or [text])[0]
+    body, context = _split_context(first)
+    body = _QUESTION_START.sub("", body.strip()).strip()
+    comparison = bool(_COMPARISON.search(first))
+    relation = next((w.lower() for w in body.split() if w.lower() in RELATION_WORDS), "")
+    phrases = []
+    for phrase in noun_phrases(body):
+        words = phrase.split()
+        head = words[1] if words[0].lower() in _ARTICLES and len(words) > 1 else words[0]
+        if head.lower() in _ASPECT_HEADS:  # "the trade-offs" names an aspect, not a subject
+            comparison = comparison or head.lower() in ("trade-offs", "tradeoffs", "differences", "difference")
+            rest = words[words.index(head) + 1 :]
+            if rest:
+                phrases.append(" ".join(rest))
             continue
-        kept.append(re.sub(r"^(?:\d+[.)]\s*|Also:\s*)", "", line))
-    return " ".join(kept)
+        phrases.append(phrase)
+    # a lone capitalised word ("Python") in front of other subjects names the domain
+    if len(phrases) > 1 and re.fullmatch(r"[A-Z][a-z]+", phrases[0]) and not context:
+        context = "in " + phrases.pop(0)
+    return Topic(subjects=phrases[:2], context=context, comparison=comparison, relation=relation)
+
+
+def _supporting(topic: Topic, first_clause: str) -> dict[str, str]:
+    """Step text per kind; a kind the question's own first clause already asks is left out."""
+    subjects = join_phrases(topic.subjects)
+    where = f" {topic.context}" if topic.context else ""
+    asks = first_clause.lower()
+    steps = {
+        "definition": f"Definition and purpose of {subjects}{where}",
+        "mechanism": f"The mechanism behind {subjects}{where}, step by step",
+        "comparison": f"Differences and trade-offs between {subjects}{where}",
+        "relation": f"How {subjects} {topic.relation} with each other{where}" if topic.relation else "",
+        "examples": f"Concrete examples of {subjects} in use{where}",
+        "pitfalls": f"Pitfalls, edge cases and limitations of {subjects}{where}",
+    }
+    if asks.startswith(("what is", "what are")) and not topic.comparison:
+        steps["definition"] = ""
+    if asks.startswith("how") or topic.comparison:
+        # the question asks how the subjects behave; a process it names ("during attribute lookup")
+        # is still worth a step of its own
+        preposition, _, setting = topic.context.partition(" ")
+        mechanism = f"The mechanism of {setting}, step by step, and the role of {subjects} in it"
+        steps["mechanism"] = mechanism if preposition.lower() in ("during", "for") else ""
+    if topic.comparison and first_clause:
+        steps["comparison"] = ""
+    if not topic.comparison or len(topic.subjects) < 2:
+        steps["comparison"] = ""
+    if first_clause and topic.relation:
+        steps["relation"] = ""
+    return {kind: text for kind, text in steps.items() if text}
+
+
+# The order of supporting steps for what the answer is for (purpose) or what it should focus on (aspect).
+_ORDERS = {
+    "": ["definition", "mechanism", "comparison", "relation", "examples", "pitfalls"],
+    "learning": ["definition", "mechanism", "examples", "relation", "comparison", "pitfalls"],
+    "fixing": ["pitfalls", "mechanism", "examples", "definition", "relation", "comparison"],
+    "choosing": ["comparison", "pitfalls", "examples", "definition", "mechanism", "relation"],
+    "definition": ["definition", "examples", "mechanism", "relation", "comparison", "pitfalls"],
+    "internals": ["mechanism", "relation", "definition", "pitfalls", "examples", "comparison"],
+    "practice": ["examples", "pitfalls", "definition", "mechanism", "relation", "comparison"],
+}
+
+
+def with_scope(step: str, scope: list[str]) -> str:
+    """A step carrying the user's scope, in a form a reader (and the orchestrator) can strip again."""
+    return f"{step} ({'; '.join(scope)})" if scope else step
 
 
 def plan_steps(
     question: str, answer: str = "", earlier_question: str = "", max_steps: int = DEFAULT_MAX_STEPS
 ) -> list[str]:
+    if not looks_english(question):
+        # the steps must stay in the user's language, and this model writes only English:
+        # the question itself, word for word, is the plan
+        return [question.strip()]
+    constraints = read_constraints(answer) if answer else Constraints()
+    own = [] if is_vague(question) else clauses(question)
     topic = analyse(question)
-    if not topic.subjects and earlier_question:  # a follow-up ("tell me more") inherits its subject
-        topic = analyse(earlier_question + " " + question)
-    if answer and (not topic.subjects or is_vague(question)):
-        # a vague question made concrete by the clarification answer: the answer names the subject
-        topic = analyse(answer + ". " + question)
-        answer = ""
-    subjects = topic.subjects or ["the topic of the question"]
-    focus = join_phrases(chunks(answer)[:3]) if answer else ""
-    text = render(
-        "offline/plan",
-        subjects=join_phrases(subjects),
-        several=len(subjects) > 1,
-        plural=len(subjects) > 1 or (subjects[0].endswith("s") and not subjects[0].endswith("ss")),
-        context=topic.context,
-        domain=topic.domain,
-        relation=topic.relation,
-        comparison=topic.comparison,
-        focus=focus,
-    )
-    steps = [re.sub(r"^\d+\.\s*", "", line).strip() for line in text.splitlines() if re.match(r"^\d+\.", line.strip())]
+    subject_from_answer = bool(constraints.subject) and (not topic.subjects or is_vague(question))
+    if subject_from_answer:
+        # a vague question made concrete by the answer: the answer names the subject
+        topic = analyse(constraints.subject[0])
+    elif not topic.subjects and earlier_question:  # a follow-up ("tell me more") inherits its subject
+        topic = analyse(earlier_question)
+    if not topic.subjects:
+        topic.subjects = ["the topic of the question"]
+    scope = constraints.scope_with(subject_known=not subject_from_answer)
+    first = own[0] if own else ""
+    supporting = _supporting(topic, first)
+    order = _ORDERS[constraints.aspect or constraints.purpose]
+    steps = own[:MAX_QUESTION_STEPS] + [supporting[kind] for kind in order if kind in supporting]
     limit = max(1, max_steps)
     if limit >= MIN_STEPS:
         limit = min(limit, max(MIN_STEPS, len(steps)))
-    return steps[:limit]
+    return [with_scope(step, scope) for step in steps[:limit]]
 
 
 def plan(request: OfflineRequest) -> Reply:
-    question, answer = parse_question(request.last_user or request.first_user)
-    earlier = re.findall(r"--- Earlier question: (.+)", request.system)
-    steps = plan_steps(question, answer, earlier[-1] if earlier else "", _max_steps(request.system))
+    facts = request.facts(PlanFacts)
+    if facts is None:  # not a Sleuth planner prompt: plan for the user's words as they are
+        steps = plan_steps(request.last_user or request.first_user)
+    else:
+        answer = facts.clarification.answer if facts.clarification else ""
+        earlier = facts.earlier_questions[-1] if facts.earlier_questions else ""
+        steps = plan_steps(facts.question, answer, earlier, facts.max_steps)
     return Reply(text="\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1)))

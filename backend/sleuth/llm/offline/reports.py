@@ -7,7 +7,6 @@ rearranges those cited sentences under the plan's steps, keeping their citations
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
@@ -17,16 +16,19 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     as_markdown,
     cited_units,
+    entry_name,
     first_paragraph,
     is_dangling,
+    is_navigation_page,
     jaccard,
     numbered_blocks,
     overlap,
-    page_sentences,
+    rarity,
+    sectioned_sentences,
     term_set,
     tokens,
 )
-from sleuth.llm.tokens import count_tokens
+from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
@@ -37,6 +39,14 @@ SHORT_SENTENCE_WORDS = 9
 SECTION_SENTENCES = 4
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
+HEADING_SHARE = 0.5
+HEADING_CAP = 4.0
+PAGE_TITLE_BONUS = 0.5
+
+
+def approx_tokens(text: str) -> int:
+    """Cheap token estimate (about 4 characters per token) for sizing output to a budget."""
+    return max(1, len(text) // 4)
 
 
 # ---- intermediate report -------------------------------------------------------------------
@@ -49,6 +59,7 @@ class Candidate:
     position: int  # order within its page, to keep the page's reading order
     score: float
     terms: set[str]
+    entry: str = ""  # the reference entry the sentence describes, when it does not name it itself
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -60,9 +71,8 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     """
     found: list[NumberedBlock] = []
     for text in request.texts("user"):
-        for block in numbered_blocks(text):
-            body = re.split(r"\n\s*(?:Write your intermediate report now|Time is up\.)", block.body)[0]
-            found.append(NumberedBlock(block.number, block.title, block.url, body))
+        for _, listing in read_tagged(text, "sources"):
+            found.extend(numbered_blocks(listing))
     if not found:
         for exchange in request.exchanges():
             if exchange.name == "open_url" and exchange.result:
@@ -76,17 +86,15 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
-def rarity(sentence_terms: list[set[str]], wanted: set[str]) -> dict[str, float]:
-    """Per task term, 1 / (1 + 4 * share of sentences containing it): a word on nearly every
-    line of the sources (say "attribute" in pages about attributes) tells sentences apart less."""
-    total = max(1, len(sentence_terms))
-    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in sentence_terms) / total) for term in wanted}
+def _score(sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
+    """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
 
-
-def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
-    """(ranking score, relevance, terms): relevance decides eligibility, the score the order."""
+    Relevance counts the sentence's own terms and, at a discount, those of the heading it sits
+    under: in a reference manual the sentences below "@functools.lru_cache(maxsize=128)" are
+    about lru_cache even when they only say "the wrapped function"."""
     sentence_terms = term_set(sentence)
     relevance = terms.weight(sentence_terms, rare)
+    relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(term_set(heading) - sentence_terms, rare))
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
         score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
@@ -96,30 +104,36 @@ def _score(sentence: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[flo
     return score, relevance, sentence_terms
 
 
-def _budget(request: OfflineRequest) -> int:
-    match = re.search(r"At most about (\d+) tokens", request.system)
-    hint = int(match.group(1)) if match else DEFAULT_REPORT_TOKENS
+def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
+    hint = facts.max_tokens if facts else DEFAULT_REPORT_TOKENS
     return min(hint, request.max_tokens or hint)
 
 
 def agent_report(request: OfflineRequest) -> Reply:
-    task_match = re.search(r"Task:\s*(.+)$", request.system, re.S)
-    task = task_match.group(1).strip() if task_match else request.first_user
+    facts = request.facts(AgentReportFacts)
+    task = facts.task if facts else request.first_user
     terms = task_terms(task)
     sources = _sources(request)
 
-    per_page = [(page, page_sentences(page.body)) for page in sources]
-    all_terms = [term_set(sentence) for _, sentences in per_page for sentence in sentences]
+    # Tables of contents and indexes name everything and explain nothing.
+    per_page = [(page, sectioned_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
+    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
     for page, sentences in per_page:
-        for position, sentence in enumerate(sentences):
-            score, relevance, sentence_terms = _score(sentence, terms, rare)
+        # a page whose title names the subject is where the subject is explained
+        prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
+        for position, (heading, sentence) in enumerate(sentences):
+            score, relevance, sentence_terms = _score(sentence, heading, terms, rare)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
-                candidates.append(Candidate(sentence, page.number, position, score, sentence_terms))
+                entry = entry_name(heading)
+                named = entry.rsplit(".", 1)[-1] in sentence
+                candidates.append(
+                    Candidate(sentence, page.number, position, score + prior, sentence_terms, "" if named else entry)
+                )
 
     chosen: list[Candidate] = []
-    budget = int(_budget(request) * 0.9)
+    budget = int(_budget(request, facts) * 0.9)
     spent = 0
     ranked = sorted(candidates, key=lambda c: (-c.score, c.number, c.position))
     # First pass leaves room for other pages (one page rarely tells the whole story); the
@@ -132,7 +146,7 @@ def agent_report(request: OfflineRequest) -> Reply:
                 continue
             if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
                 continue
-            cost = count_tokens(candidate.sentence) + 2
+            cost = approx_tokens(candidate.sentence) + 2
             if spent + cost > budget:
                 continue
             chosen.append(candidate)
@@ -146,8 +160,14 @@ def agent_report(request: OfflineRequest) -> Reply:
         best_rank.setdefault(candidate.number, rank)
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
-        picked = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        paragraphs.append(" ".join(f"{as_markdown(c.sentence)} [{number}]" for c in picked))
+        in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
+        # "Return a random byte string." says what, not of which function: the entry's name, copied
+        # from its heading, goes in front
+        paragraphs.append(
+            " ".join(
+                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in in_order
+            )
+        )
     return Reply(text="\n\n".join(paragraphs))
 
 
@@ -158,6 +178,7 @@ def agent_report(request: OfflineRequest) -> Reply:
 class Finding:
     task: str
     units: list[CitedUnit]
+    plan_step: int | None = None  # 1-based
 
 
 @dataclass
@@ -168,34 +189,27 @@ class ReportInput:
     partial: bool
 
 
-def parse_report_input(user: str) -> ReportInput:
-    question_match = re.search(r"Question:\s*(.+?)\n", user + "\n")
-    question = question_match.group(1).strip() if question_match else ""
-    plan_match = re.search(r"Research plan:\s*\n(.*?)(?:\n\s*\n|$)", user, re.S)
-    plan = [
-        re.sub(r"^\s*\d+[.)]\s*", "", line).strip()
-        for line in (plan_match.group(1) if plan_match else "").splitlines()
-        if re.match(r"^\s*\d+[.)]", line)
+def read_report_input(request: OfflineRequest) -> ReportInput:
+    """The report step's facts, with each finding's text from its tagged block."""
+    facts = request.facts(ReportFacts)
+    user = request.last_user or request.first_user
+    bodies = [body for _, body in read_tagged(user, "finding")]
+    if facts is None:  # not a Sleuth report prompt: the user's text is the only material
+        return ReportInput("", [], [Finding(task="", units=cited_units(user))], False)
+    findings = [
+        Finding(task=finding.task, units=cited_units(body), plan_step=finding.plan_step)
+        for finding, body in zip(facts.findings, bodies, strict=False)
     ]
-    findings_text = (
-        user.split("Findings from the research agents:", 1)[-1]
-        if "Findings from the research agents:" in user
-        else user
-    )
-    findings_text = re.split(r"\n\s*Sources:\s*\n", findings_text)[0]
-    findings: list[Finding] = []
-    for match in re.finditer(r"^### Finding \d+: (.*?)\n(.*?)(?=^### Finding \d+: |\Z)", findings_text, re.S | re.M):
-        findings.append(Finding(task=match.group(1).strip(), units=cited_units(match.group(2))))
-    if not findings:
-        findings.append(Finding(task=question, units=cited_units(findings_text)))
-    partial = "research was cut short" in user.lower()
-    return ReportInput(question, plan, findings, partial)
+    return ReportInput(facts.question, facts.plan, findings, facts.partial)
 
 
 def _assign(findings: list[Finding], plan: list[str]) -> dict[int, list[int]]:
     """Which findings belong to which plan step (by the step text in the task, else overlap)."""
     owners: dict[int, list[int]] = {i: [] for i in range(len(plan))}
     for f_index, finding in enumerate(findings):
+        if finding.plan_step is not None and 1 <= finding.plan_step <= len(plan):
+            owners[finding.plan_step - 1].append(f_index)
+            continue
         task = finding.task.lower()
         exact = [i for i, step in enumerate(plan) if step.lower() in task]
         if exact:
@@ -226,7 +240,7 @@ def _pick(pool: list[tuple[float, CitedUnit]], used: list[CitedUnit], limit: int
 
 
 def final_report(request: OfflineRequest) -> Reply:
-    data = parse_report_input(request.last_user or request.first_user)
+    data = read_report_input(request)
     plan = data.plan or [finding.task for finding in data.findings if finding.task] or [data.question]
     question_terms = term_set(data.question)
     all_units = [(f_index, unit) for f_index, finding in enumerate(data.findings) for unit in finding.units]
@@ -272,15 +286,25 @@ def final_report(request: OfflineRequest) -> Reply:
     sections = [
         f"## {as_markdown(step)}\n\n"
         + (" ".join(unit.text for unit in units) if units else render("offline/section_gap"))
-        for step, units in zip(plan, picked, strict=False)
+        for step, units in zip(plan, picked, strict=True)
     ]
 
-    parts = []
-    if summary:
-        parts.append(" ".join(unit.text for unit in summary))
+    # The summary says what the research could not answer, so a reader need not find the gaps.
+    in_summary = {id(unit) for unit in summary}
+    gaps = [
+        step
+        for s_index, (step, units) in enumerate(zip(plan, picked, strict=True))
+        if not units
+        and not any(
+            id(unit) in in_summary for f_index in owners.get(s_index, []) for unit in data.findings[f_index].units
+        )
+    ]
+    parts = [" ".join(unit.text for unit in summary)] if summary else []
+    if gaps:
+        parts.append(render("offline/unanswered", steps=[as_markdown(step) for step in gaps], everything=not summary))
     parts.extend(sections)
     parts.append(render("offline/extractive_note", partial=data.partial))
     text = "\n\n".join(parts)
-    if request.max_tokens and count_tokens(text) > request.max_tokens:
+    if request.max_tokens and approx_tokens(text) > request.max_tokens:
         text = text[: request.max_tokens * 4].rsplit("\n", 1)[0]  # a real model stops at its limit too
     return Reply(text=text)

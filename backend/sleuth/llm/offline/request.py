@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from sleuth.prompt_facts import PromptFacts, read_facts
+
+F = TypeVar("F", bound=PromptFacts)
 
 
 def _text(content: Any) -> str:
@@ -66,6 +70,10 @@ class OfflineRequest:
         return name in self.tool_names
 
     # ---- messages -----------------------------------------------------------------------
+
+    def facts(self, kind: type[F]) -> F | None:
+        """The latest facts block of `kind` in the conversation (what the prompts declare for machines)."""
+        return read_facts([_text(m.get("content")) for m in self.messages], kind)
 
     def texts(self, role: str) -> list[str]:
         return [_text(m.get("content")) for m in self.messages if m.get("role") == role]

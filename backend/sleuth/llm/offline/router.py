@@ -1,9 +1,10 @@
 """Recognise which Sleuth step a request is, from the request alone, and answer it.
 
-The same signals a hosted model would act on: the offered tools and the system prompt.
+The same signals a hosted model would act on: the offered tools, and for steps without tools
+the facts block the prompt declares (`sleuth.prompt_facts`), never its prose.
 tools == {generate_plan} -> clarifier; research_agent offered -> orchestrator; search/open_url
-offered -> research agent; no tools: "intermediate report" -> agent report, "research plan" +
-"numbered" -> planner, anything else -> final report.
+offered -> research agent; no tools: agent-report facts -> agent report, plan facts -> planner,
+anything else -> final report.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sleuth.llm.offline.orchestrator import orchestrate
 from sleuth.llm.offline.planner import plan
 from sleuth.llm.offline.reports import agent_report, final_report
 from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.prompt_facts import AgentReportFacts, PlanFacts
 from sleuth.prompting import render
 
 log = logging.getLogger(__name__)
@@ -32,10 +34,9 @@ def classify(request: OfflineRequest) -> str:
         return "orchestrator"
     if "open_url" in names or "search" in names:
         return "agent"
-    system = request.system.lower()
-    if "intermediate report" in system:
+    if request.facts(AgentReportFacts) is not None:
         return "agent_report"
-    if "research plan" in system and "numbered" in system and "final report" not in system:
+    if request.facts(PlanFacts) is not None:
         return "planner"
     return "report"
 

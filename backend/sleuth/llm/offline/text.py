@@ -77,8 +77,21 @@ def content_words(text: str) -> list[str]:
 
 
 def term_set(text: str) -> set[str]:
-    """Stemmed content terms, for overlap scoring."""
-    return {stem(word) for word in content_words(text)}
+    """Stemmed content terms, for overlap scoring. A dotted name also counts as its parts, so
+    `functools.lru_cache` meets a page titled "functools" and a sentence about "lru_cache"."""
+    found: set[str] = set()
+    for word in content_words(text):
+        found.add(stem(word))
+        if "." in word.strip("."):
+            found.update(stem(part) for part in word.split(".") if len(part) > 1 and part.lower() not in STOPWORDS)
+    return found
+
+
+def rarity(term_sets: list[set[str]], wanted: set[str]) -> dict[str, float]:
+    """Per wanted term, 1 / (1 + 4 * share of the texts containing it): a word on nearly every
+    line of the sources (say "attribute" in pages about attributes) tells texts apart less."""
+    total = max(1, len(term_sets))
+    return {term: 1.0 / (1.0 + 4.0 * sum(term in terms for terms in term_sets) / total) for term in wanted}
 
 
 def chunks(text: str) -> list[str]:
@@ -145,7 +158,7 @@ _DANGLING_START = re.compile(
     r"Hence|Then|Otherwise|Likewise|Similarly|See|Like|Called|Example|For example|In this case)\b"
 )
 _CODE_HINT = re.compile(
-    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{};]\s*$|==|!=|\+=|->)"
+    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->)"
 )
 
 
@@ -163,17 +176,31 @@ def _is_heading(paragraph: str) -> bool:
     if len(lines) == 2 and re.fullmatch(r"[*=\-~^#]{3,}", lines[1].strip()):
         return True
     single = paragraph.strip()
-    return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?]$", single))
+    # "For example:" closes many a one-line paragraph of prose; a title has no sentence in it
+    return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?:;]$|[.!?] ", single))
+
+
+def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
+    """(nearest heading above, paragraph) for the prose paragraphs of a page, in order.
+
+    A heading is any short line that is not a sentence: a title, or in reference manuals the
+    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped."""
+    out: list[tuple[str, str]] = []
+    heading = ""
+    for block in re.split(r"\n\s*\n", text):
+        if not block.strip():
+            continue
+        if _is_heading(block):
+            heading = normalise_space(block.lstrip("#"))
+            continue
+        if not _looks_like_code(block):
+            out.append((heading, normalise_space(block)))
+    return out
 
 
 def paragraphs(text: str) -> list[str]:
     """Prose paragraphs of a page: blank-line separated, headings and code blocks dropped."""
-    out: list[str] = []
-    for block in re.split(r"\n\s*\n", text):
-        if not block.strip() or _is_heading(block) or _looks_like_code(block):
-            continue
-        out.append(normalise_space(block))
-    return out
+    return [paragraph for _, paragraph in sectioned_paragraphs(text)]
 
 
 def split_sentences(paragraph: str) -> list[str]:
@@ -193,18 +220,53 @@ def split_sentences(paragraph: str) -> list[str]:
 
 def is_fact_sentence(sentence: str) -> bool:
     """A sentence that can stand alone as a cited fact: prose, complete, not too short or long."""
-    if not 40 <= len(sentence) <= 420:
+    if not 25 <= len(sentence) <= 420:
         return False
-    if not re.search(r"[.!?][\"')\]]?$", sentence) or sentence.endswith(":"):
+    words = tokens(sentence)
+    # a statement that introduces an example or closes a list item ("...; ") is still a statement
+    if not re.search(r"[.!?;][\"')\]]?$", sentence) and not (sentence.endswith(":") and len(words) >= 10):
         return False
-    if not re.match(r"[\"'(`*]?[A-Z0-9_]", sentence):
+    if not re.match(r"[\"'(`*]?[A-Za-z0-9_]", sentence):  # lower case: a paragraph opening on a name
         return False
     if re.match(r"(?:Changed|New|Deprecated) in version", sentence):
         return False
     if any(mark in sentence for mark in ("…", "«", "»", "...")):
         return False  # search-snippet fragments and highlight markers are not the document's text
-    words = tokens(sentence)
-    return len(words) >= 6 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+    return len(words) >= 5 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+
+
+_SIGNATURE = re.compile(r"^(?:@|class |async |exception )?\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$")
+
+
+def entry_name(heading: str) -> str:
+    """The name a reference entry documents, when its heading is a signature ("secrets.token_hex(
+    [nbytes=None])¶" -> "secrets.token_hex"); "" for an ordinary title."""
+    match = _SIGNATURE.match(heading.strip())
+    return match.group(1) if match else ""
+
+
+def without_highlights(snippet: str) -> str:
+    """A search snippet's text without its match markers («lru»_«cache» -> lru_cache) and ellipses."""
+    return re.sub(r"[«»…]", "", snippet)
+
+
+_PROSE_END = re.compile(r"[.!?:][\"')\]]?$")
+NAVIGATION_PROSE_SHARE = 0.2
+
+
+def is_navigation_page(text: str) -> bool:
+    """Tables of contents, indexes and menus: mostly titles and names, little prose.
+
+    Judged by structure, not wording: the share of the page's characters in paragraphs that
+    read as prose (eight words or more, ending like a sentence; hard-wrapped lines are joined
+    first). Reference pages score well above 0.3; the chapter and index pages of a Sphinx or
+    DocBook manual score below 0.2."""
+    blocks = [normalise_space(block) for block in re.split(r"\n\s*\n", text) if block.strip()]
+    total = sum(len(block) for block in blocks)
+    if total == 0:
+        return True
+    prose = sum(len(block) for block in blocks if _PROSE_END.search(block) and len(block.split()) >= 8)
+    return prose / total < NAVIGATION_PROSE_SHARE
 
 
 def is_dangling(sentence: str) -> bool:
@@ -213,7 +275,17 @@ def is_dangling(sentence: str) -> bool:
 
 def page_sentences(text: str) -> list[str]:
     """Candidate fact sentences of a page, in document order, verbatim up to whitespace."""
-    return [s for paragraph in paragraphs(text) for s in split_sentences(paragraph) if is_fact_sentence(s)]
+    return [sentence for _, sentence in sectioned_sentences(text)]
+
+
+def sectioned_sentences(text: str) -> list[tuple[str, str]]:
+    """(heading, sentence) for every candidate fact sentence of a page, in document order."""
+    return [
+        (heading, sentence)
+        for heading, paragraph in sectioned_paragraphs(text)
+        for sentence in split_sentences(paragraph)
+        if is_fact_sentence(sentence)
+    ]
 
 
 # ---- numbered blocks in tool results ------------------------------------------------------
@@ -227,9 +299,11 @@ class NumberedBlock:
     title: str
     url: str
     body: str
+    read_elsewhere: bool = False  # the engine says another agent of the run has opened it
 
 
 _BLOCK_HEAD = re.compile(r"^\[(\d+)\] ?(.*)\nURL: ?(\S*)[ \t]*$", re.M)
+_READ_BY = re.compile(r"\ARead by: [^\n]*\n?")
 
 
 def numbered_blocks(tool_text: str) -> list[NumberedBlock]:
@@ -240,14 +314,20 @@ def numbered_blocks(tool_text: str) -> list[NumberedBlock]:
         end = heads[position + 1].start() if position + 1 < len(heads) else len(tool_text)
         body = tool_text[head.end() : end]
         # trailing engine notes ("Could not open: ...", "Search error: ...") are not page text
-        body = re.split(r"\n(?:Could not open|Search error): ", body)[0]
-        blocks.append(NumberedBlock(int(head.group(1)), head.group(2).strip(), head.group(3).strip(), body.strip("\n")))
+        body = re.split(r"\n(?:Could not open|Search error): ", body)[0].strip("\n")
+        read_by = _READ_BY.match(body)
+        if read_by:
+            body = body[read_by.end() :]
+        blocks.append(
+            NumberedBlock(int(head.group(1)), head.group(2).strip(), head.group(3).strip(), body, bool(read_by))
+        )
     return blocks
 
 
 def first_paragraph(block: NumberedBlock) -> NumberedBlock:
     """A search hit's snippet only: text after its first blank line is the engine's, not the source's."""
-    return NumberedBlock(block.number, block.title, block.url, re.split(r"\n\s*\n", block.body, maxsplit=1)[0])
+    snippet = re.split(r"\n\s*\n", block.body, maxsplit=1)[0]
+    return NumberedBlock(block.number, block.title, block.url, snippet, block.read_elsewhere)
 
 
 # ---- cited units in findings ---------------------------------------------------------------
@@ -278,7 +358,7 @@ def cited_units(report: str) -> list[CitedUnit]:
             position = match.end()
             numbers = [int(n) for n in re.findall(r"\[(\d+)\]", match.group(1))]
             bare = normalise_space(_CITATION_GROUP.sub("", segment)).replace(" .", ".")
-            if bare and not re.search(r"[.!?][\"')\]]?$", bare):
+            if bare and not re.search(r"[.!?:;][\"')\]]?$", bare):
                 bare += "."  # "Fact [1]" at the end of a line still reads as a sentence
             if len(bare) >= 20:
                 units.append(
@@ -289,7 +369,7 @@ def cited_units(report: str) -> list[CitedUnit]:
 
 # pydoc's text quotes code as "obj.__attr__()"; as markdown, "__x__" would turn into bold "x".
 _QUOTED_CODE = re.compile(r'"([^"\s]*[_.()\[\]*][^"\s]*)"')
-_BARE_DUNDER = re.compile(r"(?<![\w`])(__\w+__)(?![\w`])")
+_BARE_DUNDER = re.compile(r"(?<![\w`])(__\w+__(?:\(\))?)(?![\w`])")  # "__init__()" stays one code span
 
 
 def as_markdown(sentence: str) -> str:

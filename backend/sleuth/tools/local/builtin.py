@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import sys
 from functools import partial
 
 from sleuth.tools.local.extract import Extracted
@@ -21,11 +24,7 @@ def topic_title(topic: str, text: str) -> str:
     return topic
 
 
-def _constant(data: bytes) -> bytes:
-    return data
-
-
-def _topic(title: str, text: str, _data: bytes) -> Extracted:
+def _parsed(title: str, text: str, _data: bytes) -> Extracted:
     return Extracted(title=title, text=text)
 
 
@@ -42,15 +41,39 @@ def builtin_sources() -> list[Source]:
                 path=topic,
                 mtime=None,  # no file to stat: the content hash decides
                 size=len(data),
-                read=partial(_constant, data),
-                parse=partial(_topic, title, text.strip()),
+                read=partial(bytes, data),
+                parse=partial(_parsed, title, text.strip()),
             )
         )
     return sources
 
 
-def sync_builtin(store: CorpusStore) -> IndexReport:
-    """Index (or refresh, after a CPython upgrade) the built-in collection; unchanged topics cost a hash."""
+_FINGERPRINT_KEY = "builtin_fingerprint"
+
+
+def builtin_fingerprint() -> str:
+    """Changes when CPython's topics file does: its path, size and mtime, and the interpreter's version."""
+    spec = importlib.util.find_spec("pydoc_data.topics")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    try:
+        info = os.stat(origin)
+    except OSError:
+        return f"{sys.version}|{origin}"
+    return f"{sys.version}|{origin}|{info.st_size}|{info.st_mtime_ns}"
+
+
+def sync_builtin(store: CorpusStore) -> IndexReport | None:
+    """Index (or refresh, after a CPython upgrade) the built-in collection.
+
+    A read-only fingerprint check first: when nothing changed (every run but the first) no topic is
+    loaded and no write lock is taken. Returns None when the check found nothing to do.
+    """
+    fingerprint = builtin_fingerprint()
+    if store.collection(BUILTIN_COLLECTION) is not None and store.get_meta(_FINGERPRINT_KEY) == fingerprint:
+        return None
     with store.transaction():
         collection = store.upsert_collection(BUILTIN_COLLECTION, "builtin", None)
-    return sync(store, collection, builtin_sources())
+    report = sync(store, collection, builtin_sources())
+    with store.transaction():
+        store.set_meta(_FINGERPRINT_KEY, fingerprint)
+    return report

@@ -2,11 +2,16 @@
 
 A chunk never crosses a heading, so its `heading` says what it is about; paragraphs are packed
 up to a few hundred words so bm25 compares passages of similar length.
+
+Linear in the text's length and streaming: lines are read one at a time and only the section
+being packed is held, so a 200 MB file costs its own text plus one chunk, not a list of every
+word (the old word-list slicing was quadratic and took gigabytes on unpunctuated text).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 TARGET_WORDS = 250
@@ -15,8 +20,9 @@ MAX_WORDS = 400
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 # reStructuredText / pydoc style: a line underlined by a run of one punctuation character.
 _RST_UNDERLINE = re.compile(r"^([*=\-~^#+])\1{2,}\s*$")
-_BLANK_SPLIT = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"[.!?]$")
+_WORD = re.compile(r"\S+")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
 @dataclass(frozen=True)
@@ -25,84 +31,125 @@ class Chunk:
     body: str
 
 
-@dataclass
-class _Section:
-    heading: str
-    lines: list[str]
+def _lines(text: str) -> Iterator[str]:
+    for match in _LINE.finditer(text):
+        yield match.group().rstrip("\r\n")
 
 
-def _sections(text: str, title: str) -> list[_Section]:
-    lines = text.splitlines()
-    sections = [_Section(title, [])]
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        md = _MD_HEADING.match(line)
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if md:
-            sections.append(_Section(md.group(2).strip(), []))
-        elif line.strip() and _RST_UNDERLINE.match(nxt) and len(nxt.strip()) >= len(line.strip()) - 2:
-            sections.append(_Section(line.strip(), []))
-            i += 1  # skip the underline
-        else:
-            sections[-1].lines.append(line)
-        i += 1
-    return sections
+def _paragraphs(text: str, title: str) -> Iterator[tuple[str, str]]:
+    """(heading, paragraph) pairs in order; a heading starts a new section."""
+    heading = title
+    para: list[str] = []
+    lines = _lines(text)
+    pending = next(lines, None)
+    while pending is not None:
+        line = pending
+        pending = next(lines, None)
+        md = _MD_HEADING.match(line) if len(line) < 1000 else None
+        is_rst = (
+            pending is not None
+            and line.strip()
+            and len(pending) < 200
+            and _RST_UNDERLINE.match(pending)
+            and len(pending.strip()) >= len(line.strip()) - 2
+        )
+        if md or is_rst:
+            if para:
+                yield heading, "\n".join(para)
+                para = []
+            yield heading, ""  # a section boundary, even if empty
+            heading = md.group(2).strip() if md else line.strip()
+            if is_rst:
+                pending = next(lines, None)  # skip the underline
+            continue
+        if line.strip():
+            para.append(line)
+        elif para:
+            yield heading, "\n".join(para)
+            para = []
+    if para:
+        yield heading, "\n".join(para)
 
 
-def _split_long(paragraph: str) -> list[str]:
-    """Cut a paragraph longer than MAX_WORDS at sentence ends (or, failing that, word counts)."""
-    pieces: list[str] = []
+def _split_long(paragraph: str) -> Iterator[str]:
+    """Cut a paragraph longer than MAX_WORDS at sentence ends (or, failing that, every MAX_WORDS words).
+
+    One pass over word positions: a piece is a slice of the paragraph, never a list of its words.
+    """
+    start = None
+    count = 0
+    last_sentence_end = None  # (end offset, words up to it)
+    for match in _WORD.finditer(paragraph):
+        if start is None:
+            start = match.start()
+        count += 1
+        if _SENTENCE_END.search(match.group()):
+            last_sentence_end = (match.end(), count)
+        if count >= MAX_WORDS:
+            if last_sentence_end is not None and last_sentence_end[1] * 2 >= MAX_WORDS:
+                cut, used = last_sentence_end
+            else:
+                cut, used = match.end(), count
+            yield " ".join(paragraph[start:cut].split())
+            start, count, last_sentence_end = None, count - used, None
+            if count:
+                # Words after the sentence end start the next piece.
+                rest = _WORD.search(paragraph, cut)
+                start = rest.start() if rest else None
+    if start is not None and count:
+        piece = " ".join(paragraph[start:].split())
+        if piece:
+            yield piece
+
+
+def _word_count(text: str, limit: int) -> int:
+    """Words in `text`, counting no further than `limit + 1` (enough to decide "too long")."""
+    n = 0
+    for _ in _WORD.finditer(text):
+        n += 1
+        if n > limit:
+            break
+    return n
+
+
+def iter_chunks(text: str, title: str) -> Iterator[Chunk]:
+    """Chunks of `text`, lazily; sections before the first heading get the document title as heading."""
     current: list[str] = []
     count = 0
-    for sentence in _SENTENCE_END.split(paragraph):
-        words = sentence.split()
-        while len(words) > MAX_WORDS:  # one giant "sentence": cut by words
+    heading = title
+    emitted = False
+    for para_heading, para in _paragraphs(text, title):
+        if para_heading != heading or not para:
             if current:
-                pieces.append(" ".join(current))
-                current, count = [], 0
-            pieces.append(" ".join(words[:MAX_WORDS]))
-            words = words[MAX_WORDS:]
-        if count + len(words) > MAX_WORDS and current:
-            pieces.append(" ".join(current))
+                yield Chunk(heading, "\n\n".join(current))
+                emitted = True
             current, count = [], 0
-        current.append(" ".join(words))
-        count += len(words)
-    if current:
-        pieces.append(" ".join(current))
-    return [p for p in pieces if p.strip()]
-
-
-def _pack(paragraphs: list[str]) -> list[str]:
-    chunks: list[str] = []
-    current: list[str] = []
-    count = 0
-    for para in paragraphs:
-        n = len(para.split())
+            heading = para_heading
+            if not para:
+                continue
+        n = _word_count(para, MAX_WORDS)
         if n > MAX_WORDS:
             if current:
-                chunks.append("\n\n".join(current))
+                yield Chunk(heading, "\n\n".join(current))
                 current, count = [], 0
-            chunks.extend(_split_long(para))
+            for piece in _split_long(para):
+                yield Chunk(heading, piece)
+                emitted = True
             continue
         if current and (count >= TARGET_WORDS or count + n > MAX_WORDS):
-            chunks.append("\n\n".join(current))
+            yield Chunk(heading, "\n\n".join(current))
+            emitted = True
             current, count = [], 0
         current.append(para)
         count += n
     if current:
-        chunks.append("\n\n".join(current))
-    return chunks
+        yield Chunk(heading, "\n\n".join(current))
+        emitted = True
+    if not emitted and title.strip():
+        # A document that is only a title is still findable by it.
+        yield Chunk(heading=title, body=title)
 
 
 def chunk_text(text: str, title: str) -> list[Chunk]:
-    """Chunks of `text`; sections before the first heading get the document title as heading."""
-    chunks: list[Chunk] = []
-    for section in _sections(text, title):
-        paragraphs = [p.strip("\n") for p in _BLANK_SPLIT.split("\n".join(section.lines)) if p.strip()]
-        for body in _pack(paragraphs):
-            chunks.append(Chunk(heading=section.heading, body=body))
-    if not chunks and title.strip():
-        # A document that is only a title is still findable by it.
-        chunks.append(Chunk(heading=title, body=title))
-    return chunks
+    """Every chunk of `text` (see `iter_chunks`)."""
+    return list(iter_chunks(text, title))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sleuth.cli_settings import cli_settings
+from sleuth.config import Settings
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.folders import folder_collection
@@ -37,7 +37,8 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
         raise click.UsageError("give exactly one of DIRECTORY, --list or --remove NAME")
     if name is not None and directory is None:
         raise click.UsageError("--name goes with DIRECTORY")
-    db_path = db_path_for(cli_settings().data_dir)
+    settings = Settings()
+    db_path = db_path_for(settings.data_dir)
     try:
         conn = connect(db_path)
     except sqlite3.Error as exc:
@@ -50,7 +51,7 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
             _remove(store, remove)
         else:
             assert directory is not None
-            _add(store, directory, name)
+            _add(store, directory, name, settings.index_max_file_bytes)
     except sqlite3.Error as exc:
         raise click.ClickException(f"index error ({db_path}): {exc}") from exc
     finally:
@@ -73,10 +74,13 @@ def _remove(store: CorpusStore, name: str) -> None:
     docs = next((s.documents for s in store.stats() if s.name == name), None)
     if docs is None or not store.remove_collection(name):
         raise click.ClickException(f"no collection named {name!r} (see `sleuth index --list`)")
-    click.echo(f"Removed collection {name!r} ({docs} documents).")
+    reclaimed = store.vacuum()
+    click.echo(
+        f"Removed collection {name!r} ({docs} documents); {reclaimed / 1_000_000:.1f} MB of disk space reclaimed."
+    )
 
 
-def _add(store: CorpusStore, directory: Path, name: str | None) -> None:
+def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) -> None:
     if not directory.exists():
         raise click.ClickException(f"folder {str(directory)!r} does not exist")
     if not directory.is_dir():
@@ -86,27 +90,36 @@ def _add(store: CorpusStore, directory: Path, name: str | None) -> None:
             collection = folder_collection(store, directory, name, "indexed")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    sources = scan_folder(directory.resolve())
+    found = scan_folder(directory.resolve(), max_bytes=max_bytes)
+    sources = found.sources
     if len(sources) >= PROGRESS_MIN_FILES:
         with click.progressbar(length=len(sources), label=f"Indexing {collection.name}", file=sys.stderr) as bar:
             report = sync(store, collection, sources, progress=bar.update)
     else:
         report = sync(store, collection, sources)
-    for path, reason in report.warnings:
+    skipped = [*found.skipped, *report.skipped]
+    for path, reason in skipped:
+        click.echo(f"skipped: {path}: {reason}", err=True)
+    for path, reason in [*found.warnings, *report.warnings]:
         click.echo(f"warning: {path}: {reason}", err=True)
     for path, reason in report.errors:
         click.echo(f"error: {path}: {reason}", err=True)
     total = next(s for s in store.stats() if s.name == collection.name)
-    click.echo(_summary(report, directory, total.documents, total.chunks))
+    click.echo(_summary(report, directory, total.documents, total.chunks, len(skipped)))
     if total.documents == 0:
         store.remove_collection(collection.name)  # an empty collection would only clutter --list
-        why = "every supported file failed" if report.errors else "no md, txt, html or pdf files found"
+        if report.errors:
+            why = "every supported file failed"
+        elif skipped:
+            why = "every entry was skipped (see the lines above)"
+        else:
+            why = "no md, txt, html or pdf files found"
         raise click.ClickException(f"nothing indexed from {str(directory)!r}: {why}")
 
 
-def _summary(report: IndexReport, directory: Path, documents: int, chunks: int) -> str:
+def _summary(report: IndexReport, directory: Path, documents: int, chunks: int, skipped: int) -> str:
     return (
         f"Indexed {str(directory)!r} as {report.collection!r}: {report.added} added, {report.updated} updated, "
-        f"{report.unchanged} unchanged, {report.removed} removed, {len(report.errors)} failed "
+        f"{report.unchanged} unchanged, {report.removed} removed, {len(report.errors)} failed, {skipped} skipped "
         f"— {documents} documents, {chunks} chunks. URLs: corpus://{report.collection}/<path>"
     )

@@ -1,11 +1,15 @@
 """The local corpus as one run sees it: which index file, which collections, ready on first use.
 
 Scope (what `local` search covers):
-* `SLEUTH_CORPUS` unset: the built-in `python-reference` plus every collection added by `sleuth index`.
-* `SLEUTH_CORPUS=<folder>`: that folder (indexed incrementally on first use, as collection kind `env`)
-  plus every collection added by `sleuth index`; the built-in reference is not searched.
-* `SLEUTH_CORPUS=<collection name>`: that collection plus every collection added by `sleuth index`.
+* Sources chosen for the request: exactly those collections.
+* Otherwise `SLEUTH_CORPUS=<folder>`: that folder (indexed incrementally, as collection kind `env`).
+* Otherwise `SLEUTH_CORPUS=<collection name>`: that collection.
+* Otherwise the built-in `python-reference` plus every collection added by `sleuth index` or uploaded.
 The built-in reference is always indexed and can always be opened, whatever the scope.
+
+A run never re-indexes under the write lock when nothing changed: the built-in reference is checked
+by a fingerprint, the SLEUTH_CORPUS folder by a stat walk (at most every `corpus_check_s` per
+process, and a run that finds another one already checking uses the index as it is).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sleuth.documents import Document
@@ -20,10 +26,11 @@ from sleuth.tools.base import Page, ToolError
 from sleuth.tools.local import retrieval
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.folders import index_folder
+from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES
 from sleuth.tools.local.query import fts_query
 from sleuth.tools.local.schema import DB_FILENAME, connect
 from sleuth.tools.local.store import CorpusStore
-from sleuth.tools.local.urls import BUILTIN_COLLECTION, parse_corpus_url
+from sleuth.tools.local.urls import parse_corpus_url
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +42,51 @@ def db_path_for(data_dir: Path) -> Path:
     return Path(data_dir).expanduser() / DB_FILENAME
 
 
+class FolderChecks:
+    """When each SLEUTH_CORPUS folder was last checked, shared by every run of a process."""
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self.now = now
+        self._lock = threading.Lock()
+        self._checked: dict[tuple[str, str], float] = {}
+        self._busy: dict[tuple[str, str], threading.Lock] = {}
+
+    def due(self, key: tuple[str, str], every_s: float) -> bool:
+        with self._lock:
+            last = self._checked.get(key)
+        return last is None or self.now() - last >= every_s
+
+    def busy_lock(self, key: tuple[str, str]) -> threading.Lock:
+        with self._lock:
+            return self._busy.setdefault(key, threading.Lock())
+
+    def done(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._checked[key] = self.now()
+
+
+FOLDER_CHECKS = FolderChecks()
+
+
 class LocalCorpus:
     """Thread-safe; every method opens its own short-lived connection (call them via to_thread)."""
 
-    def __init__(self, db_path: Path, corpus: str | None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        corpus: str | None,
+        *,
+        collections: tuple[str, ...] | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        check_every_s: float = 0.0,
+        checks: FolderChecks = FOLDER_CHECKS,
+    ) -> None:
         self.db_path = db_path
         self.corpus = corpus
+        self.collections = collections
+        self.max_file_bytes = max_file_bytes
+        self.check_every_s = check_every_s
+        self.checks = checks
         self._lock = threading.Lock()
         self._scope: retrieval.Scope | None = None
 
@@ -51,10 +97,7 @@ class LocalCorpus:
             raise ToolError(f"Local corpus index {self.db_path.name} cannot be opened: {exc}") from exc
 
     def ensure_ready(self) -> retrieval.Scope:
-        """Index the built-in reference and the SLEUTH_CORPUS folder (incrementally), once per instance.
-
-        One instance per `build_local_tools` call, so each new toolbox picks up changed files.
-        """
+        """Check the built-in reference and the SLEUTH_CORPUS folder, once per instance (one per run)."""
         with self._lock:
             if self._scope is None:
                 conn = self._connect()
@@ -68,17 +111,35 @@ class LocalCorpus:
 
     def _prepare(self, store: CorpusStore) -> retrieval.Scope:
         sync_builtin(store)
+        if self.collections is not None:
+            return retrieval.Scope(self.collections)
         if self.corpus is None:
-            return retrieval.Scope((BUILTIN_COLLECTION,))
+            return retrieval.Scope(None)
         folder = Path(self.corpus).expanduser()
         if folder.is_dir():
-            report = index_folder(store, folder, name=None, kind="env")
-            for path, reason in report.errors:
-                log.warning("SLEUTH_CORPUS: %s not indexed: %s", path, reason)
-            return retrieval.Scope((report.collection,))
+            return retrieval.Scope((self._check_folder(store, folder),))
         if store.collection(self.corpus) is not None:
             return retrieval.Scope((self.corpus,))
         raise ToolError(f"SLEUTH_CORPUS={self.corpus!r} is neither a folder nor the name of an indexed collection.")
+
+    def _check_folder(self, store: CorpusStore, folder: Path) -> str:
+        root = str(folder.resolve())
+        key = (str(self.db_path), root)
+        existing = store.collection_by_root(root)
+        if existing is not None and not self.checks.due(key, self.check_every_s):
+            return existing.name
+        busy = self.checks.busy_lock(key)
+        # Another run is checking this folder: use the index as it is rather than wait.
+        if not busy.acquire(blocking=existing is None):
+            return existing.name if existing is not None else ""
+        try:
+            report = index_folder(store, folder, name=None, kind="env", max_bytes=self.max_file_bytes)
+        finally:
+            busy.release()
+        self.checks.done(key)
+        for path, reason in [*report.errors, *report.skipped]:
+            log.warning("SLEUTH_CORPUS: %s not indexed: %s", path, reason)
+        return report.collection
 
     def search(self, query: str, limit: int) -> list[Document]:
         scope = self.ensure_ready()

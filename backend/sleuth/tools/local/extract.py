@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import io
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sleuth.tools.extraction import ExtractError, html_document, pdf_to_text
+
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".pdf"})
 _TITLE_MAX = 200
 
-# pypdf logs every oddity of a damaged file; the indexer reports the outcome as one error line
-# instead. A NullHandler keeps Python's last-resort handler from printing them to the terminal
-# while still letting an application that configures logging see them.
-logging.getLogger("pypdf").addHandler(logging.NullHandler())
+__all__ = ["ExtractError", "Extracted", "Skip", "extract", "is_supported"]
 
 
-class ExtractError(Exception):
-    """The file could not be turned into text; the message says why, for an error line."""
+class Skip(ExtractError):
+    """The file is readable but not worth indexing (a contents or index page); the message says why."""
 
 
 @dataclass
@@ -89,80 +86,19 @@ def _plain(data: bytes, path: Path) -> Extracted:
     return Extracted(title=title, text=text, warnings=warnings)
 
 
-# Private-use characters: cannot occur in real text, survive BeautifulSoup untouched.
-_PRE_MARK = "\ue000"
-_PRE_NEWLINE = "\ue001"
-_BLOCK_TAGS = (
-    "p",
-    "div",
-    "li",
-    "blockquote",
-    "section",
-    "article",
-    "main",
-    "tr",
-    "table",
-    "dd",
-    "dt",
-    "br",
-    "ul",
-    "ol",
-)
-_DROP_TAGS = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form")
-
-
 def _html(data: bytes, path: Path) -> Extracted:
-    from bs4 import BeautifulSoup  # imported here: only HTML files pay for it
-
-    soup = BeautifulSoup(data, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup(_DROP_TAGS + ("title", "head")):
-        tag.decompose()
-    # Headings become markdown headings so the chunker splits on them; blocks become paragraphs.
-    for level in range(1, 7):
-        for tag in soup.find_all(f"h{level}"):
-            text = tag.get_text(" ", strip=True)
-            if not title and level == 1:
-                title = text
-            tag.replace_with(f"\n\n{'#' * level} {text}\n\n")
-    # Code keeps its line breaks and indentation: hide them from the whitespace squashing below.
-    for tag in soup.find_all("pre"):
-        code = tag.get_text().strip("\n").replace("\n", _PRE_NEWLINE)
-        tag.replace_with(f"\n\n{_PRE_MARK}{code}\n\n")
-    for tag in soup.find_all(_BLOCK_TAGS):
-        tag.insert_before("\n\n")
-        tag.insert_after("\n\n")
-    paragraphs = []
-    for para in re.split(r"\n\s*\n", soup.get_text()):
-        if para.strip().startswith(_PRE_MARK):
-            paragraphs.append(para.strip().removeprefix(_PRE_MARK).replace(_PRE_NEWLINE, "\n").rstrip())
-        elif squashed := " ".join(para.split()):
-            paragraphs.append(squashed)
-    return Extracted(title=title, text="\n\n".join(paragraphs))
+    page = html_document(data)
+    if page.kind == "toc":
+        raise Skip("a table-of-contents page (mostly links); not indexed")
+    if page.kind == "index":
+        raise Skip("an alphabetical index page; not indexed")
+    title = page.title
+    if not title:
+        h1 = _MD_H1.search(page.text)
+        title = h1.group(1) if h1 else ""
+    return Extracted(title=title, text=page.text)
 
 
 def _pdf(data: bytes, path: Path) -> Extracted:
-    from pypdf import PdfReader  # imported here: only PDF files pay for it
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise ExtractError("encrypted PDF")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        meta_title = ""
-        if reader.metadata is not None and reader.metadata.title:
-            meta_title = str(reader.metadata.title)
-    except ExtractError:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
-        # pypdf signals corruption with a variety of exception types.
-        raise ExtractError(f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
-    text = "\n\n".join(page.strip() for page in pages if page.strip())
-    if not text:
-        raise ExtractError("PDF has no extractable text (scanned images?)")
-    title = meta_title
-    if not title:
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        title = first if len(first) <= 100 else ""
+    title, text = pdf_to_text(data)
     return Extracted(title=title, text=text)

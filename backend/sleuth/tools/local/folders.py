@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from sleuth.tools.local.indexer import IndexReport, scan_folder, sync
+from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES, IndexReport, scan_folder, sync
 from sleuth.tools.local.store import Collection, CorpusStore
 from sleuth.tools.local.urls import is_valid_name, slugify
 
@@ -45,9 +45,22 @@ def index_folder(
     *,
     name: str | None,
     kind: str,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
     progress: Callable[[int], None] | None = None,
+    on_scanned: Callable[[int], None] | None = None,
 ) -> IndexReport:
-    """Add or refresh folder `root` as a collection."""
-    with store.transaction():
-        collection = folder_collection(store, root, name, kind)
-    return sync(store, collection, scan_folder(root.resolve()), progress=progress)
+    """Add or refresh folder `root` as a collection; `on_scanned` hears how many files were found."""
+    existing = store.collection_by_root(str(root.resolve()))
+    promote = kind == "indexed" and existing is not None and existing.kind != "indexed"
+    if existing is None or (name is not None and name != existing.name) or promote:
+        with store.transaction():
+            collection = folder_collection(store, root, name, kind)
+    else:
+        collection = existing  # nothing to change: no write lock for a re-check
+    found = scan_folder(root.resolve(), max_bytes=max_bytes)
+    if on_scanned is not None:
+        on_scanned(len(found.sources))
+    report = sync(store, collection, found.sources, progress=progress)
+    report.skipped.extend(found.skipped)
+    report.warnings[:0] = found.warnings
+    return report

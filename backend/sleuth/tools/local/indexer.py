@@ -1,21 +1,28 @@
-"""Incremental sync of a collection with its sources: skip unchanged, re-index changed, drop deleted."""
+"""Incremental sync of a collection with its sources: skip unchanged, re-index changed, drop deleted.
+
+Reading and parsing happen outside the write lock; the lock is held only while a batch of parsed
+documents is written. A sync that finds nothing changed never takes the lock at all, so runs that
+check the corpus do not queue behind each other or behind `sleuth index`.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import stat as statmode
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from sleuth.tools.local.chunking import chunk_text
-from sleuth.tools.local.extract import Extracted, ExtractError, extract, is_supported
+from sleuth.tools.local.chunking import iter_chunks
+from sleuth.tools.local.extract import Extracted, ExtractError, Skip, extract
+from sleuth.tools.local.scan import read_regular, scan
 from sleuth.tools.local.store import Collection, CorpusStore, StoredDocument
 
 # Files per transaction: large enough to amortise commits, small enough not to hold the write lock long.
 BATCH = 100
+# Text per transaction: a few big files write alone rather than pile up in memory.
+BATCH_CHARS = 20_000_000
+DEFAULT_MAX_FILE_BYTES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -38,38 +45,43 @@ class IndexReport:
     removed: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # entries the folder walk left out, and why
 
     @property
     def indexed(self) -> int:
         return self.added + self.updated
 
 
-def scan_folder(root: Path) -> list[Source]:
-    """Supported files under `root` (hidden files and folders skipped), sorted by relative path."""
-    sources: list[Source] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for filename in sorted(filenames):
-            file = Path(dirpath) / filename
-            if filename.startswith(".") or not is_supported(file):
-                continue
-            try:
-                stat = file.stat()
-            except OSError:
-                continue  # vanished, or a dangling link
-            if not statmode.S_ISREG(stat.st_mode):
-                continue  # sockets, fifos and the like: nothing to read
-            rel = file.relative_to(root).as_posix()
-            sources.append(
-                Source(
-                    path=rel,
-                    mtime=stat.st_mtime,
-                    size=stat.st_size,
-                    read=file.read_bytes,
-                    parse=partial(extract, file),
-                )
-            )
-    return sources
+@dataclass
+class FolderScan:
+    sources: list[Source]
+    skipped: list[tuple[str, str]]
+    warnings: list[tuple[str, str]]
+
+
+def scan_folder(root: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> FolderScan:
+    """Supported files under `root` (hidden ones skipped, nothing outside `root` read), sorted by path."""
+    found = scan(root, max_bytes=max_bytes)
+    sources = [
+        Source(
+            path=f.path,
+            mtime=f.mtime,
+            size=f.size,
+            read=partial(read_regular, f.real, max_bytes),
+            parse=partial(extract, f.real),
+        )
+        for f in found.files
+    ]
+    return FolderScan(sources, found.skipped, found.renamed)
+
+
+@dataclass
+class _Parsed:
+    source: Source
+    old: StoredDocument | None
+    extracted: Extracted
+    size: int
+    digest: str
 
 
 def sync(
@@ -78,80 +90,107 @@ def sync(
     sources: Iterable[Source],
     *,
     progress: Callable[[int], None] | None = None,
+    remove_missing: bool = True,
 ) -> IndexReport:
     """Bring `collection` in line with `sources`; one bad source is reported, never fatal."""
     report = IndexReport(collection=collection.name)
     stored = store.documents(collection.id)
     seen: set[str] = set()
-    pending = 0
-    store.conn.execute("BEGIN IMMEDIATE")
-    try:
-        for source in sources:
-            seen.add(source.path)
-            _sync_one(store, collection, source, stored.get(source.path), report)
-            pending += 1
-            if progress is not None:
-                progress(1)
-            if pending >= BATCH:
-                store.conn.execute("COMMIT")
-                store.conn.execute("BEGIN IMMEDIATE")
-                pending = 0
+    batch: list[_Parsed] = []
+    drops: list[StoredDocument] = []
+    touches: list[tuple[StoredDocument, Source, int]] = []
+    chars = 0
+
+    def flush() -> None:
+        nonlocal chars
+        if batch or drops or touches:
+            _write(store, collection, batch, drops, touches)
+            batch.clear()
+            drops.clear()
+            touches.clear()
+            chars = 0
+
+    for source in sources:
+        seen.add(source.path)
+        old = stored.get(source.path)
+        outcome = _prepare(source, old, report)
+        if isinstance(outcome, _Parsed):
+            batch.append(outcome)
+            chars += len(outcome.extracted.text)
+        elif outcome == "touch" and old is not None:
+            touches.append((old, source, source.size))
+        elif outcome == "drop" and old is not None:
+            drops.append(old)
+        if progress is not None:
+            progress(1)
+        if len(batch) + len(drops) + len(touches) >= BATCH or chars >= BATCH_CHARS:
+            flush()
+    if remove_missing:
         for path, doc in stored.items():
             if path not in seen:
-                store.delete_document(doc.id)
+                drops.append(doc)
                 report.removed += 1
-        if report.indexed or report.removed:
-            store.touch_collection(collection.id)
-        store.conn.execute("COMMIT")
-    except BaseException:
-        store.conn.execute("ROLLBACK")
-        raise
+    flush()
     return report
 
 
-def _sync_one(
-    store: CorpusStore, collection: Collection, source: Source, old: StoredDocument | None, report: IndexReport
-) -> None:
+def _prepare(source: Source, old: StoredDocument | None, report: IndexReport) -> _Parsed | str:
+    """Read and parse one source (no lock held): a parsed document, or "skip" / "touch" / "drop"."""
     if old is not None and source.mtime is not None and old.mtime == source.mtime and old.size == source.size:
         report.unchanged += 1
-        return
+        return "skip"
     try:
         data = source.read()
     except OSError as exc:
-        _fail(store, old, report, source.path, f"cannot read: {exc.strerror or exc}")
-        return
+        report.errors.append((source.path, f"cannot read: {exc.strerror or exc}"))
+        return "drop"  # the old text no longer matches the file, so it must not be served
     digest = hashlib.sha256(data).hexdigest()
     if old is not None and old.hash == digest:
-        store.touch_document(old.id, mtime=source.mtime, size=len(data))
         report.unchanged += 1
-        return
+        return "touch"
     try:
         extracted = source.parse(data)
+    except Skip as exc:
+        report.skipped.append((source.path, str(exc)))
+        return "drop"
     except ExtractError as exc:
-        _fail(store, old, report, source.path, str(exc))
-        return
+        report.errors.append((source.path, str(exc)))
+        return "drop"
     except Exception as exc:  # noqa: BLE001 — a parser bug on one odd file must not stop the run
-        _fail(store, old, report, source.path, f"{type(exc).__name__}: {exc}")
-        return
+        report.errors.append((source.path, f"{type(exc).__name__}: {exc}"))
+        return "drop"
+    size = len(data)
+    del data  # the raw bytes are not needed while the text is written
     report.warnings.extend((source.path, warning) for warning in extracted.warnings)
-    store.put_document(
-        collection,
-        source.path,
-        title=extracted.title,
-        text=extracted.text,
-        mtime=source.mtime,
-        size=len(data),
-        digest=digest,
-        chunks=chunk_text(extracted.text, extracted.title),
-    )
     if old is None:
         report.added += 1
     else:
         report.updated += 1
+    return _Parsed(source, old, extracted, size, digest)
 
 
-def _fail(store: CorpusStore, old: StoredDocument | None, report: IndexReport, path: str, reason: str) -> None:
-    # The old text no longer matches the file, so it must not be served; the next run retries.
-    if old is not None:
-        store.delete_document(old.id)
-    report.errors.append((path, reason))
+def _write(
+    store: CorpusStore,
+    collection: Collection,
+    parsed: list[_Parsed],
+    drops: list[StoredDocument],
+    touches: list[tuple[StoredDocument, Source, int]],
+) -> None:
+    with store.transaction():
+        for doc in drops:
+            store.delete_document(doc.id)
+        for old, source, size in touches:
+            store.touch_document(old.id, mtime=source.mtime, size=size)
+        for item in parsed:
+            store.put_document(
+                collection,
+                item.source.path,
+                title=item.extracted.title,
+                text=item.extracted.text,
+                mtime=item.source.mtime,
+                size=item.size,
+                digest=item.digest,
+                chunks=iter_chunks(item.extracted.text, item.extracted.title),
+            )
+        if parsed or drops:
+            store.touch_collection(collection.id)

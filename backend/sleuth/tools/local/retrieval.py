@@ -18,9 +18,9 @@ _WEIGHTS = "4.0, 2.0, 1.0"
 
 @dataclass(frozen=True)
 class Scope:
-    """Which collections a search covers: every `indexed` one, plus these by name."""
+    """Which collections a search covers: exactly these by name, or (None) every one but `env` folders."""
 
-    names: tuple[str, ...]
+    names: tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,11 @@ class StoredText:
 
 def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[Hit]:
     """The best-scoring chunk of each of the top `limit` documents, best first."""
-    placeholders = ",".join("?" * len(scope.names)) or "NULL"
+    params: tuple[str, ...] = ()
+    if scope.names is None:
+        where = "c.kind != 'env'"
+    else:
+        where, params = f"c.name IN ({','.join('?' * len(scope.names)) or 'NULL'})", scope.names
     best = conn.execute(
         f"""
         WITH hits AS (
@@ -54,11 +58,11 @@ def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> li
             JOIN chunks ch ON ch.id = h.chunk_id
             JOIN documents d ON d.id = ch.document_id
             JOIN collections c ON c.id = d.collection_id
-            WHERE c.kind = 'indexed' OR c.name IN ({placeholders})
+            WHERE {where}
         )
         SELECT chunk_id, score FROM ranked WHERE place = 1 ORDER BY score, chunk_id LIMIT ?
         """,
-        (match, *scope.names, limit),
+        (match, *params, limit),
     ).fetchall()
     if not best:
         return []

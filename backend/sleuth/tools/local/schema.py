@@ -9,14 +9,16 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+from sleuth.documents import document_id
+
+SCHEMA_VERSION = 2
 DB_FILENAME = "corpus.db"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS collections (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE,       -- host part of corpus:// URLs
-    kind        TEXT NOT NULL,              -- 'builtin' | 'indexed' (sleuth index) | 'env' (SLEUTH_CORPUS)
+    kind        TEXT NOT NULL,              -- 'builtin' | 'indexed' (sleuth index) | 'env' (SLEUTH_CORPUS) | 'uploaded'
     root        TEXT,                       -- absolute folder path; NULL for the built-in reference
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
@@ -27,6 +29,7 @@ CREATE TABLE IF NOT EXISTS documents (
     collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
     path          TEXT NOT NULL,            -- relative to the collection root, '/' separators
     url           TEXT NOT NULL UNIQUE,     -- corpus://<collection>/<path>
+    doc_key       TEXT,                     -- the id packets give this document (sleuth.documents.document_id)
     title         TEXT NOT NULL,
     mtime         REAL,                     -- file mtime when indexed (NULL for built-in topics)
     size          INTEGER NOT NULL,         -- bytes of the source
@@ -63,6 +66,12 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 END;
 
 CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
+
+-- Small facts about the index, e.g. which CPython the built-in reference was taken from.
+CREATE TABLE IF NOT EXISTS corpus_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -76,9 +85,43 @@ def connect(db_path: Path) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
-    if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < SCHEMA_VERSION:
         # WAL lets searches read while an index run writes (server + `sleuth index` at once).
         conn.execute("PRAGMA journal_mode = WAL")
-        conn.executescript(_DDL)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have upgraded while this one waited for the lock.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 1:
+                _upgrade_from_1(conn)
+            for statement in _statements(_DDL):
+                conn.execute(statement)
+            conn.execute("CREATE INDEX IF NOT EXISTS documents_by_key ON documents (doc_key)")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
     return conn
+
+
+def _statements(script: str) -> list[str]:
+    """The DDL's statements, so they run inside the caller's transaction (executescript would commit)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> None:
+    """Version 2 adds `documents.doc_key`; fill it for documents indexed before."""
+    conn.execute("ALTER TABLE documents ADD COLUMN doc_key TEXT")
+    rows = conn.execute("SELECT id, url FROM documents").fetchall()
+    conn.executemany("UPDATE documents SET doc_key = ? WHERE id = ?", [(document_id(r["url"]), r["id"]) for r in rows])

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from sleuth.documents import document_id
 from sleuth.tools.local.chunking import Chunk
 from sleuth.tools.local.urls import corpus_url
 
@@ -16,7 +17,7 @@ from sleuth.tools.local.urls import corpus_url
 class Collection:
     id: int
     name: str
-    kind: str  # 'builtin' | 'indexed' | 'env'
+    kind: str  # 'builtin' | 'indexed' | 'env' | 'uploaded'
     root: str | None
 
 
@@ -72,8 +73,8 @@ class CorpusStore:
         now = time.time()
         self.conn.execute(
             "INSERT INTO collections (name, kind, root, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT (name) DO UPDATE"
-            " SET kind = excluded.kind, root = excluded.root, updated_at = excluded.updated_at"
+            " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, root = excluded.root,"
+            " updated_at = excluded.updated_at"
             " WHERE kind IS NOT excluded.kind OR root IS NOT excluded.root",
             (name, kind, root, now, now),
         )
@@ -94,6 +95,34 @@ class CorpusStore:
             )
             cur = self.conn.execute("DELETE FROM collections WHERE name = ?", (name,))
         return cur.rowcount > 0
+
+    def vacuum(self) -> int:
+        """Give the pages freed by deletions back to the file system; returns the bytes reclaimed."""
+        before = self._file_bytes()
+        self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return max(0, before - self._file_bytes())
+
+    def _file_bytes(self) -> int:
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        size = self.conn.execute("PRAGMA page_size").fetchone()[0]
+        return int(pages) * int(size)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM corpus_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO corpus_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def kinds(self) -> dict[str, str]:
+        """Collection name -> kind, the built-in first: cheap (no counting), for every run."""
+        rows = self.conn.execute("SELECT name, kind FROM collections ORDER BY kind = 'builtin' DESC, name").fetchall()
+        return {r["name"]: r["kind"] for r in rows}
 
     def stats(self) -> list[CollectionStats]:
         rows = self.conn.execute(
@@ -125,19 +154,21 @@ class CorpusStore:
         mtime: float | None,
         size: int,
         digest: str,
-        chunks: list[Chunk],
+        chunks: Iterable[Chunk],
     ) -> None:
         """Insert or replace one document and all its chunks (call inside a transaction)."""
         self.conn.execute("DELETE FROM documents WHERE collection_id = ? AND path = ?", (collection.id, path))
+        url = corpus_url(collection.name, path)
         cur = self.conn.execute(
-            "INSERT INTO documents (collection_id, path, url, title, mtime, size, hash, text, indexed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (collection.id, path, corpus_url(collection.name, path), title, mtime, size, digest, text, time.time()),
+            "INSERT INTO documents (collection_id, path, url, doc_key, title, mtime, size, hash, text, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (collection.id, path, url, document_id(url), title, mtime, size, digest, text, time.time()),
         )
         doc_id = cur.lastrowid
+        # A generator, not a list: a huge document's chunks are written as they are cut.
         self.conn.executemany(
             "INSERT INTO chunks (document_id, seq, title, heading, body) VALUES (?, ?, ?, ?, ?)",
-            [(doc_id, seq, title, chunk.heading, chunk.body) for seq, chunk in enumerate(chunks)],
+            ((doc_id, seq, title, chunk.heading, chunk.body) for seq, chunk in enumerate(chunks)),
         )
 
     def touch_document(self, doc_id: int, *, mtime: float | None, size: int) -> None:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from sleuth.tools.base import ToolError
+from sleuth.tools.extraction import html_to_text, pdf_to_text
 from sleuth.tools.web.fetch import FetchedResource
-from sleuth.tools.web.html_text import html_to_text
-from sleuth.tools.web.pdf_text import pdf_to_text
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})

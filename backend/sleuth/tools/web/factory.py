@@ -27,6 +27,11 @@ PROVIDERS: dict[str, Callable[[Settings], SearchProvider]] = {
 }
 
 
+def provider_names(settings: Settings) -> list[str]:
+    """The search providers named in SLEUTH_SEARCH, lower-cased, in order."""
+    return [name.lower() for name in settings.search_providers]
+
+
 def fetch_limits(settings: Settings) -> FetchLimits:
     return FetchLimits(
         connect_timeout_s=settings.fetch_connect_timeout_s,
@@ -55,7 +60,7 @@ def build_web_tools(
     Missing keys do not: that provider reports a clear error on each search and the run goes on.
     """
     providers: list[SearchProvider] = []
-    for name in (n.lower() for n in settings.search_providers):
+    for name in provider_names(settings):
         if name in NOT_WEB or any(p.name == name for p in providers):
             continue
         if name not in PROVIDERS:

@@ -1,8 +1,17 @@
-"""HTML to clean text: pick the main content, drop boilerplate, keep headings, paragraphs and lists."""
+"""HTML to clean text, for web pages and local files alike.
+
+Picks the main content, drops page chrome (navigation, headers, footers, breadcrumbs, DocBook's
+Prev/Up/Next bars, Sphinx's related links and pilcrows, in-page tables of contents), and keeps
+headings, paragraphs, lists, code blocks verbatim and tables as markdown rows. Pages that are only
+a table of contents or an alphabetical index are recognised (`HtmlText.kind`) so an indexer can
+leave them out: they match every query and say nothing.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from bs4 import BeautifulSoup
 from bs4.element import Comment, NavigableString, PreformattedString, Tag
@@ -57,7 +66,36 @@ BOILERPLATE_WORDS = {
     "navbar",
     "site-header",
     "site-footer",
+    # DocBook (PostgreSQL, many manuals): the Prev/Up/Home/Next tables.
+    "navheader",
+    "navfooter",
+    # Sphinx (Python docs and most Python projects): pilcrow links, sidebars, footers.
+    "headerlink",
+    "sphinxsidebar",
+    "sphinxsidebarwrapper",
+    "footer",
+    "mobile-nav",
+    "skip",
 }
+# In-page tables of contents: removed from the text, but only after they helped tell whether the
+# whole page is a contents page.
+CONTENTS_WORDS = {"toc", "contents", "toctree-wrapper", "local-toc"}
+PageKind = Literal["page", "toc", "index"]
+# Classes and ids that mark a whole page as an alphabetical index (DocBook, Sphinx genindex).
+INDEX_TITLE = re.compile(r"^(general |alphabetical )?index\b", re.I)
+INDEX_MARKERS = {"index", "indextable", "genindex", "genindex-jumpbox", "indexdiv"}
+# A page whose main text is mostly link text, with many links, is a table of contents.
+TOC_LINK_SHARE = 0.6
+TOC_MIN_LINKS = 12
+
+
+@dataclass(frozen=True)
+class HtmlText:
+    title: str
+    text: str
+    kind: PageKind = "page"
+
+
 BLOCK_TAGS = {
     "address",
     "article",
@@ -93,11 +131,48 @@ _WORDS = re.compile(r"[\s_]+")
 
 def html_to_text(markup: str | bytes, charset: str | None = None) -> tuple[str, str]:
     """Return (title, text) for an HTML document."""
+    page = html_document(markup, charset)
+    return page.title, page.text
+
+
+def html_document(markup: str | bytes, charset: str | None = None) -> HtmlText:
+    """Title, main text and kind (ordinary page, table of contents, index) of an HTML document."""
     soup = BeautifulSoup(markup, "html.parser", from_encoding=charset if isinstance(markup, bytes) else None)
     title = _title(soup)
+    h1 = soup.find("h1")
+    heading = _clean(h1.get_text(" ")).rstrip("\u00b6 ") if isinstance(h1, Tag) else ""  # Sphinx pilcrow
+    if heading and title != heading and title.startswith(heading):
+        title = heading  # "Page — Site name": the page's own heading is its title
+    is_index = _has_index_marker(soup) or bool(INDEX_TITLE.match(heading or title))
     _strip_boilerplate(soup)
     root = _main_content(soup)
-    return title, _render(root)
+    kind: PageKind = "index" if is_index else "toc" if _is_toc(root) else "page"
+    for tag in root.find_all(True):
+        if not tag.decomposed and _class_words(tag) & CONTENTS_WORDS:
+            tag.decompose()
+    return HtmlText(title, _render(root), kind)
+
+
+def _has_index_marker(soup: BeautifulSoup) -> bool:
+    body = soup.body or soup
+    for tag in [body, *body.find_all(True, limit=40)]:
+        if not isinstance(tag, Tag) or tag.attrs is None:
+            continue
+        classes: Any = tag.get("class") or []
+        names = {*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")}
+        if names & INDEX_MARKERS:
+            return True
+    return False
+
+
+def _is_toc(root: Tag) -> bool:
+    """Mostly link text and many links: a contents page (its own prose is a line or two at most)."""
+    links = [a for a in root.find_all("a") if isinstance(a, Tag) and a.get_text(strip=True)]
+    if len(links) < TOC_MIN_LINKS:
+        return False
+    total = len(" ".join(root.get_text(" ").split()))
+    linked = sum(len(" ".join(a.get_text(" ").split())) for a in links)
+    return total > 0 and linked / total >= TOC_LINK_SHARE
 
 
 def _title(soup: BeautifulSoup) -> str:
@@ -134,14 +209,17 @@ def _is_hidden(tag: Tag) -> bool:
     )
 
 
-def _looks_like_chrome(tag: Tag) -> bool:
+def _class_words(tag: Tag) -> set[str]:
     if tag.attrs is None:
-        return False
-    classes: object = tag.get("class") or []
+        return set()
+    classes: Any = tag.get("class") or []
     names = [*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")]
     # Whole tokens only: "related" marks chrome, but "unrelated-work" must not.
-    words = {w for name in names for w in [name.lower(), *_WORDS.split(name.lower())] if w}
-    return bool(words & BOILERPLATE_WORDS)
+    return {w for name in names for w in [name.lower(), *_WORDS.split(name.lower())] if w}
+
+
+def _looks_like_chrome(tag: Tag) -> bool:
+    return bool(_class_words(tag) & BOILERPLATE_WORDS)
 
 
 def _main_content(soup: BeautifulSoup) -> Tag:
@@ -191,6 +269,11 @@ def _render(root: Tag) -> str:
                         blocks.append(code)
                 elif name == "br":
                     inline.append("\n")
+                elif name == "table":
+                    flush()
+                    rows = _table_rows(child)
+                    if rows:
+                        blocks.append(rows)
                 elif name in ("td", "th"):
                     inline.append(" ")
                     walk(child)
@@ -207,6 +290,42 @@ def _render(root: Tag) -> str:
     walk(root)
     flush()
     return "\n\n".join(blocks)
+
+
+def _cell(cell: Tag) -> str:
+    # One table cell on one line: newlines would break the row, pipes would split the cell.
+    return " ".join(cell.get_text(" ").split()).replace("|", "\\|")
+
+
+def _own(tag: Tag, table: Tag) -> bool:
+    parent = tag.find_parent("table")
+    return parent is table
+
+
+def _table_rows(table: Tag) -> str:
+    """A table as markdown rows, a header separator after the first row; nested tables are flattened."""
+    rows: list[list[str]] = []
+    header = False
+    caption = table.find("caption")
+    for tr in table.find_all("tr"):
+        if not isinstance(tr, Tag) or not _own(tr, table):
+            continue
+        cells = [c for c in tr.find_all(["td", "th"], recursive=False) if isinstance(c, Tag)]
+        if not cells:
+            continue
+        if not rows:
+            header = all(c.name == "th" for c in cells) or tr.find_parent("thead") is not None
+        texts = [_cell(c) for c in cells]
+        if any(texts):
+            rows.append(texts)
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    lines = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
+    if header and len(rows) > 1:
+        lines.insert(1, "|" + " --- |" * width)
+    title = _cell(caption) if isinstance(caption, Tag) else ""
+    return "\n".join([title, *lines] if title else lines)
 
 
 def _clean(text: str) -> str:

@@ -1,0 +1,130 @@
+"""Sources, collections, uploads and documents: what a request can search, and opening what it found."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
+
+from sleuth.api.routes.deps import responses, settings_of, store_of
+from sleuth.api.schemas import CollectionOut, DocumentEntryOut, DocumentOut, SourceOut
+from sleuth.tools import sources
+from sleuth.tools.base import ToolError
+from sleuth.tools.local import library
+from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.urls import is_corpus_url
+from sleuth.tools.web.factory import build_web_reader
+
+router = APIRouter(tags=["sources"])
+
+
+def _db(request: Request) -> Path:
+    return db_path_for(settings_of(request).data_dir)
+
+
+def _refused(exc: library.LibraryError) -> HTTPException:
+    return HTTPException(status_code=exc.status, detail=str(exc))
+
+
+@router.get("/sources", response_model=list[SourceOut], responses=responses(401))
+async def list_sources(request: Request) -> list[SourceOut]:
+    """Every searchable source: local collections (with document counts) and configured web providers."""
+    found = await asyncio.to_thread(sources.list_sources, settings_of(request))
+    return [SourceOut(name=s.name, kind=s.kind, documents=s.documents, default=s.default) for s in found]
+
+
+@router.get("/collections", response_model=list[CollectionOut], responses=responses(401))
+async def list_collections(request: Request) -> list[CollectionOut]:
+    def load() -> list[CollectionOut]:
+        with library.open_store(_db(request)) as store:
+            return [CollectionOut.of(s) for s in store.stats()]
+
+    return await asyncio.to_thread(load)
+
+
+@router.get("/collections/{name}/documents", response_model=list[DocumentEntryOut], responses=responses(401, 404))
+async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
+    try:
+        entries = await asyncio.to_thread(library.list_documents, _db(request), name)
+    except library.LibraryError as exc:
+        raise _refused(exc) from None
+    return [DocumentEntryOut.of(e) for e in entries]
+
+
+@router.post(
+    "/collections/{name}/documents",
+    status_code=status.HTTP_201_CREATED,
+    response_model=list[DocumentEntryOut],
+    responses=responses(401, 409, 413, 415),
+)
+async def upload_documents(request: Request, name: str, files: list[UploadFile]) -> list[DocumentEntryOut]:
+    """Add files (md, txt, html, pdf) to a collection, creating it if new. All files are added or none."""
+    settings = settings_of(request)
+    limits = library.UploadLimits(settings.upload_max_file_bytes, settings.upload_max_files)
+    uploads: list[library.Upload] = []
+    for file in files:
+        # Read one byte past the cap at most: a huge file is refused without holding it all.
+        data = await file.read(limits.max_file_bytes + 1)
+        uploads.append(library.Upload(file.filename or "", data))
+    try:
+        entries = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits)
+    except library.LibraryError as exc:
+        raise _refused(exc) from None
+    return [DocumentEntryOut.of(e) for e in entries]
+
+
+@router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))
+async def delete_collection(request: Request, name: str) -> None:
+    try:
+        await asyncio.to_thread(library.delete_collection, _db(request), name)
+    except library.LibraryError as exc:
+        raise _refused(exc) from None
+
+
+@router.delete(
+    "/collections/{name}/documents/{doc_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(401, 404, 409),
+)
+async def delete_document(request: Request, name: str, doc_id: str) -> None:
+    try:
+        await asyncio.to_thread(library.delete_document, _db(request), name, doc_id)
+    except library.LibraryError as exc:
+        raise _refused(exc) from None
+
+
+@router.get("/documents/{doc_id}", response_model=DocumentOut, responses=responses(401, 404))
+async def get_document(request: Request, doc_id: str) -> DocumentOut:
+    """A document by the id packets give it: a local one from the index, a web page a report cited (fetched now)."""
+    found = await asyncio.to_thread(library.document_by_id, _db(request), doc_id)
+    if found is not None:
+        return DocumentOut.local(found)
+    url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
+    if url is None:
+        raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
+    return await _open(request, url)
+
+
+@router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
+async def get_document_by_url(request: Request, url: str = Query(min_length=1, max_length=4096)) -> DocumentOut:
+    """A document by URL: corpus:// from the index; http(s) fetched now, through the same SSRF guard as agents."""
+    return await _open(request, url)
+
+
+async def _open(request: Request, url: str) -> DocumentOut:
+    if is_corpus_url(url):
+        found = await asyncio.to_thread(library.document_by_url, _db(request), url)
+        if found is None:
+            raise HTTPException(404, f"no document at {url!r} in the local corpus")
+        return DocumentOut.local(found)
+    reader = build_web_reader(settings_of(request))
+    if not reader.handles(url):
+        raise HTTPException(422, "only corpus://, http:// and https:// URLs can be opened")
+    try:
+        page = await reader.read(url)
+    except ToolError as exc:
+        raise HTTPException(422, f"could not open {url!r}: {exc}") from None
+    return DocumentOut(
+        id=page.document.id, url=page.document.url, title=page.document.title, collection=None, text=page.text
+    )

@@ -1,0 +1,83 @@
+"""`sleuth doctor`: every check a run would make, one line each, and optionally a real call per model."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from sleuth.clock import SystemClock
+from sleuth.config import Role, Settings
+from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
+from sleuth.prompting import render
+from sleuth.research.preflight import ROLES, Check, run_checks
+
+
+def _mark(check: Check, color: bool) -> str:
+    mark = click.style("✓", fg="green") if check.ok and color else "✓" if check.ok else ""
+    if not check.ok:
+        mark = click.style("✗", fg="red") if color else "✗"
+    return f"{mark} {check.name}: {check.detail}"
+
+
+def _data_dir(settings: Settings) -> Check:
+    folder = Path(settings.data_dir).expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return Check("data dir", False, f"{folder} is not writable ({exc.strerror or exc}); set SLEUTH_DATA_DIR")
+    return Check("data dir", True, str(folder))
+
+
+async def _probe(settings: Settings, model: str, role: Role) -> Check:
+    """One tiny real call, through the same gateway a run uses."""
+    gateway = LLMGateway(settings.model_copy(update={"llm_retries": 1}), SystemClock())
+    clock = SystemClock()
+    started = clock.now()
+    try:
+        result = await gateway.complete(role, [{"role": "user", "content": render("doctor_probe")}], max_tokens=8)
+    except (ModelAccessError, LLMError) as exc:
+        return Check(f"probe {model}", False, str(exc))
+    if not (result.content.strip() or result.tool_calls):
+        return Check(f"probe {model}", False, "the model answered with nothing")
+    return Check(f"probe {model}", True, f"answered in {clock.now() - started:.1f} s")
+
+
+async def _probes(settings: Settings) -> list[Check]:
+    first_role: dict[str, Role] = {}
+    for role in ROLES:
+        first_role.setdefault(settings.model_for(role), role)
+    return list(await asyncio.gather(*(_probe(settings, model, role) for model, role in first_role.items())))
+
+
+@click.command()
+@click.option("--probe", is_flag=True, help="Also make one tiny real call to each configured model.")
+def doctor(probe: bool) -> None:
+    """Check the settings, the models, the search providers and the corpus."""
+    color = sys.stdout.isatty()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        click.echo(_mark(Check("settings", False, f"invalid SLEUTH_{field.upper()}: {first['msg']}"), color))
+        sys.exit(1)
+    checks = [Check("settings", True, "loaded"), _data_dir(settings), *run_checks(settings)]
+    for check in checks:
+        click.echo(_mark(check, color))
+    if probe:
+        models_ok = all(c.ok for c in checks if c.name.startswith("model "))
+        probes = (
+            asyncio.run(_probes(settings)) if models_ok else [Check("probe", False, "skipped: fix the model first")]
+        )
+        for check in probes:
+            click.echo(_mark(check, color))
+        checks += probes
+    if not all(check.ok for check in checks):
+        sys.exit(1)

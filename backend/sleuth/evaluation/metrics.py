@@ -1,0 +1,89 @@
+"""Per-question measures of one research run: gold sources, key facts, citations, claims, cost."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+from sleuth.documents import normalise_url
+from sleuth.evaluation.questions import EvalQuestion
+from sleuth.research.types import ResearchResult
+from sleuth.stream.packets import Packet
+
+
+class RunTrace(BaseModel):
+    """What the eval keeps of a run's packets: the URLs that were opened."""
+
+    read_urls: list[str] = []
+
+    def observe(self, packet: Packet) -> None:
+        if packet.obj.type == "open_url_documents":
+            self.read_urls.extend(d.url for d in packet.obj.documents)
+
+
+def gold_matches(gold: str, url: str) -> bool:
+    """A gold source is a URL (same normalised URL) or a path suffix ending on a `/` boundary of the URL."""
+    if "://" in gold:
+        return normalise_url(gold) == normalise_url(url)
+    suffix = gold.strip().strip("/").lower()
+    path = normalise_url(url).lower()
+    return bool(suffix) and (path == suffix or path.endswith("/" + suffix))
+
+
+def gold_share(gold: list[str], urls: list[str]) -> float | None:
+    """Share of gold sources matched by any URL; None when the question names none."""
+    if not gold:
+        return None
+    return sum(any(gold_matches(g, u) for u in urls) for g in gold) / len(gold)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def fact_found(fact: str | list[str], text: str) -> bool:
+    """Case-insensitive, whitespace-insensitive containment of any of the fact's alternatives."""
+    haystack = _squash(text)
+    alternatives = [fact] if isinstance(fact, str) else fact
+    return any(_squash(a) in haystack for a in alternatives)
+
+
+def key_fact_recall(facts: list[str | list[str]], text: str) -> float | None:
+    if not facts:
+        return None
+    return sum(fact_found(f, text) for f in facts) / len(facts)
+
+
+def _verdicts(result: ResearchResult) -> list[dict[str, Any]]:
+    urls = {f"[{s.number}]": s.url for s in result.sources}
+    return [
+        {**c.model_dump(include={"marker", "sentence", "supported", "reason", "checker"}), "url": urls.get(c.marker)}
+        for c in result.claims
+    ]
+
+
+def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunTrace, wall_s: float) -> dict[str, Any]:
+    """One metrics.jsonl line. Shares are in 0..1; null where the question gives nothing to compare."""
+    cited_urls = [s.url for s in result.sources]
+    return {
+        "id": question.id,
+        "gold_cited": gold_share(question.gold_sources, cited_urls),
+        "gold_read": gold_share(question.gold_sources, trace.read_urls),
+        "key_fact_recall": key_fact_recall(question.key_facts, result.markdown),
+        "key_facts_missing": [f for f in question.key_facts if not fact_found(f, result.markdown)],
+        "sources_cited": len(result.sources),
+        "sources_read": len(set(trace.read_urls)),
+        "citations_removed": len(result.removed_citations),
+        "claims_checked": len(result.claims),
+        "claims_unsupported": len(result.unsupported_claims),
+        "words": len(result.markdown.split()),
+        "wall_s": round(wall_s, 3),
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "cost_usd": result.cost_usd,
+        "stop_reason": result.stop_reason,
+        "error": result.error,
+        "citations": _verdicts(result),
+    }

@@ -1,0 +1,79 @@
+"""What an agent is shown of a page that is longer than its page budget.
+
+Cutting a long page at the budget hides whatever the agent searched for when it sits past the
+cut (reference pages put the entry a query matched anywhere). Instead the page keeps its opening
+and then the paragraphs that share the most search terms with what the agent asked, in the page's
+own order, with a marker where text was left out. Any model benefits; none has to know.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+
+from sleuth.tools.local.query import terms as search_terms
+
+GAP = "[…]"
+OPENING_SHARE = 0.25  # of the budget, kept from the top: the page's summary and definitions
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [part.strip("\n") for part in _PARAGRAPH_BREAK.split(text) if part.strip()]
+
+
+def _scores(paragraphs: list[str], wanted: set[str]) -> list[float]:
+    """Sum over the wanted terms a paragraph contains of their idf among the page's paragraphs."""
+    bags = [set(search_terms(p.lower())) if wanted else set() for p in paragraphs]
+    total = len(paragraphs)
+    idf = {term: math.log(1 + total / (1 + sum(term in bag for bag in bags))) for term in wanted}
+    return [sum(idf[term] for term in bag & wanted) for bag in bags]
+
+
+def focused_text(text: str, asked: Iterable[str], max_tokens: int, count: Callable[[str], int]) -> str:
+    """`text` if it fits in `max_tokens`; else its opening plus the paragraphs that best match `asked`.
+
+    `asked` is what the agent searched for; `count` measures tokens. The result stays within about
+    `max_tokens` (a paragraph too long for what is left is skipped, not cut); callers still cap it.
+    """
+    if count(text) <= max_tokens:
+        return text
+    paragraphs = _paragraphs(text)
+    sizes = [count(p) + 2 for p in paragraphs]
+    wanted = {term for query in asked for term in search_terms(query.lower())}
+    keep: set[int] = set()
+    spent = 0
+    opening_budget = int(max_tokens * OPENING_SHARE)
+    for index, size in enumerate(sizes):
+        if spent + size > opening_budget:
+            break
+        keep.add(index)
+        spent += size
+    scores = _scores(paragraphs, wanted)
+    ranked = sorted(
+        (i for i in range(len(paragraphs)) if i not in keep and scores[i] > 0), key=lambda i: (-scores[i], i)
+    )
+    gap_cost = count(GAP) + 2
+    for index in ranked:
+        cost = sizes[index] + gap_cost
+        if spent + cost <= max_tokens:
+            keep.add(index)
+            spent += cost
+    # Any budget left goes to the text that follows the opening, as a plain cut would have shown.
+    for index in range(len(paragraphs)):
+        if index not in keep and spent + sizes[index] + gap_cost <= max_tokens:
+            keep.add(index)
+            spent += sizes[index] + gap_cost
+        elif index not in keep:
+            break
+    out: list[str] = []
+    previous = -1
+    for index in sorted(keep):
+        if index != previous + 1:
+            out.append(GAP)
+        out.append(paragraphs[index])
+        previous = index
+    if previous != len(paragraphs) - 1:
+        out.append(GAP)
+    return "\n\n".join(out)

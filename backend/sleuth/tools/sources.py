@@ -1,0 +1,118 @@
+"""The searchable sources a request may choose from: local collections and configured web providers.
+
+One place decides what a source name means, so the API, the CLI and the engine agree: a name is a
+web provider listed in SLEUTH_SEARCH, or a local collection in the corpus index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from sleuth.config import Settings
+from sleuth.tools.local.builtin import sync_builtin
+from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.schema import connect
+from sleuth.tools.local.store import CorpusStore
+from sleuth.tools.local.urls import BUILTIN_COLLECTION, slugify
+from sleuth.tools.web.factory import NOT_WEB, PROVIDERS, provider_names
+
+SourceKind = Literal["local", "web"]
+
+
+class UnknownSource(ValueError):
+    """A request named a source that does not exist; the message lists the ones that do."""
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    name: str
+    kind: SourceKind
+    documents: int | None = None  # local collections only
+    default: bool = False  # searched when a request chooses no sources
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What one run searches: local collections (None: the settings' default scope) and web providers."""
+
+    collections: tuple[str, ...] | None
+    web: tuple[str, ...]
+    local: bool  # whether the `local` provider is searched at all
+
+
+def web_provider_names(settings: Settings) -> list[str]:
+    return [name for name in dict.fromkeys(provider_names(settings)) if name in PROVIDERS]
+
+
+def _local_default(settings: Settings, store: CorpusStore, kinds: dict[str, str]) -> list[str]:
+    if settings.corpus is None:
+        return [name for name, kind in kinds.items() if kind != "env"]
+    folder = Path(settings.corpus).expanduser()
+    if folder.is_dir():
+        found = store.collection_by_root(str(folder.resolve()))
+        return [found.name if found is not None else slugify(folder.resolve().name)]
+    return [settings.corpus]
+
+
+def list_sources(settings: Settings) -> list[SourceInfo]:
+    """Every source a request may name, local collections first (the built-in reference leading)."""
+    with closing(connect(db_path_for(settings.data_dir))) as conn:
+        store = CorpusStore(conn)
+        sync_builtin(store)  # a fingerprint check: the reference is listed from the first start
+        stats = store.stats()
+        kinds = {s.name: s.kind for s in stats}
+        local_default = set(_local_default(settings, store, kinds)) if "local" in provider_names(settings) else set()
+    web_default = set(web_provider_names(settings))
+    sources = [SourceInfo(s.name, "local", s.documents, s.name in local_default) for s in stats]
+    sources += [SourceInfo(name, "web", None, name in web_default) for name in web_provider_names(settings)]
+    return sources
+
+
+def default_names(settings: Settings) -> list[str]:
+    """The names a request without `sources` searches (for `run_start.sources`).
+
+    Read-only and quick (no indexing): the engine calls it before its first packet.
+    """
+    local: list[str] = []
+    if "local" in provider_names(settings):
+        try:
+            with closing(connect(db_path_for(settings.data_dir))) as conn:
+                store = CorpusStore(conn)
+                kinds = {BUILTIN_COLLECTION: "builtin"}
+                kinds.update(store.kinds())
+                local = _local_default(settings, store, kinds)
+        except sqlite3.Error:
+            local = [settings.corpus or BUILTIN_COLLECTION]
+    return local + web_provider_names(settings)
+
+
+def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
+    """The requested names, de-duplicated; UnknownSource names the first one that does not exist."""
+    wanted = list(dict.fromkeys(name.strip() for name in names if name.strip()))
+    if not wanted:
+        raise UnknownSource("no sources chosen; name at least one (see GET /api/sources or `sleuth sources`)")
+    known = {s.name for s in list_sources(settings)}
+    for name in wanted:
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise UnknownSource(f"unknown source {name!r} (known sources: {listed})")
+    return wanted
+
+
+def select(settings: Settings, names: Sequence[str] | None) -> Selection:
+    """Split chosen names into collections and web providers; None keeps the settings' defaults.
+
+    No index access: names were checked up front (`check_sources`), and a collection removed since
+    simply has nothing to find.
+    """
+    configured = web_provider_names(settings)
+    if names is None:
+        return Selection(None, tuple(configured), "local" in provider_names(settings))
+    web = tuple(name for name in names if name in PROVIDERS)
+    collections = tuple(name for name in names if name not in PROVIDERS and name not in NOT_WEB)
+    return Selection(collections, web, bool(collections))

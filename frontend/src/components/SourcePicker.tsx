@@ -1,0 +1,125 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { listSources, type SourceInfo } from "../api";
+import { Uploads } from "./Uploads";
+
+const LAST_KEY = "sleuth.sources.last";
+const keyFor = (sessionId: string | null) => (sessionId ? `sleuth.sources.${sessionId}` : LAST_KEY);
+
+function read(key: string): string[] | null {
+  try {
+    const value = JSON.parse(localStorage.getItem(key) ?? "null");
+    return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The sources chosen for a session (null: the server's defaults), remembered per session. A new
+ * session starts from the last choice made anywhere.
+ */
+export function useSourceChoice(sessionId: string | null): [string[] | null, (names: string[] | null) => void] {
+  const [chosen, setChosen] = useState<string[] | null>(() => read(keyFor(sessionId)) ?? read(LAST_KEY));
+  useEffect(() => setChosen(read(keyFor(sessionId)) ?? read(LAST_KEY)), [sessionId]);
+  const update = useCallback(
+    (names: string[] | null) => {
+      setChosen(names);
+      for (const key of new Set([keyFor(sessionId), LAST_KEY])) {
+        if (names === null) localStorage.removeItem(key);
+        else localStorage.setItem(key, JSON.stringify(names));
+      }
+    },
+    [sessionId],
+  );
+  return [chosen, update];
+}
+
+interface Props {
+  chosen: string[] | null;
+  onChange: (names: string[] | null) => void;
+  disabled: boolean;
+}
+
+/** "Search in": a checkbox per source, with document counts, and a way to add files. */
+export function SourcePicker({ chosen, onChange, disabled }: Props) {
+  const [sources, setSources] = useState<SourceInfo[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const menuRef = useRef<HTMLDetailsElement>(null);
+  const refresh = useCallback(() => {
+    listSources()
+      .then((s) => {
+        setSources(s);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+  }, []);
+  useEffect(refresh, [refresh]);
+
+  // A remembered name that no longer exists (a deleted collection) is dropped from the choice.
+  const known = new Set(sources.map((s) => s.name));
+  const selected = chosen === null ? sources.filter((s) => s.default).map((s) => s.name) : chosen.filter((n) => known.has(n) || !sources.length);
+  const toggle = (name: string, box: HTMLInputElement) => {
+    const next = box.checked ? [...selected, name] : selected.filter((n) => n !== name);
+    if (!next.length) {
+      box.checked = true; // a run searches at least one source; "Use defaults" resets
+      return;
+    }
+    onChange(sources.map((s) => s.name).filter((n) => next.includes(n)));
+  };
+  const label = chosen === null ? "Default sources" : selected.length === 1 ? selected[0] : `${selected.length} sources`;
+
+  return (
+    <>
+      <details class="source-picker" ref={menuRef}>
+        <summary class={disabled ? "disabled" : ""} aria-label={`Sources to search: ${label}`}>
+          Search in: <strong>{label}</strong>
+        </summary>
+        <div class="source-picker-menu" role="group" aria-label="Sources to search">
+          {error ? <p class="notice notice-error small">{error}</p> : null}
+          {sources.map((s) => (
+            <label key={s.name} class="source-option">
+              <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
+              <span class="source-name">{s.name}</span>
+              <span class="muted small">{s.kind === "web" ? "web search" : `${s.documents ?? 0} documents`}</span>
+            </label>
+          ))}
+          <div class="source-picker-actions">
+            <button type="button" class="btn btn-ghost btn-small" disabled={chosen === null} onClick={() => onChange(null)}>
+              Use defaults
+            </button>
+            <button
+              type="button"
+              class="btn btn-ghost btn-small"
+              onClick={() => {
+                if (menuRef.current) menuRef.current.open = false;
+                setUploading(true);
+              }}
+            >
+              Add files…
+            </button>
+          </div>
+        </div>
+      </details>
+      {uploading ? (
+        <Uploads
+          collections={sources.filter((s) => s.kind === "local").map((s) => s.name)}
+          onClose={() => {
+            setUploading(false);
+            refresh();
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/** The sources a run searched, as shown on the run. */
+export function RunSources({ names }: { names: string[] }) {
+  if (!names.length) return null;
+  return (
+    <span class="run-sources muted" title="Sources this run searched">
+      Searched: {names.join(", ")}
+    </span>
+  );
+}

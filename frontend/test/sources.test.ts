@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { citingSentences, highlight, snippetPieces } from "../src/passages";
+import { initialRunState, reduce } from "../src/timeline/reducer";
+import type { Packet } from "../src/types";
+import { viewerRequest } from "../src/viewerRequest";
+
+const runStart = (extra: Record<string, unknown>): Packet =>
+  ({
+    seq: 0,
+    run_id: "r1",
+    placement: { turn_index: 0, tab_index: 0, sub_turn_index: null },
+    obj: { type: "run_start", session_id: "s", question: "q", mode: "heavy", models: {}, ...extra },
+  }) as Packet;
+
+describe("run_start.sources", () => {
+  it("records the names a run searched", () => {
+    expect(reduce(initialRunState(), runStart({ sources: ["alpha", "duckduckgo"] })).sources).toEqual(["alpha", "duckduckgo"]);
+  });
+  it("treats a missing or malformed list as none", () => {
+    expect(reduce(initialRunState(), runStart({})).sources).toEqual([]);
+    expect(reduce(initialRunState(), runStart({ sources: ["ok", 3, null] })).sources).toEqual(["ok"]);
+  });
+});
+
+describe("passages", () => {
+  const text = "Intro line.\n\nA descriptor is an object   attribute with\nbinding behavior. Other text follows here.";
+
+  it("finds a passage across line breaks and runs of spaces, ignoring case", () => {
+    const segments = highlight(text, ["a DESCRIPTOR is an object attribute with binding behavior."]);
+    expect(segments.filter((s) => s.mark).map((s) => s.text)).toEqual([
+      "A descriptor is an object   attribute with\nbinding behavior.",
+    ]);
+    expect(segments.map((s) => s.text).join("")).toBe(text); // nothing lost or duplicated
+  });
+
+  it("merges overlapping passages and ignores ones not in the text", () => {
+    const segments = highlight(text, ["descriptor is an object attribute", "object attribute with binding", "not in this document at all"]);
+    expect(segments.filter((s) => s.mark).map((s) => s.text)).toEqual(["descriptor is an object   attribute with\nbinding"]);
+  });
+
+  it("takes the sentences of a report that cite a number", () => {
+    const md = "## Findings\n\n- A descriptor is an object attribute with binding behavior [2]. Unrelated claim here [3].\nThird sentence is long enough [2][3].";
+    expect(citingSentences(md, 2)).toEqual(["A descriptor is an object attribute with binding behavior", "Third sentence is long enough"]);
+    expect(citingSentences(md, 3)).toEqual(["Unrelated claim here", "Third sentence is long enough"]);
+  });
+
+  it("splits a search snippet into its pieces without highlight marks", () => {
+    expect(snippetPieces("Heading: …the «descriptor» protocol is defined…short…")).toEqual(["the descriptor protocol is defined"]);
+  });
+
+  it("builds a viewer request from a cited source", () => {
+    const req = viewerRequest(
+      { id: "d", url: "corpus://kb/a.md", title: "A", snippet: "…the «descriptor» protocol is defined here…", source: "local", number: 1 },
+      "The descriptor protocol is defined here [1].",
+    );
+    expect(req).toEqual({
+      url: "corpus://kb/a.md",
+      title: "A",
+      passages: ["The descriptor protocol is defined here", "the descriptor protocol is defined here"],
+    });
+  });
+});

@@ -1,0 +1,64 @@
+"""Claim-support checking in the engine: the report packet, the summary and the judge model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.research.types import ResearchRequest
+from support.claims_model import ClaimsModel
+from support.engine import run_engine, scripted_settings
+from support.invariants import check_invariants
+from support.scripted_llm import Reply, ScriptedLLM, tool_names
+
+QUESTION = "How does the with statement use a context manager?"
+
+
+def request() -> ResearchRequest:
+    return ResearchRequest(question=QUESTION, clarify=False)
+
+
+async def test_the_report_packet_lists_unsupported_claims_and_the_summary_counts_them() -> None:
+    with ScriptedLLM(ClaimsModel()) as llm:
+        run = await run_engine(scripted_settings(llm), request())
+    check_invariants(run.packets)
+    (report,) = run.of("report")
+    claims = report.obj.unsupported_claims  # type: ignore[union-attr]
+    # The second `[1]` of the report: a client marks that chip, not the first one.
+    assert [(c.marker, c.occurrence, c.sentence) for c in claims] == [
+        ("[1]", 2, "The moon is made of green cheese and orbits Mars every 3 days.")
+    ]
+    assert "key words" in claims[0].reason
+    (summary,) = run.of("summary")
+    assert (summary.obj.claims_checked, summary.obj.claims_unsupported) == (2, 1)  # type: ignore[union-attr]
+    assert [c.checker for c in run.result.claims] == ["overlap", "overlap"]
+
+
+async def test_a_configured_judge_model_gives_the_verdicts() -> None:
+    with ScriptedLLM(ClaimsModel()) as llm:
+        run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
+        judged = [body for body in llm.requests if tool_names(body) == {"claim_verdicts"}]
+    assert len(judged) == 1 and judged[0]["model"] == "judge-model"
+    # The judge sees each sentence with the passage of the cited page that matches it best.
+    prompt = judged[0]["messages"][-1]["content"]
+    assert "(see section With Statement Context Managers)" in prompt  # page text, not in the sentence
+    (report,) = run.of("report")
+    assert [(c.marker, c.reason) for c in report.obj.unsupported_claims] == [  # type: ignore[union-attr]
+        ("[1]", "the page never mentions the moon")
+    ]
+    assert {c.checker for c in run.result.claims} == {"judge"}
+    assert run.of("run_start")[0].obj.models["judge"] == "openai/judge-model"  # type: ignore[union-attr]
+    assert any(p.obj.type == "usage" and p.obj.role == "judge" for p in run.packets)  # type: ignore[union-attr]
+
+
+class BrokenJudge(ClaimsModel):
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if tool_names(body) == {"claim_verdicts"}:
+            return Reply(status=401, error_message="bad key")
+        return super().__call__(body)
+
+
+async def test_a_failing_judge_falls_back_to_the_overlap_check() -> None:
+    with ScriptedLLM(BrokenJudge()) as llm:
+        run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
+    assert run.stop_reason == "completed"
+    assert [(c.checker, c.supported) for c in run.result.claims] == [("overlap", True), ("overlap", False)]

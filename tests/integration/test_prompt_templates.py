@@ -1,0 +1,116 @@
+"""Every template under prompts/ renders with the variables the code really passes.
+
+Templates use StrictUndefined, so a missing or misspelt variable raises where the code renders
+it. The engine scenarios below (scripted model and offline model) run every render call site;
+the test then checks that every template was rendered at least once, so none is left untried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.config import Settings
+from sleuth.llm.gateway import LLMGateway
+from sleuth.prompting import observe_renders, prompts_dir, render
+from sleuth.research import tool_schemas as ts
+from sleuth.research.types import ClarificationExchange, PriorReport, ResearchRequest
+from support.engine import run_engine, scripted_settings
+from support.scenarios import ResearchModel
+from support.scripted_llm import Call, Reply, ScriptedLLM
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+
+
+def all_templates() -> set[str]:
+    root = prompts_dir()
+    return {
+        str(path.relative_to(root).with_suffix(""))
+        for path in root.rglob("*.j2")
+        if not path.name.startswith("_")  # partials are rendered through the templates that import them
+    }
+
+
+class Troublesome(ResearchModel):
+    """Exercises the engine's rarer answers: the cap, a failing agent, think beside dispatches,
+    unknown tools in both loops, and a report model that fails."""
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        turns = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turns == 0:
+            return Reply(tool_calls=[Call("think_tool", {"reasoning": "first"}), Call("research_agent", {"task": "x"})])
+        if turns == 1:
+            tasks = ["descriptor protocol", "broken task", "__getattr__ fallback", "fourth task"]
+            return Reply(tool_calls=[Call("research_agent", {"task": t}) for t in tasks])
+        if turns == 2:
+            return Reply(tool_calls=[Call("summon_oracle", {})])
+        return Reply(tool_calls=[Call("generate_report", {})])
+
+    def agent(self, body: dict[str, Any]) -> Reply:
+        task = body["messages"][1]["content"]
+        if "broken" in task:
+            return Reply(status=400, error_message="invalid request for this agent")
+        if sum(1 for m in body["messages"] if m["role"] == "assistant") == 0 and "fallback" in task:
+            return Reply(tool_calls=[Call("read_minds", {})])
+        return super().agent(body)
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        return Reply(status=400, error_message="report model refuses")
+
+
+class HangingAgent(ResearchModel):
+    def agent(self, body: dict[str, Any]) -> Reply:
+        return Reply(hang=True)
+
+    def agent_report(self, body: dict[str, Any]) -> Reply:
+        return Reply(hang=True)
+
+
+class HangingOrchestrator(ResearchModel):
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        return Reply(hang=True)
+
+
+async def _scripted_scenarios() -> None:
+    with ScriptedLLM(Troublesome(clarify_questions="1. Which version?")) as llm:
+        settings = scripted_settings(llm, llm_retries=0)
+        await run_engine(settings, "descriptors?")  # clarifying questions
+        answered = ClarificationExchange(questions=["Which version?"], answer="3.12")
+        await run_engine(settings, ResearchRequest(question="descriptors?", clarification=answered))
+        assert "summon_oracle" in str(llm.requests_for("orchestrator")[-1]["messages"])
+    with ScriptedLLM(HangingAgent(tasks_per_cycle=[["slow task"]])) as llm:
+        # the agent is forced to report at 0.3 s, its report hangs too, so it is cut at 0.6 s
+        settings = scripted_settings(llm, agent_force_report_s=0.3, agent_timeout_s=0.6, agent_report_grace_s=0)
+        await run_engine(settings, ResearchRequest(question=QUESTION, clarify=False))
+    with ScriptedLLM(HangingOrchestrator()) as llm:
+        settings = scripted_settings(llm, force_report_s=30, deadline_s=0.5)
+        await run_engine(settings, ResearchRequest(question=QUESTION, clarify=False))
+
+
+async def _offline_scenarios() -> None:
+    settings = Settings()
+    await run_engine(settings, "asdkjh qwoeiu zxcmnb lkjqwe poiuyt")
+    earlier = PriorReport(question="What are descriptors?", markdown="Descriptors define __get__ [1].")
+    run = await run_engine(settings, ResearchRequest(question=QUESTION, history=[earlier]))
+    assert run.stop_reason == "completed"
+    gateway = LLMGateway(settings)
+    # a request it cannot make sense of, and an agent whose sources say nothing about its task
+    await gateway.complete("report", [{"role": "system", "content": "??"}], tool_choice="none")
+    nothing_read = [
+        {
+            "role": "system",
+            "content": render("intermediate_report", today="2025-01-01", task="x", max_tokens=200, forced=True),
+        },
+        {"role": "user", "content": render("intermediate_report_user", sources=[], forced=True)},
+    ]
+    await gateway.complete("researcher", nothing_read)
+    await gateway.complete(
+        "orchestrator", [{"role": "user", "content": ""}], tools=ts.orchestrator_tools(False), tool_choice="none"
+    )
+
+
+async def test_every_template_is_rendered_by_the_code_with_its_real_variables() -> None:
+    with observe_renders() as seen:
+        await _scripted_scenarios()
+        await _offline_scenarios()
+    missing = all_templates() - set(seen)
+    assert not missing, f"never rendered by any scenario: {sorted(missing)}"

@@ -1,0 +1,94 @@
+"""The pieces of `sleuth eval`: question files, gold and key-fact matching, append-only output, summaries."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sleuth.evaluation.files import append_line, read_lines, written_ids
+from sleuth.evaluation.metrics import gold_matches, gold_share, key_fact_recall
+from sleuth.evaluation.questions import EvalInputError, load_questions
+from sleuth.evaluation.summary import summarise, summary_table
+
+
+def questions_file(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_questions_accept_drb_lines_and_optional_gold_data(tmp_path: Path) -> None:
+    path = questions_file(
+        tmp_path,
+        '{"id": 7, "topic": "Science", "language": "en", "prompt": "  Why?  "}',
+        "",
+        '{"id": "b", "prompt": "How?", "gold_sources": ["x.html"], "key_facts": ["a", ["b", "c"]]}',
+    )
+    first, second = load_questions(path)
+    assert (first.id, first.key, first.prompt, first.gold_sources) == (7, "7", "Why?", [])
+    assert second.key_facts == ["a", ["b", "c"]]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"id": 1, "prompt": "a"}', "[1, 2]"], ":2: expected a JSON object with `id` and `prompt`"),
+        (['{"id": 1, "prompt": "a"}', '{"prompt": "b"}'], ":2: id: Field required"),
+        (['{"id": 1, "prompt": " "}'], ":1: prompt: Value error, the prompt is empty"),
+        (['{"id": 1, "prompt": "a", "key_facts": [[]]}'], ":1: key_facts: Value error, a key fact is empty"),
+        (['{"id": 1, "prompt": "a"}', '{"id": "1", "prompt": "b"}'], ":2: id '1' repeats line 1"),
+        (["", "  "], ": no questions"),
+    ],
+)
+def test_bad_question_lines_name_their_line(tmp_path: Path, lines: list[str], message: str) -> None:
+    path = questions_file(tmp_path, *lines)
+    with pytest.raises(EvalInputError) as error:
+        load_questions(path)
+    assert str(error.value) == f"{path}{message}"
+
+
+def test_gold_sources_match_urls_or_path_suffixes_on_a_boundary() -> None:
+    url = "file:///usr/share/doc/postgresql-doc-15/html/transaction-iso.html"
+    assert gold_matches("transaction-iso.html", url)
+    assert gold_matches("html/transaction-iso.html", url)
+    assert not gold_matches("iso.html", url)  # a suffix must start at a path segment
+    assert gold_matches("https://WWW.example.org/a/", "https://example.org/a")
+    assert not gold_matches("https://example.org/a", "https://example.org/a/b")
+    assert gold_share(["with", "missing"], ["corpus://python-reference/with"]) == 0.5
+    assert gold_share([], ["corpus://python-reference/with"]) is None
+
+
+def test_key_fact_recall_is_case_and_space_insensitive_with_alternatives() -> None:
+    report = "The  Context\nManager calls __exit__."
+    assert key_fact_recall(["context manager", ["__enter__", "__EXIT__"], "finally"], report) == 2 / 3
+    assert key_fact_recall([], report) is None
+
+
+def test_appending_after_a_torn_line_keeps_both_lines_intact(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"id": 1}\n{"id": 2, "trunc')  # a crash mid-write
+    append_line(path, {"id": 3, "text": "é"})
+    assert read_lines(path) == [{"id": 1}, {"id": 3, "text": "é"}]
+    assert written_ids(path) == {"1", "3"}
+    assert path.read_text(encoding="utf-8").endswith('\n{"id": 3, "text": "é"}\n')
+
+
+def test_summary_averages_only_questions_that_have_a_measure() -> None:
+    records = [
+        {"id": 1, "gold_cited": 1.0, "key_fact_recall": 0.5, "claims_checked": 4, "claims_unsupported": 1,
+         "stop_reason": "completed", "race": {"overall": 7.0, "depth": 6}},
+        {"id": 2, "gold_cited": None, "key_fact_recall": 1.0, "claims_checked": 6, "claims_unsupported": 0,
+         "stop_reason": "deadline", "race": {"error": "no scores"}},
+    ]  # fmt: skip
+    summary = summarise(records)
+    assert summary["questions"] == 2 and summary["stop_reasons"] == {"completed": 1, "deadline": 1}
+    assert summary["means"]["gold_cited"] == 1.0 and summary["means"]["key_fact_recall"] == 0.75
+    assert summary["means"]["words"] is None and summary["unsupported_claim_rate"] == 0.1
+    assert summary["means"]["race"]["overall"] == 7.0 and summary["means"]["race"]["readability"] is None
+    table = summary_table(summary)
+    rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in table.splitlines())
+    assert rows["mean key_fact_recall"] == "0.750" and rows["judge overall"] == "7.000" and rows["mean words"] == "—"
+    json.dumps(summary)  # summary.json must serialise

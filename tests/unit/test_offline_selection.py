@@ -1,0 +1,211 @@
+"""How the offline model chooses what to read and what to quote: page kinds, headings, redundancy, read spreading."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sleuth.clock import SystemClock
+from sleuth.config import Settings
+from sleuth.documents import Document
+from sleuth.llm.offline.agent import open_priority, task_terms
+from sleuth.llm.offline.reports import agent_report, final_report
+from sleuth.llm.offline.request import OfflineRequest
+from sleuth.llm.offline.text import (
+    NumberedBlock,
+    entry_name,
+    is_navigation_page,
+    numbered_blocks,
+    sectioned_sentences,
+    stem,
+    term_set,
+)
+from sleuth.prompting import render
+from sleuth.research.agent import Lane, _search
+from sleuth.research.excerpts import GAP, focused_text
+from sleuth.research.run import new_state
+from sleuth.research.types import ResearchRequest
+from sleuth.stream.emitter import Emitter
+from sleuth.tools.toolbox import Toolbox
+
+TOC_PAGE = "\n\n".join(
+    [
+        "Functional Programming Modules",
+        "The modules described in this chapter provide functions and classes that support a functional style.",
+        "itertools — Functions creating iterators for efficient looping",
+        "Itertool functions",
+        "Itertools Recipes",
+        "functools — Higher-order functions and operations on callable objects",
+        "functools.cache()",
+        "functools.lru_cache()",
+        "functools.partial()",
+        "operator — Standard operators as functions",
+        "Mapping Operators to Functions",
+        "In-place Operators",
+        "functools.reduce()",
+        "functools.singledispatch()",
+        "functools.total_ordering()",
+        "functools.wraps()",
+        "itertools.accumulate()",
+        "itertools.chain()",
+        "itertools.groupby()",
+        "itertools.islice()",
+    ]
+)
+
+REFERENCE_PAGE = """functools — Higher-order functions
+
+The functools module is for higher-order functions: functions that act on or return other functions.
+
+@functools.lru_cache(maxsize=128, typed=False)¶
+
+Decorator to wrap a function with a memoizing callable that saves up to the maxsize most recent calls.
+It can save time when an expensive or I/O bound function is periodically called with the same arguments.
+
+@functools.total_ordering¶
+
+Given a class defining one or more rich comparison ordering methods, this class decorator supplies the rest."""
+
+
+def test_table_of_contents_is_navigation_and_a_reference_page_is_not() -> None:
+    assert is_navigation_page(TOC_PAGE)
+    assert not is_navigation_page(REFERENCE_PAGE)
+    # hard-wrapped prose (lines cut at 70 characters) is still prose
+    wrapped = "\n".join(["The functools module is for higher-order functions: functions that act on or"] * 3) + "."
+    assert not is_navigation_page(wrapped)
+
+
+def test_sentences_know_the_heading_they_sit_under_and_signatures_name_their_entry() -> None:
+    pairs = sectioned_sentences(REFERENCE_PAGE)
+    under = {sentence: heading for heading, sentence in pairs}
+    sentence = "Decorator to wrap a function with a memoizing callable that saves up to the maxsize most recent calls."
+    assert entry_name(under[sentence]) == "functools.lru_cache"
+    assert entry_name("functools — Higher-order functions") == ""
+    # a statement that introduces an example is kept; a bare title is not a sentence
+    page = "Counter objects return a zero count for missing items instead of raising a KeyError:\n\nNote"
+    assert [s for _, s in sectioned_sentences(page)] == [
+        "Counter objects return a zero count for missing items instead of raising a KeyError:"
+    ]
+
+
+def test_dotted_names_meet_their_parts() -> None:
+    assert {stem("functools"), "lru_cache"} <= term_set("How does functools.lru_cache evict?")
+
+
+def _report_request(task: str, pages: list[dict[str, Any]]) -> OfflineRequest:
+    return OfflineRequest(
+        messages=[
+            {"role": "system", "content": render("intermediate_report", task=task, max_tokens=600)},
+            {"role": "user", "content": render("intermediate_report_user", sources=pages, forced=False)},
+        ],
+        tools=[],
+        max_tokens=600,
+    )
+
+
+def test_agent_report_quotes_under_the_matching_entry_skips_navigation_and_drops_repeats() -> None:
+    repeated = "The lru_cache decorator keeps the maxsize most recent calls of the wrapped function in memory."
+    pages = [
+        {"number": 1, "title": "Functional Programming Modules", "url": "corpus://d/functional.html", "text": TOC_PAGE},
+        {"number": 2, "title": "functools", "url": "corpus://d/functools.html", "text": REFERENCE_PAGE},
+        {
+            "number": 3,
+            "title": "caching notes",
+            "url": "corpus://d/notes.html",
+            "text": f"{repeated}\n\n{repeated.replace('memory', 'RAM')}",
+        },
+    ]
+    task = "How functools.lru_cache decides which calls to keep."
+    reply = agent_report(_report_request(task, pages))
+    assert "[1]" not in reply.text  # the table of contents names lru_cache but explains nothing
+    assert "`functools.lru_cache()`: Decorator to wrap a function with a memoizing callable" in reply.text
+    assert "total_ordering" not in reply.text and "rich comparison" not in reply.text  # another entry's text
+    assert reply.text.count("[3]") == 1  # the near-duplicate sentence is left out
+
+
+def test_open_priority_prefers_the_top_hit_and_unread_pages_and_skips_off_task_hits() -> None:
+    terms = task_terms("How functools.lru_cache evicts entries.")
+    top = NumberedBlock(
+        1, "functools — Higher-order functions", "corpus://d/functools.html", "@lru_cache(user_function)"
+    )
+    read = NumberedBlock(2, "Caching notes", "corpus://d/notes.html", "old entries are evicted", True)
+    unread = NumberedBlock(3, "Caching recipes", "corpus://d/recipes.html", "old entries are evicted")
+    off = NumberedBlock(4, "Truth value testing", "corpus://d/truth.html", "Any object can be tested.")
+    order = [hit.number for _, hit in open_priority([(0, top), (1, read), (2, unread), (3, off)], terms)]
+    assert order[0] == 1  # the engine's best hit for the agent's own query is read first
+    assert order.index(3) < order.index(2)  # of two equal pages, the one no sibling has read
+    assert 4 not in order
+
+
+def test_search_results_flag_pages_another_agent_read() -> None:
+    text = render(
+        "responses/search_results",
+        documents=[
+            {"number": 1, "title": "A", "url": "corpus://d/a", "snippet": "first", "read_elsewhere": True},
+            {"number": 2, "title": "B", "url": "corpus://d/b", "snippet": "second", "read_elsewhere": False},
+        ],
+        errors=[],
+    )
+    blocks = numbered_blocks(text)
+    assert [(b.number, b.read_elsewhere, b.body) for b in blocks] == [(1, True, "first"), (2, False, "second")]
+
+
+class _Provider:
+    name = "local"
+
+    def __init__(self, results: dict[str, list[str]]) -> None:
+        self.results = results
+
+    async def search(self, query: str, *, limit: int) -> list[Document]:
+        return [Document.from_url(url, title=url) for url in self.results[query]][:limit]
+
+
+def test_engine_lists_every_querys_best_hit_first_and_flags_what_a_sibling_opened() -> None:
+    provider = _Provider({"a": ["corpus://d/1", "corpus://d/2", "corpus://d/3"], "b": ["corpus://d/4", "corpus://d/5"]})
+    toolbox = Toolbox(providers=[provider], readers=[])
+    state = new_state(ResearchRequest(question="q"), Settings(), Emitter("run_x", []), SystemClock(), toolbox)
+    state.registry.add(Document.from_url("corpus://d/4"), fetched=True)  # a sibling opened it
+    lane = Lane(state=state, turn=1, tab=0, task="t", started_at=0.0)
+    call = type("Call", (), {"parsed": {"queries": ["a", "b"]}})()
+    text = asyncio.run(_search(lane, call))  # type: ignore[arg-type]
+    blocks = numbered_blocks(text)
+    assert [b.url for b in blocks] == [f"corpus://d/{n}" for n in (1, 4, 2, 5, 3)]
+    assert [b.read_elsewhere for b in blocks] == [False, True, False, False, False]
+
+
+def test_long_pages_are_focused_on_what_the_agent_searched_for() -> None:
+    def count(text: str) -> int:
+        return len(text.split())
+
+    filler = [f"Paragraph {i} talks about sockets and files in general terms here." for i in range(60)]
+    page = "\n\n".join([*filler[:30], "The heappush function pushes onto the heap invariant.", *filler[30:]])
+    shown = focused_text(page, ["heappush heap"], 120, count)
+    assert "The heappush function pushes onto the heap invariant." in shown
+    assert shown.startswith("Paragraph 0 ") and GAP in shown and count(shown) <= 120
+    assert focused_text("short page", ["x"], 120, count) == "short page"
+
+
+def test_final_report_names_unanswered_steps_in_one_line() -> None:
+    plan = ["How functools.lru_cache evicts entries", "Pitfalls of asyncio cancellation"]
+    findings = [
+        {
+            "task": render("offline/agent_task", step=plan[0], question="q"),
+            "report": "The lru_cache decorator saves up to the maxsize most recent calls of a function. [1]",
+        }
+    ]
+    user = render(
+        "report_user",
+        question="How does lru_cache evict entries and how does asyncio cancellation work?",
+        clarification=None,
+        plan=plan,
+        findings=findings,
+        sources=[{"number": 1, "title": "functools", "url": "corpus://d/functools.html"}],
+        partial=False,
+    )
+    messages = [{"role": "system", "content": render("report", today="2025-01-01")}, {"role": "user", "content": user}]
+    request = OfflineRequest(messages=messages, tools=[])
+    text = final_report(request).text
+    gap_lines = [line for line in text.splitlines() if "Not answered by the sources found" in line]
+    assert len(gap_lines) == 1 and "Pitfalls of asyncio cancellation" in gap_lines[0]
+    assert "lru_cache evicts entries" not in gap_lines[0]
+    assert text.index(gap_lines[0]) < text.index("## ")  # it sits with the summary, above the sections
