@@ -8,10 +8,9 @@ import tempfile
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 
 from sleuth.clock import SystemClock
-from sleuth.config import Role, Settings
+from sleuth.config import Role, Settings, SettingsError, load_settings
 from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
 from sleuth.prompting import render
 from sleuth.research.preflight import ROLES, Check, run_checks
@@ -62,11 +61,9 @@ def doctor(probe: bool) -> None:
     """Check the settings, the models, the search providers and the corpus."""
     color = sys.stdout.isatty()
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        click.echo(_mark(Check("settings", False, f"invalid SLEUTH_{field.upper()}: {first['msg']}"), color))
+        settings = load_settings()
+    except SettingsError as exc:
+        click.echo(_mark(Check("settings", False, str(exc)), color))
         sys.exit(1)
     checks = [Check("settings", True, "loaded"), _data_dir(settings), *run_checks(settings)]
     for check in checks:
