@@ -10,7 +10,7 @@ from typing import TextIO
 import click
 
 from sleuth.cli_settings import cli_settings
-from sleuth.config import Settings
+from sleuth.config import Mode, Settings
 from sleuth.evaluation.judge import RaceJudge
 from sleuth.evaluation.questions import EvalInputError, load_questions
 from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions, EvalOutcome, EvalRunner, Finished
@@ -85,7 +85,7 @@ async def _run(settings: Settings, runner_options: EvalOptions, path: Path, judg
     metavar="MODEL",
     help="A litellm model that scores each report (RACE-style) and checks each citation.",
 )
-def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None, judge: str | None) -> None:
+def eval_command(questions: Path, out: Path, concurrency: int, mode: Mode | None, judge: str | None) -> None:
     """Research every question in QUESTIONS (JSON lines: id, prompt, optional gold_sources and key_facts).
 
     Writes OUT/articles.jsonl ({id, prompt, article}, DeepResearch Bench's form), OUT/metrics.jsonl and
@@ -96,7 +96,7 @@ def eval_command(questions: Path, out: Path, concurrency: int, mode: str | None,
     settings = cli_settings()
     if judge:
         settings = settings.model_copy(update={"judge_model": judge})
-    options = EvalOptions(out=out, concurrency=concurrency, mode=mode)  # type: ignore[arg-type]
+    options = EvalOptions(out=out, concurrency=concurrency, mode=mode)
     try:
         outcome = asyncio.run(_run(settings, options, questions, judge))
     except EvalInputError as exc:
