@@ -23,7 +23,7 @@ QUERIES = 200
 FILES = 1000
 
 
-def timed(fn) -> float:  # type: ignore[no-untyped-def]
+def timed(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
@@ -33,7 +33,7 @@ def bench_builtin(work: Path) -> None:
     fresh = []
     for i in range(5):
         conn = connect(work / f"builtin{i}.db")
-        fresh.append(timed(lambda: sync_builtin(CorpusStore(conn))))
+        fresh.append(timed(lambda c=conn: sync_builtin(CorpusStore(c))))
         conn.close()
     conn = connect(work / "builtin0.db")
     again = timed(lambda: sync_builtin(CorpusStore(conn)))
@@ -91,7 +91,7 @@ def bench_folder(work: Path) -> None:
     for i in range(FILES):
         path = folder / f"d{i // 100}" / f"note{i:04d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        paras = ["# Note %d" % i] + [" ".join(rng.choices(vocab, k=80)) + "." for _ in range(4)]
+        paras = [f"# Note {i}"] + [" ".join(rng.choices(vocab, k=80)) + "." for _ in range(4)]
         path.write_text("\n\n".join(paras), encoding="utf-8")
     conn = connect(work / "folder.db")
     store = CorpusStore(conn)

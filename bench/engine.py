@@ -50,7 +50,7 @@ TASKS = [
 class SlowSearch:
     """The real local provider behind a fixed network-like latency."""
 
-    def __init__(self, inner, latency: float) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner, latency: float) -> None:
         self.inner, self.latency, self.name = inner, latency, "local"
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
@@ -63,14 +63,14 @@ class Delayed(ResearchModel):
         super().__init__(tasks_per_cycle=[TASKS[i : i + lanes] for i in range(0, len(TASKS), lanes)], use_think=False)
         self.latency = latency
 
-    def __call__(self, body):  # type: ignore[no-untyped-def]
+    def __call__(self, body):
         reply = super().__call__(body)
         reply.delay_s = self.latency
         reply.chunk_size = CHUNK
         return reply
 
 
-def _serve(model: ResearchModel, ports: multiprocessing.Queue[int], done: multiprocessing.Event) -> None:  # type: ignore[type-arg]
+def _serve(model: ResearchModel, ports: multiprocessing.Queue[int], done: multiprocessing.Event) -> None:
     with ScriptedLLM(model) as llm:
         ports.put(llm.port)
         done.wait()
@@ -149,14 +149,17 @@ def main() -> None:
     print(f"latency per LLM call {args.llm_latency:.2f}s, per search {args.search_latency:.2f}s, 6 research tasks")
     print(f"fixed cost of a whole heavy run at zero latency (16 sequential model calls): {overhead:.2f}s")
     print(
-        f"(a) heavy run, 3 lanes: wall {wall3:.2f}s / critical path {ideal:.2f}s = {wall3 / ideal:.3f}  (target <= 1.05)"
+        f"(a) heavy run, 3 lanes: wall {wall3:.2f}s / critical path {ideal:.2f}s = {wall3 / ideal:.3f}"
+        "  (target <= 1.05)"
     )
     print(
-        f"(b) time in research lanes: 1 lane {lanes1:.2f}s ({cycles1} cycles) / 3 lanes {lanes3:.2f}s ({cycles3} cycles)"
+        f"(b) time in research lanes: 1 lane {lanes1:.2f}s ({cycles1} cycles)"
+        f" / 3 lanes {lanes3:.2f}s ({cycles3} cycles)"
         f" = {lanes1 / lanes3:.2f}x  (target >= 2.8)"
     )
     print(
-        f"    whole run: 1 lane {wall1:.2f}s / 3 lanes {wall3:.2f}s = {wall1 / wall3:.2f}x (includes the extra orchestrator turns of 1 lane)"
+        f"    whole run: 1 lane {wall1:.2f}s / 3 lanes {wall3:.2f}s = {wall1 / wall3:.2f}x"
+        " (includes the extra orchestrator turns of 1 lane)"
     )
 
 

@@ -185,7 +185,6 @@ async def main() -> None:
             "SLEUTH_API_BASE": model_url,
             "SLEUTH_API_KEY": "sk-bench",
             "SLEUTH_MAX_RUNS": str(args.runs + 10),
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
         port = free_port()
         proc = start_server(env, port, data_dir / "server.out")
@@ -233,10 +232,12 @@ async def main() -> None:
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
     print(
-        f"packets delivered              {packets} ({caught_up} created before their client subscribed: replayed, not timed)"
+        f"packets delivered              {packets}"
+        f" ({caught_up} created before their client subscribed: replayed, not timed)"
     )
     print(
-        f"delivery delay p50 / p99 / max {statistics.median(delays):.1f} / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms"
+        f"delivery delay p50 / p99 / max {statistics.median(delays):.1f}"
+        f" / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms"
     )
     print(f"RSS idle / peak (server+engine)        {baseline / 1024:.1f} / {peak[0] / 1024:.1f} MB")
     print(f"RSS per active run             {(peak[0] - baseline) / 1024 / args.runs:.2f} MB")

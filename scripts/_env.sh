@@ -20,12 +20,17 @@ ensure_venv() {  # $1: pip extras spec, e.g. "." or ".[dev]"
   fi
 }
 
-ensure_frontend() {  # build frontend/dist when missing or older than its sources
+ensure_frontend_deps() {  # frontend/node_modules, installed when missing or older than the lock file
   command -v npm >/dev/null || { echo "npm is needed to build the web UI (install Node.js 20+)." >&2; exit 1; }
   local fe="$ROOT/frontend"
   if [ ! -d "$fe/node_modules" ] || [ "$fe/package-lock.json" -nt "$fe/node_modules/.package-lock.json" ]; then
     (cd "$fe" && npm ci --no-audit --no-fund --loglevel=error)
   fi
+}
+
+ensure_frontend() {  # build frontend/dist when missing or older than its sources
+  ensure_frontend_deps
+  local fe="$ROOT/frontend"
   if [ ! -f "$fe/dist/index.html" ] || [ -n "$(find "$fe/src" "$fe/index.html" "$fe/vite.config.ts" "$fe/package.json" -newer "$fe/dist/index.html" 2>/dev/null | head -1)" ]; then
     echo "Building the web UI ..."
     (cd "$fe" && npm run build --silent)

@@ -5,6 +5,13 @@ from __future__ import annotations
 import click
 
 from sleuth import __version__
+from sleuth.api.commands import serve
+from sleuth.cli_doctor import doctor
+from sleuth.cli_eval import eval_command
+from sleuth.cli_reports import ask, export, narrate
+from sleuth.cli_research import research, schema
+from sleuth.cli_sources import show, sources
+from sleuth.tools.local.commands import index
 
 
 @click.group()
@@ -13,36 +20,5 @@ def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
 
 
-def _register_optional_commands() -> None:
-    # Commands owned by other packages register here so this file stays the one entry point.
-    from sleuth.cli_doctor import doctor
-    from sleuth.cli_eval import eval_command
-    from sleuth.cli_research import research, schema
-    from sleuth.cli_sources import show, sources
-
-    main.add_command(research)
-    main.add_command(schema)
-    main.add_command(doctor)
-    main.add_command(eval_command)
-    main.add_command(sources)
-    main.add_command(show)
-    from sleuth.cli_reports import ask, export, narrate
-
-    main.add_command(export)
-    main.add_command(ask)
-    main.add_command(narrate)
-    try:
-        from sleuth.tools.local.commands import index
-    except ImportError:
-        pass
-    else:
-        main.add_command(index)
-    try:
-        from sleuth.api.commands import serve
-    except ImportError:
-        pass
-    else:
-        main.add_command(serve)
-
-
-_register_optional_commands()
+for command in (research, schema, doctor, eval_command, sources, show, index, serve, export, ask, narrate):
+    main.add_command(command)

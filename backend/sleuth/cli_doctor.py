@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from sleuth.cli_research import load_settings
 from sleuth.clock import SystemClock
-from sleuth.config import Role, Settings
+from sleuth.config import Role, Settings, SettingsError, load_settings
 from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
 from sleuth.prompting import render
 from sleuth.research.preflight import ROLES, Check, run_checks
@@ -61,8 +60,8 @@ def doctor(probe: bool) -> None:
     color = sys.stdout.isatty()
     try:
         settings = load_settings()
-    except click.ClickException as exc:
-        click.echo(_mark(Check("settings", False, exc.message), color))
+    except SettingsError as exc:
+        click.echo(_mark(Check("settings", False, str(exc)), color))
         sys.exit(1)
     checks = [Check("settings", True, "loaded"), _data_dir(settings), *run_checks(settings)]
     for check in checks:

@@ -9,7 +9,8 @@ from typing import TextIO
 
 import click
 
-from sleuth.cli_research import TimeBudget, checked_sources, load_settings
+from sleuth.cli_research import TimeBudget, checked_sources
+from sleuth.cli_settings import cli_settings
 from sleuth.config import Settings
 from sleuth.evaluation.judge import RaceJudge
 from sleuth.evaluation.questions import EvalInputError, load_questions
@@ -131,7 +132,7 @@ def eval_command(
     """
     if judge is not None and (not judge.strip() or is_offline(judge)):
         raise click.BadParameter("needs a generative model; the offline model only extracts", param_hint="--judge")
-    settings = load_settings()
+    settings = cli_settings()
     if judge:
         settings = settings.model_copy(update={"judge_model": judge})
     options = EvalOptions(

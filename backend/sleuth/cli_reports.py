@@ -15,9 +15,9 @@ from sleuth.stream.packets import Packet
 
 
 def _settings() -> Settings:
-    from sleuth.cli_research import load_settings
+    from sleuth.cli_settings import cli_settings
 
-    return load_settings()
+    return cli_settings()
 
 
 def load_report(settings: Settings, report_id: str) -> ResearchResult:

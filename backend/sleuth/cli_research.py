@@ -8,13 +8,13 @@ import sqlite3
 import sys
 
 import click
-from pydantic import ValidationError
 
 from sleuth.cli_exports import check_output_path, write_export
 from sleuth.cli_plan_review import TerminalReviewer
 from sleuth.cli_progress import ProgressPrinter
 from sleuth.cli_reports import save_report
-from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Settings
+from sleuth.cli_settings import cli_settings
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.durations import format_duration, parse_duration
 from sleuth.research.plan_review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id, run_research
@@ -22,16 +22,6 @@ from sleuth.research.types import ClarificationExchange, ResearchRequest, Resear
 from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
 from sleuth.tools.sources import clean_names
-
-
-def load_settings() -> Settings:
-    """Settings from the environment, or a one-line CLI error naming the bad setting."""
-    try:
-        return Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise click.ClickException(f"invalid setting SLEUTH_{field.upper()}: {first['msg']}") from None
 
 
 class TimeBudget(click.ParamType[float]):
@@ -56,7 +46,7 @@ class TimeBudget(click.ParamType[float]):
 async def _run(
     request: ResearchRequest,
     settings: Settings,
-    sink: object,
+    sink: PacketSink,
     reviewer: PlanReviewer | None = None,
     run_id: str | None = None,
     kept: list[Packet] | None = None,
@@ -72,7 +62,7 @@ async def _run(
         toolbox = build_toolbox(settings, request.sources)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    sinks: list[PacketSink] = [sink]  # type: ignore[list-item]
+    sinks: list[PacketSink] = [sink]
     if kept is not None:
         sinks.append(kept.append)
     emitter = Emitter(run_id or new_run_id(), sinks)
@@ -115,8 +105,8 @@ async def _run(
 )
 def research(
     question: str,
-    mode: str | None,
-    strategy: str | None,
+    mode: Mode | None,
+    strategy: Strategy | None,
     no_clarify: bool,
     as_json: bool,
     answer: str | None,
@@ -129,11 +119,11 @@ def research(
     """Research QUESTION and print a cited report."""
     if not question.strip():
         raise click.UsageError("the question is empty")
-    settings = load_settings()
+    settings = cli_settings()
     request = ResearchRequest(
         question=question.strip(),
-        mode=mode,  # type: ignore[arg-type]
-        strategy=strategy,  # type: ignore[arg-type]
+        mode=mode,
+        strategy=strategy,
         clarify=False if no_clarify else None,
         time_budget_s=time_budget,
         sources=clean_names(sources) if sources else None,
@@ -151,7 +141,7 @@ def research(
         sys.stdout.flush()
 
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
-    sink = json_sink if as_json else printer
+    sink: PacketSink = json_sink if as_json else printer
     try:
         run_id, kept = new_run_id(), list[Packet]()
         result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))

@@ -7,7 +7,7 @@ import sqlite3
 
 import click
 
-from sleuth.cli_research import load_settings
+from sleuth.cli_settings import cli_settings
 from sleuth.tools.base import ToolError
 from sleuth.tools.local import library
 from sleuth.tools.local.corpus import db_path_for
@@ -19,7 +19,7 @@ from sleuth.tools.web.factory import build_web_reader
 @click.command("sources")
 def sources() -> None:
     """List every source `--source NAME` accepts: local collections and configured web providers."""
-    settings = load_settings()
+    settings = cli_settings()
     try:
         found = list_sources(settings)
     except sqlite3.Error as exc:
@@ -35,7 +35,7 @@ def sources() -> None:
 @click.argument("target")
 def show(target: str) -> None:
     """Print a document: a local one by id (d_...) or corpus:// URL, or a web page by http(s) URL."""
-    settings = load_settings()
+    settings = cli_settings()
     target = target.strip()
     db_path = db_path_for(settings.data_dir)
     if target.lower().startswith(("http://", "https://")):

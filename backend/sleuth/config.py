@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+import pydantic_settings
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Mode = Literal["light", "heavy"]
@@ -84,6 +85,8 @@ class Settings(BaseSettings):
         default=4000, ge=64, description="Cap on each agent's report in heavy mode; light mode uses half."
     )
     report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
+    plan_max_tokens: int = Field(default=1000, ge=64, description="A longer plan is cut (and a packet says so).")
+    task_max_tokens: int = Field(default=300, ge=16, description="A longer research_agent task is cut.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64)
     page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
     history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
@@ -126,8 +129,9 @@ class Settings(BaseSettings):
         default=None, description="When set, every /api route but health needs it as a bearer token."
     )
     cors_origins: str = Field(default="", description="Comma list of allowed browser origins; none by default.")
-    heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat after this long without a packet.")
+    heartbeat_s: float = Field(default=15.0, ge=0.05, description="SSE heartbeat after this long without a packet.")
     max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
+    retry_after_s: int = Field(default=5, ge=1, description="Retry-After sent with a 429.")
     web_dist: str | None = Field(default=None, description="The built web UI; unset: frontend/dist.")
 
     # LLM gateway.
@@ -185,3 +189,21 @@ class Settings(BaseSettings):
     @property
     def search_providers(self) -> list[str]:
         return [name.strip() for name in self.search.split(",") if name.strip()]
+
+
+class SettingsError(ValueError):
+    """Settings that cannot be used, described in one line without their values (they may be secrets)."""
+
+
+def load_settings() -> Settings:
+    """The settings from the environment and `.env`; every command reads them through here."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        name = "SLEUTH_" + "_".join(str(part) for part in first["loc"]).upper()
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SettingsError(f"invalid setting {name}: {first['msg']}{more}") from None
+    except pydantic_settings.SettingsError as exc:  # e.g. a .env value that should be JSON and is not
+        raise SettingsError(f"invalid settings: {exc}") from None

@@ -1,6 +1,5 @@
-// Every HTTP call the UI makes (ARCHITECTURE.md §4), in one place so shape changes on the
-// server side are adapted here only. Responses are normalised defensively: the UI must not
-// break because a field was renamed or missing.
+// Every HTTP call the UI makes, in one place: the server's snake_case bodies (docs/protocol.md
+// and /docs) become the UI's camelCase types here and nowhere else.
 
 import { authHeaders, reportUnauthorized } from "./auth";
 
@@ -71,17 +70,15 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : typeof v
 
 function toSummary(raw: Json): SessionSummary {
   return {
-    id: str(raw.id) ?? str(raw.session_id) ?? "",
-    title: str(raw.title) ?? str(raw.question) ?? "",
+    id: str(raw.id) ?? "",
+    title: str(raw.title) ?? "",
     createdAt: str(raw.created_at),
     updatedAt: str(raw.updated_at),
   };
 }
 
 export async function listSessions(): Promise<SessionSummary[]> {
-  const body = await call<unknown>("/sessions");
-  const items = Array.isArray(body) ? body : ((body as Json)?.sessions as unknown[]) ?? [];
-  return (items as Json[]).map(toSummary).filter((s) => s.id);
+  return (await call<Json[]>("/sessions")).map(toSummary);
 }
 
 /** The server names the session (from its first message); an empty body is sent. */
@@ -91,14 +88,16 @@ export async function createSession(): Promise<SessionSummary> {
 
 export async function getSession(id: string): Promise<SessionDetail> {
   const raw = await call<Json>(`/sessions/${encodeURIComponent(id)}`);
-  const messages = ((raw.messages as Json[]) ?? []).map((m) => ({
+  const messages = (raw.messages as Json[]).map((m) => ({
     role: str(m.role) ?? "user",
     content: str(m.content) ?? "",
     runId: str(m.run_id),
   }));
-  const runs = ((raw.runs as Json[]) ?? [])
-    .map((r) => ({ id: str(r.id) ?? str(r.run_id) ?? "", status: str(r.status) ?? "", createdAt: str(r.created_at) ?? str(r.started_at) }))
-    .filter((r) => r.id);
+  const runs = (raw.runs as Json[]).map((r) => ({
+    id: str(r.id) ?? "",
+    status: str(r.status) ?? "",
+    createdAt: str(r.created_at),
+  }));
   return { ...toSummary(raw), messages, runs };
 }
 
@@ -129,7 +128,7 @@ export async function sendMessage(sessionId: string, content: string, opts: Send
       report_id: opts.followupOf,
     }),
   });
-  const runId = str(body.run_id) ?? str(body.id);
+  const runId = str(body.run_id);
   if (!runId) throw new ApiError("server returned no run_id", 500);
   return { runId };
 }

@@ -2,6 +2,8 @@
 // must not be retried forever), to send Last-Event-ID ourselves on every reconnect, and to
 // stop for good once `stop` has arrived instead of letting the browser reconnect.
 
+import { createParser } from "eventsource-parser";
+
 import { authHeaders, reportUnauthorized } from "./auth";
 import type { Packet } from "./types";
 
@@ -9,62 +11,26 @@ export interface SseEvent {
   event: string;
   data: string;
   id: string | null;
-  retry: number | null;
 }
 
-/** Incremental parser for the text/event-stream format (WHATWG HTML §9.2). */
+/** Incremental text/event-stream parsing (eventsource-parser), as a push-a-chunk, get-events API. */
 export class SseParser {
-  private buf = "";
-  private data: string[] = [];
-  private event = "";
-  private id: string | null = null;
-  private retry: number | null = null;
-  private sawField = false;
+  /** The last `retry:` the server sent, in ms. */
+  retry: number | null = null;
+  private pending: SseEvent[] = [];
+  private readonly parser = createParser({
+    onEvent: (ev) => this.pending.push({ event: ev.event || "message", data: ev.data, id: ev.id ?? null }),
+    onRetry: (ms) => {
+      this.retry = ms;
+    },
+  });
 
   /** Feed a chunk; returns the events completed by it. */
   push(chunk: string): SseEvent[] {
-    this.buf += chunk;
-    const out: SseEvent[] = [];
-    for (;;) {
-      const m = /\r\n|\r|\n/.exec(this.buf);
-      if (!m) break;
-      // A lone \r at the end of the buffer may be the first half of \r\n: wait for more.
-      if (m[0] === "\r" && m.index === this.buf.length - 1) break;
-      const line = this.buf.slice(0, m.index);
-      this.buf = this.buf.slice(m.index + m[0].length);
-      const ev = this.line(line);
-      if (ev) out.push(ev);
-    }
-    return out;
-  }
-
-  private line(line: string): SseEvent | null {
-    if (line === "") {
-      if (!this.sawField) return null;
-      // Per spec an event without data lines is not dispatched (a bare `id:` or `retry:`).
-      const ev: SseEvent | null = this.data.length
-        ? { event: this.event || "message", data: this.data.join("\n"), id: this.id, retry: this.retry }
-        : null;
-      this.data = [];
-      this.event = "";
-      this.retry = null;
-      this.sawField = false;
-      return ev;
-    }
-    if (line.startsWith(":")) return null; // comment: heartbeat
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    this.sawField = true;
-    if (field === "data") this.data.push(value);
-    else if (field === "event") this.event = value;
-    else if (field === "id") {
-      if (!value.includes("\0")) this.id = value;
-    } else if (field === "retry") {
-      if (/^\d+$/.test(value)) this.retry = parseInt(value, 10);
-    }
-    return null;
+    this.parser.feed(chunk);
+    const done = this.pending;
+    this.pending = [];
+    return done;
   }
 }
 
@@ -125,8 +91,9 @@ export function openRunStream(opts: RunStreamOptions): RunStream {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return "ended";
-        for (const ev of parser.push(value)) {
-          if (ev.retry !== null) retryHint = ev.retry;
+        const events = parser.push(value);
+        if (parser.retry !== null) retryHint = parser.retry;
+        for (const ev of events) {
           if (ev.event !== "packet" && ev.event !== "message") continue;
           let packet: Packet;
           try {

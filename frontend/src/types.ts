@@ -1,141 +1,25 @@
-// The streaming protocol as TypeScript types. Mirrors backend/sleuth/stream/packets.py
-// (ARCHITECTURE.md §3); names are the contract, so keep them identical.
+// The streaming protocol as TypeScript types, taken from protocol.gen.ts (generated from
+// `sleuth schema` by scripts/gen-types; docs/protocol.md describes them). Only the names the
+// UI uses are added here.
+import type * as P from "./protocol.gen";
 
-export interface Document {
-  id: string;
-  url: string;
-  title: string;
-  snippet: string;
-  source: string;
-}
-
+export type Document = P.Document;
 /** A document with its citation number in the final report. */
-export interface NumberedSource extends Document {
-  number: number;
-}
-
-export interface Placement {
-  turn_index: number;
-  tab_index: number;
-  /** null (or absent) = top of its lane; an integer = a step inside an agent. */
-  sub_turn_index: number | null;
-}
-
-export type StopReason = "completed" | "clarification" | "cancelled" | "error" | "deadline";
-export type DegradedLevel =
-  | "agent_force_report"
-  | "agent_hard_timeout"
-  | "orchestrator_force_report"
-  | "report_timeout"
-  | "deadline"
-  | "plan_review_timeout";
-
-export interface KeyFinding {
-  text: string;
-  citations: number[];
-}
-
-/** How the report was made, counted by the engine. */
-export interface MethodNote {
-  sources_found: number;
-  sources_read: number;
-  blocked_credibility: number;
-  blocked_ssrf: number;
-  failed_reads: number;
-  sources_cited: number;
-  citations_removed: number;
-  claims_unsupported: number;
-  cycles_used: number;
-  max_cycles: number;
-  time_budget_s: number;
-  elapsed_s: number;
-  degraded: string[];
-  confidence: "high" | "medium" | "low";
-  confidence_reason: string;
-  text: string;
-}
-
-export type PacketObj =
-  | {
-      type: "run_start";
-      session_id: string;
-      question: string;
-      mode: string;
-      models: Record<string, string>;
-      time_budget_s?: number | null;
-      sources?: string[];
-    }
-  | { type: "clarification"; questions: string[] }
-  | { type: "plan_start"; content?: string }
-  | { type: "plan_delta"; content: string }
-  | { type: "plan_done"; steps: string[] }
-  | { type: "plan_review"; steps: string[]; round?: number; max_rounds?: number }
-  | { type: "plan_reviewed"; outcome: "approved" | "edited" | "revising" | "timeout"; steps: string[] }
-  | { type: "reasoning_start"; reasoning?: string }
-  | { type: "reasoning_delta"; reasoning: string }
-  | { type: "reasoning_done"; reasoning?: string }
-  | { type: "top_level_branching"; num_parallel_branches: number }
-  | { type: "research_agent_start"; task: string }
-  | { type: "search_start"; provider: string }
-  | { type: "search_queries"; queries: string[] }
-  | { type: "search_documents"; documents: Document[] }
-  | { type: "open_url_start" }
-  | { type: "open_url_urls"; urls: string[] }
-  | { type: "open_url_documents"; documents: Document[] }
-  | { type: "intermediate_report_start"; content?: string }
-  | { type: "intermediate_report_delta"; content: string }
-  | { type: "intermediate_report_cited_docs"; documents: Document[] }
-  | { type: "message_start"; final_documents?: Document[] }
-  | { type: "message_delta"; content: string }
-  | { type: "citation_info"; citation_number: number; document_id: string; url: string; title: string }
-  | {
-      type: "report";
-      report_id: string;
-      title?: string;
-      summary?: string;
-      key_findings?: KeyFinding[];
-      markdown: string;
-      sources: NumberedSource[];
-      removed_citations?: { marker: string; reason: string }[];
-      unsupported_claims?: UnsupportedClaim[];
-      method?: MethodNote | null;
-    }
-  | { type: "progress"; processed_tasks: number; total_tasks: number; time_left_s?: number | null }
-  | { type: "usage"; role: string; model: string; input_tokens: number; output_tokens: number; cost_usd: number }
-  | { type: "degraded"; level: DegradedLevel; detail: string }
-  | { type: "error"; message: string; recoverable: boolean }
-  | { type: "section_end" }
-  | {
-      type: "summary";
-      elapsed_s: number;
-      sources_seen: number;
-      sources_fetched: number;
-      sources_cited: number;
-      input_tokens: number;
-      output_tokens: number;
-      cost_usd: number;
-      claims_checked?: number;
-      claims_unsupported?: number;
-      report_id?: string | null;
-    }
-  | { type: "stop"; reason: StopReason };
-
+export type NumberedSource = P.NumberedSource;
+export type Placement = P.Placement;
+export type Packet = P.Packet;
+export type PacketObj = P.Packet["obj"];
 export type PacketType = PacketObj["type"];
-
-export interface Packet {
-  seq: number;
-  run_id: string;
-  placement: Placement;
-  obj: PacketObj;
-}
+export type StopReason = P.Stop["reason"];
+export type DegradedLevel = P.Degraded["level"];
 
 /** Narrow a packet object by its type tag. */
 export type ObjOf<T extends PacketType> = Extract<PacketObj, { type: T }>;
 
-/** A citation whose sentence its source does not appear to support; `occurrence` counts appearances of `marker` from 1. */
-export interface UnsupportedClaim {
-  marker: string;
-  sentence: string;
-  reason: string;
-  occurrence?: number;
-}
+/** A citation whose sentence its source does not appear to support. */
+export type UnsupportedClaim = P.UnsupportedClaim;
+
+/** One key finding of a report, with the citations that support it. */
+export type KeyFinding = P.KeyFinding;
+/** How the report was made, counted by the engine. */
+export type MethodNote = P.MethodNote;

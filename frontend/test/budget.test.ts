@@ -5,7 +5,7 @@ import { timeLeftOf } from "../src/timeline/selectors";
 import type { Packet, PacketObj } from "../src/types";
 
 function packet(seq: number, obj: Record<string, unknown>): Packet {
-  return { seq, run_id: "r1", placement: { turn_index: 0, tab_index: 0, sub_turn_index: null }, obj: obj as PacketObj };
+  return { seq, run_id: "r1", placement: { turn_index: 0, tab_index: 0, sub_turn_index: null }, obj: obj as unknown as PacketObj };
 }
 
 const start = { type: "run_start", session_id: "s1", question: "Q?", mode: "light", models: {} };

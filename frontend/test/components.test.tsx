@@ -170,11 +170,11 @@ describe("untrusted text stays inert in the rendered UI", () => {
       source: "web",
     };
     let seq = 0;
-    const p = (obj: PacketObj, turn = 0, tab = 0, sub: number | null = null): Packet => ({
+    const p = (obj: { type: PacketObj["type"] } & Record<string, unknown>, turn = 0, tab = 0, sub: number | null = null): Packet => ({
       seq: seq++,
       run_id: "r",
       placement: { turn_index: turn, tab_index: tab, sub_turn_index: sub },
-      obj,
+      obj: obj as PacketObj,
     });
     const md = "Hi <script>window.__pwned=3</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) [1]";
     const packets = [
@@ -187,7 +187,7 @@ describe("untrusted text stays inert in the rendered UI", () => {
       p({ type: "intermediate_report_start", content: md }, 1),
       p({ type: "message_start", final_documents: [evilDoc] }, 2),
       p({ type: "message_delta", content: md }, 2),
-      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }] }, 2),
+      p({ type: "report", report_id: "r1", markdown: md, sources: [{ ...evilDoc, number: 1 }], removed_citations: [], unsupported_claims: [] }, 2),
       p({ type: "stop", reason: "completed" }, 2),
     ];
     show(entry(packets));

@@ -5,11 +5,12 @@ import type { Packet, PacketObj } from "../src/types";
 
 function builder() {
   let seq = 0;
-  return (obj: PacketObj, turn: number, tab = 0, sub: number | null = null): Packet => ({
+  // fields the server always sends but a test does not need are left out
+  return (obj: { type: PacketObj["type"] } & Record<string, unknown>, turn: number, tab = 0, sub: number | null = null): Packet => ({
     seq: seq++,
     run_id: "r1",
     placement: { turn_index: turn, tab_index: tab, sub_turn_index: sub },
-    obj,
+    obj: obj as PacketObj,
   });
 }
 

@@ -22,11 +22,10 @@ import uvicorn
 from httpx_sse import aconnect_sse
 
 from sleuth.api import create_app
-from sleuth.api.limits import ApiLimits
 from sleuth.config import Settings
 from support.engine import scripted_settings
-from support.scenarios import ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM
+from support.scenarios import HangingOrchestrator, ResearchModel
+from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -49,8 +48,8 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(settings: Settings, limits: ApiLimits | None = None) -> Iterator[LiveServer]:
-    app = create_app(settings, limits=limits or ApiLimits(heartbeat_s=0.5))
+def live_server(settings: Settings) -> Iterator[LiveServer]:
+    app = create_app(settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -70,13 +69,6 @@ def live_server(settings: Settings, limits: ApiLimits | None = None) -> Iterator
     finally:
         server.should_exit = True
         thread.join(15)
-
-
-class HangingOrchestrator(ResearchModel):
-    """Plans, then hangs in the first orchestrator call: the run stays live until cancelled."""
-
-    def orchestrator(self, body: dict[str, Any]) -> Reply:
-        return Reply(hang=True)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 
 import httpx
 import pytest
-from pydantic import SecretStr
 
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.api.limits import ApiLimits
@@ -18,7 +17,7 @@ TOKEN = "s3cret-token-value"
 
 
 async def test_token_required_on_every_api_route_but_health(llm: ScriptedLLM) -> None:
-    with live_server(scripted_settings(llm), ApiLimits(api_token=SecretStr(TOKEN), heartbeat_s=0.5)) as guarded:
+    with live_server(scripted_settings(llm, api_token=TOKEN)) as guarded:
         run_id, packets = await _exercise_guarded(guarded)
     # read after the server stopped: access lines are written when a response has fully ended
     log = (guarded.settings.data_dir / "logs" / "sleuth.jsonl").read_text()
@@ -83,8 +82,7 @@ def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 async def test_cors_only_for_configured_origins(llm: ScriptedLLM) -> None:
-    limits = ApiLimits(cors_origins=["http://ui.example"], heartbeat_s=0.5)
-    with live_server(scripted_settings(llm), limits) as live:
+    with live_server(scripted_settings(llm, cors_origins="http://ui.example")) as live:
         async with httpx.AsyncClient(base_url=live.base_url, timeout=10) as client:
             ok = await client.get("/api/sessions", headers={"Origin": "http://ui.example"})
             other = await client.get("/api/sessions", headers={"Origin": "http://evil.example"})

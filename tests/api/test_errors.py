@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from sleuth.api.limits import ApiLimits
 from support.engine import scripted_settings
 from support.scripted_llm import ScriptedLLM
 
 
 @pytest.fixture
 def limited(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
-    limits = ApiLimits(max_runs=1, max_message_chars=100, heartbeat_s=0.5)
-    with live_server(scripted_settings(hanging_llm), limits) as live:
+    with live_server(scripted_settings(hanging_llm, max_runs=1, max_message_chars=100)) as live:
         yield live
 
 
@@ -75,6 +74,38 @@ async def test_too_long_messages_are_413(limited: LiveServer) -> None:
         assert (await client.get("/api/sessions")).json()[0]["id"] == sid  # nothing else was created
 
 
+async def test_a_chunked_body_over_the_cap_is_413_without_content_length(limited: LiveServer) -> None:
+    async def chunks() -> AsyncIterator[bytes]:  # 20 MB of an unfinished JSON string, no Content-Length
+        yield b'{"question": "'
+        for _ in range(320):
+            yield b"x" * 65536
+
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
+        response = await client.post("/api/research", content=chunks(), headers={"content-type": "application/json"})
+        sessions = (await client.get("/api/sessions")).json()
+    assert "content-length" not in response.request.headers
+    # Refused by the byte counter while reading: a server that read the body first would answer
+    # 422 (the JSON never ends), or 413 for the question's length, after holding all 20 MB.
+    assert response.status_code == 413 and response.json()["detail"] == "Content Too Large"
+    assert sessions == []
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [("/api/research", "question"), ("/api/sessions/{sid}/messages", "content"), ("/api/sessions", "title")],
+)
+async def test_a_lone_surrogate_is_a_422_not_a_500(limited: LiveServer, path: str, field: str) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
+        sid = (await client.post("/api/sessions", json={})).json()["id"]
+        body = f'{{"{field}": "descriptors \\ud800 lookup"}}'.encode()
+        response = await client.post(path.format(sid=sid), content=body, headers={"content-type": "application/json"})
+        runs = (await client.get(f"/api/sessions/{sid}")).json()["runs"]
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert message.startswith(f"body.{field}: ") and ("surrogate" in message or "unicode" in message)
+    assert runs == []
+
+
 async def test_concurrent_run_limit_is_429_with_retry_after(limited: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
         run_id = await start_research(client, clarify=False)
@@ -105,3 +136,16 @@ async def test_a_busy_session_refuses_a_second_message_with_409(hanging_server: 
         await client.post(f"/api/runs/{run_id}/cancel")
         events = await read_events(client, run_id)
         assert events[-1].type == "stop"
+
+
+async def test_runs_refused_in_a_burst_leave_no_sessions(limited: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
+        burst = await asyncio.gather(
+            *(client.post("/api/research", json={"question": f"q{i}", "clarify": False}) for i in range(24))
+        )
+        sessions = (await client.get("/api/sessions")).json()
+        accepted = [r.json() for r in burst if r.status_code == 202]
+        for run in accepted:
+            await client.post(f"/api/runs/{run['run_id']}/cancel")
+    assert sorted(r.status_code for r in burst) == [202] + [429] * 23
+    assert [s["id"] for s in sessions] == [accepted[0]["session_id"]]

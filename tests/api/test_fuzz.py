@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
 from conftest import LiveServer, live_server
-from sleuth.api.limits import ApiLimits
 from support.engine import scripted_settings
 from support.scripted_llm import ScriptedLLM
 
@@ -19,9 +18,7 @@ from support.scripted_llm import ScriptedLLM
 @pytest.fixture
 def fuzz_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
     # Runs the fuzzer starts hang in the orchestrator, so the run limit (429) is reached too.
-    with live_server(
-        scripted_settings(hanging_llm), ApiLimits(max_runs=4, max_message_chars=500, heartbeat_s=0.2)
-    ) as live:
+    with live_server(scripted_settings(hanging_llm, max_runs=4, max_message_chars=500, heartbeat_s=0.2)) as live:
         yield live
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import HangingOrchestrator, assert_contiguous, read_events, start_research
+from conftest import assert_contiguous, read_events, start_research
+from support.net import free_port
+from support.scenarios import HangingOrchestrator
 from support.scripted_llm import ScriptedLLM
 
 
@@ -25,12 +26,6 @@ def serve_command(port: int) -> list[str]:
     if script.exists() and subprocess.run([script, "serve", "--help"], capture_output=True).returncode == 0:
         return [str(script), "serve", "--host", "127.0.0.1", "--port", str(port)]
     return [sys.executable, "-m", "sleuth.api", "--host", "127.0.0.1", "--port", str(port)]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class ServerProcess:
@@ -70,7 +65,6 @@ def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
             "SLEUTH_API_KEY": "sk-test-secret",
             "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
             "SLEUTH_HEARTBEAT_S": "0.5",
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
 
 
@@ -123,7 +117,7 @@ async def test_killed_server_leaves_an_interrupted_replayable_run(server_env: di
     assert "sk-test-secret" not in logs and '"run_interrupted"' in logs
 
 
-async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_server) -> None:  # type: ignore[no-untyped-def]
+async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_server) -> None:
     manager = hanging_server.app_state.manager
     async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client:
         run_id = await start_research(client, clarify=False)

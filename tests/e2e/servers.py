@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from support.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
@@ -35,18 +36,13 @@ def _check_dist() -> None:
     stale = [p for p in sources if p.is_file() and p.stat().st_mtime > built + 1]
     if stale:
         pytest.fail(
-            f"The web UI build in {DIST} is older than {stale[0].relative_to(ROOT)}; rebuild it: cd frontend && npm run build",
+            f"The web UI build in {DIST} is older than {stale[0].relative_to(ROOT)};"
+            " rebuild it: cd frontend && npm run build",
             pytrace=False,
         )
 
 
 # --------------------------------------------------------------------------- servers
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -74,13 +70,12 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
     env.update(
         SLEUTH_DATA_DIR=str(data_dir),
         SLEUTH_WEB_DIST=str(DIST),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
         PYTHONUNBUFFERED="1",
         NO_PROXY="127.0.0.1,localhost",
         no_proxy="127.0.0.1,localhost",
     )
     env.update(extra_env)
-    port = _free_port()
+    port = free_port()
     log_path = root / "server.log"
     log = log_path.open("wb")
     process = subprocess.Popen(

@@ -19,10 +19,10 @@ from .ui import (
     current_run,
     lane,
     lanes_region,
+    open_timeline,
     question_box,
     report,
     research_button,
-    open_timeline,
     sources_panel,
     stop_button,
 )
@@ -68,7 +68,7 @@ def test_reload_mid_run_rebuilds_the_timeline_and_carries_on(
     expect(run.get_by_role("region", name="Research plan")).to_have_count(1)
     expect(lanes_region(run)).to_have_count(1)
     expect(lanes_region(run).get_by_role("heading")).to_contain_text("running")
-    for n, task in zip((1, 2, 3), tasks):
+    for n, task in zip((1, 2, 3), tasks, strict=False):
         expect(lane(run, n).locator(".lane-task")).to_have_text(task)
     expect(stop_button(page)).to_be_visible()
     expect(question_box(page)).to_be_disabled()

@@ -79,8 +79,8 @@ def test_vague_question_is_clarified_then_researched_into_a_cited_report(
     open_timeline(run)  # the finished run folds its timeline under the report
     box = [lane(lanes, n).bounding_box() for n in (1, 2, 3)]
     assert all(b is not None for b in box)
-    assert box[0]["x"] < box[1]["x"] < box[2]["x"], "three lanes side by side on a wide screen"  # type: ignore[index]
-    assert abs(box[0]["y"] - box[2]["y"]) < 2  # type: ignore[index]
+    assert box[0]["x"] < box[1]["x"] < box[2]["x"], "three lanes side by side on a wide screen"
+    assert abs(box[0]["y"] - box[2]["y"]) < 2
 
     # Citation chips: click highlights the source in the panel; hover shows a card.
     chips = citation_chips(run)

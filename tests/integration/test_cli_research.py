@@ -23,7 +23,7 @@ def test_json_mode_prints_only_valid_packets(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     packets = [parse_packet(line) for line in done.stdout.splitlines()]
     check_invariants(packets)
-    assert packets[-1].obj.reason == "completed"  # type: ignore[union-attr]
+    assert packets[-1].obj.reason == "completed"
     assert "sk-cli-secret" not in done.stdout + done.stderr
 
 
@@ -77,7 +77,7 @@ def test_answer_option_answers_the_clarifying_questions_and_researches(tmp_path:
         planner_saw = [b for b in llm.requests if "3.12, CPython" in str(b["messages"])]
     assert done.returncode == 0, done.stderr
     packets = [parse_packet(line) for line in done.stdout.splitlines()]
-    stops = [p.obj.reason for p in packets if p.obj.type == "stop"]  # type: ignore[union-attr]
+    stops = [p.obj.reason for p in packets if p.obj.type == "stop"]
     assert stops == ["clarification", "completed"]  # two runs, each ending with its own stop
     check_invariants([p for p in packets if p.run_id == packets[-1].run_id])
     assert planner_saw

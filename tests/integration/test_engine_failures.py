@@ -7,15 +7,15 @@ import json
 import time
 from typing import Any
 
-import litellm
 import pytest
 
 from sleuth.clock import ScaledClock
 from support.engine import run_engine, scripted_settings
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel, assistant_turns
+from support.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
 
+REASONING_MODEL = "openai/o3-mini"  # litellm's bundled table: supports_reasoning, priced
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
 
@@ -103,24 +103,19 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
     else:
         assert levels == ["agent_force_report"]
         assert any(p.obj.type == "intermediate_report_cited_docs" for p in lane1)
-    # each level fires at its setting, measured from the agent's start on the injected clock
-    started = run.times[next(p.seq for p in lane1 if p.obj.type == "research_agent_start")]
+    # Each level fires at its setting after the lanes' start (`Lane.started_at`), which is read right
+    # after `top_level_branching` is emitted: measured from that packet, a level can never look early,
+    # however late the agent's own `research_agent_start` was scheduled on the 1000x clock.
+    started = run.times[next(p.seq for p in run.packets if p.obj.type == "top_level_branching")]
     at = {p.obj.level: run.times[p.seq] - started for p in lane1 if p.obj.type == "degraded"}
     assert 720 <= at["agent_force_report"] < 720 + 100
     if hang_report:
         assert 1800 <= at["agent_hard_timeout"] < 1800 + 100
 
 
-class HangingOrchestrator(ResearchModel):
-    def orchestrator(self, body: dict[str, Any]) -> Reply:
-        if assistant_turns(body) >= 1:
-            return Reply(hang=True)
-        return super().orchestrator(body)
-
-
 async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
     clock = ScaledClock(1000)
-    with ScriptedLLM(HangingOrchestrator()) as llm:
+    with ScriptedLLM(HangingOrchestrator(cycles=1)) as llm:
         run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
@@ -271,27 +266,17 @@ async def test_three_agents_citing_one_two_get_one_global_numbering_and_fabricat
 
 
 async def test_reasoning_model_gets_no_think_tool_and_four_cycles() -> None:
-    litellm.register_model(
-        {
-            "openai/scripted-reasoner": {
-                "litellm_provider": "openai",
-                "mode": "chat",
-                "supports_reasoning": True,
-                "supports_function_calling": True,
-                "input_cost_per_token": 1e-6,
-                "output_cost_per_token": 2e-6,
-            }
-        }
-    )
+    # A reasoning model from litellm's bundled table, served by the scripted server: litellm's own
+    # table is read, never changed, so no other test sees a different model table.
     endless = ResearchModel(tasks_per_cycle=[["descriptor protocol"]] * 20)
     with ScriptedLLM(endless) as llm:
-        run = await run_engine(scripted_settings(llm, model="openai/scripted-reasoner"), QUESTION)
+        run = await run_engine(scripted_settings(llm, model=REASONING_MODEL), QUESTION)
         orchestrator_calls = llm.requests_for("orchestrator")
         agent_calls = llm.requests_for("agent")
     check_invariants(run.packets)
     assert len(orchestrator_calls) == 4
     assert all("think_tool" not in tool_names(b) for b in orchestrator_calls + agent_calls)
-    assert run.of("summary")[0].obj.cost_usd > 0  # priced from the registered table
+    assert run.of("summary")[0].obj.cost_usd > 0  # priced from litellm's table
 
 
 async def test_a_burst_of_429s_and_a_500_is_ridden_out() -> None:

@@ -8,7 +8,7 @@ from sleuth.research.types import ClarificationExchange, ResearchRequest
 from support.engine import run_engine, scripted_settings
 from support.invariants import check_invariants
 from support.scenarios import ResearchModel
-from support.scripted_llm import ScriptedLLM, classify
+from support.scripted_llm import Reply, ScriptedLLM, classify
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -140,9 +140,7 @@ async def test_each_role_uses_its_own_model_and_falls_back_to_the_main_one() -> 
 
 
 class Verbose(ResearchModel):
-    def agent_report(self, body: dict) -> Reply:  # type: ignore[override]
-        from support.scripted_llm import Reply
-
+    def agent_report(self, body: dict) -> Reply:
         return Reply(
             text=" ".join(f"Long finding number {i} about descriptors [1]." for i in range(400)), chunk_size=200
         )

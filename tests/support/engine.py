@@ -23,6 +23,7 @@ def scripted_settings(llm: ScriptedLLM, **overrides: Any) -> Settings:
         "llm_backoff_base_s": 0.01,
         "llm_backoff_max_s": 0.05,
         "llm_timeout_s": 30,
+        "heartbeat_s": 0.5,
     }
     values.update(overrides)
     return Settings(**values)
@@ -39,7 +40,7 @@ class Run:
 
     @property
     def stop_reason(self) -> str:
-        return self.packets[-1].obj.reason  # type: ignore[union-attr]
+        return self.packets[-1].obj.reason
 
 
 async def run_engine(

@@ -151,6 +151,18 @@ class ResearchModel:
 
 
 @dataclass
+class HangingOrchestrator(ResearchModel):
+    """Hangs in the orchestrator call after `cycles` answered cycles: the run stays live until cancelled."""
+
+    cycles: int = 0
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) >= self.cycles:
+            return Reply(hang=True)
+        return super().orchestrator(body)
+
+
+@dataclass
 class SixStepModel(ResearchModel):
     """Plans six steps and dispatches one agent per step, three a turn, as the orchestrator is asked to;
     `latency_s` delays every answer like a hosted model."""

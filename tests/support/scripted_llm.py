@@ -54,8 +54,8 @@ def system_text(body: dict[str, Any]) -> str:
 
 
 def classify(body: dict[str, Any]) -> str:
-    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report, artifact, followup,
-    audio_script."""
+    """Which Sleuth step sent this request: clarifier, planner, orchestrator, agent, agent_report, report,
+    artifact, followup, audio_script."""
     names = tool_names(body)
     if "record_artifact" in names:
         return "artifact"
@@ -139,7 +139,7 @@ class ScriptedLLM:
             )
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
 
-    async def _stream(self, reply: Reply):  # type: ignore[no-untyped-def]
+    async def _stream(self, reply: Reply):
         yield _chunk({"role": "assistant", "content": ""})
         for piece in _pieces(reply.reasoning, reply.chunk_size) if reply.reasoning else []:
             yield _chunk({"reasoning_content": piece})
@@ -168,7 +168,8 @@ class ScriptedLLM:
         yield _chunk({}, finish="tool_calls" if reply.tool_calls else "stop")
         prompt, completion = reply.usage or (100, max(1, (len(reply.text) + len(str(reply.tool_calls))) // 4))
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        yield f"data: {json.dumps({'id': 'chatcmpl-scripted', 'object': 'chat.completion.chunk', 'created': 0, 'model': 'scripted', 'choices': [], 'usage': usage})}\n\n"
+        final = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": "scripted"}
+        yield f"data: {json.dumps({**final, 'choices': [], 'usage': usage})}\n\n"
         yield "data: [DONE]\n\n"
 
     def __enter__(self) -> ScriptedLLM:

@@ -1,3 +1,5 @@
+import pytest
+
 from sleuth.documents import Document
 from sleuth.research.citations import (
     Numbering,
@@ -84,3 +86,24 @@ def test_raw_html_is_removed_from_the_report_but_code_keeps_it() -> None:
     assert "bold" in prose and "link" in prose and "alert(1)" not in prose
     assert "`<b>in code</b>`" in verified.markdown and "<script>kept()</script>" in verified.markdown
     assert sum(r.reason.startswith("raw HTML") for r in verified.removed) >= 5
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "~~~python\nitems[1] = [2]\nsee <b>x</b> and http://10.0.0.1/x\n~~~",
+        "    items[1] = [2]\n    see <b>x</b> and http://10.0.0.1/x",
+        "``items[1] = `[2]` <b>x</b> http://10.0.0.1/x``",
+        "```\nitems[1] = [2] <b>x</b> http://10.0.0.1/x",  # unclosed: code to the end, as browsers render it
+    ],
+)
+def test_code_is_what_a_commonmark_renderer_calls_code(code: str) -> None:
+    markdown = f"Outside [1] and <b>bold</b>.\n\n{code}\n"
+    assert cited_numbers(markdown) == [1]
+    assert rewrite_citations(markdown, lambda n: n + 10) == markdown.replace("Outside [1]", "Outside [11]")
+    registry = SourceRegistry()
+    doc = Document(id="d1", url="https://docs.python.org/3/x", title="x", snippet="", source="web")
+    registry.add(doc)
+    verified = verify_report(markdown, {1: doc}, registry, unsafe_citation_reason)
+    assert verified.markdown == f"Outside [1] and bold.\n\n{code}"
+    assert [r.marker for r in verified.removed] == ["<b>", "</b>"]

@@ -189,7 +189,7 @@ async def test_search_runs_off_the_event_loop_thread(
     seen: list[int] = []
     original = LocalCorpus.search
 
-    def spy(self: LocalCorpus, query: str, limit: int) -> list:  # type: ignore[type-arg]
+    def spy(self: LocalCorpus, query: str, limit: int) -> list:
         seen.append(threading.get_ident())
         return original(self, query, limit)
 
@@ -202,7 +202,7 @@ async def test_concurrent_first_use_is_safe(tmp_path: Path) -> None:
     search, reader = build_local_tools(Settings())
     results = await asyncio.gather(*(search.search(q, limit=3) for q in ["lambda", "yield", "class", "import"]))
     assert all(results)
-    corpus = search.corpus  # type: ignore[attr-defined]
+    corpus = search.corpus
     with closing(sqlite3.connect(corpus.db_path)) as conn:
         assert conn.execute("SELECT COUNT(*) FROM collections").fetchone()[0] == 1
         assert conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0] > 70

@@ -39,7 +39,7 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def sql(statement: str) -> list[tuple]:  # type: ignore[type-arg]
+def sql(statement: str) -> list[tuple]:
     """Rows of one statement against the index, on a connection closed straight after."""
     with closing(sqlite3.connect(Path(os.environ["SLEUTH_DATA_DIR"]) / "corpus.db")) as conn:
         return conn.execute(statement).fetchall()
@@ -155,7 +155,7 @@ def test_a_file_whose_parser_raises_does_not_stop_the_run(docs: Path, monkeypatc
 
     real = indexer.extract
 
-    def flaky(path: Path, data: bytes):  # type: ignore[no-untyped-def]
+    def flaky(path: Path, data: bytes):
         if path.name == "notes.txt":
             raise RuntimeError("parser exploded")
         return real(path, data)

@@ -311,7 +311,7 @@ def report_prompt(task: str, sources: list[dict[str, Any]], max_tokens: int, for
 
 async def test_agent_searches_then_opens_best_results_then_reports() -> None:
     messages = [
-        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6)},
+        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6, max_items=3)},
         {"role": "user", "content": TASK},
         agent_turn(1),
     ]

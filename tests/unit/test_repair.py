@@ -43,3 +43,12 @@ def test_empty_content_is_replaced_without_mutating_the_input() -> None:
     clean = sanitize_messages(messages)
     assert clean[0]["content"] is None and clean[1]["content"] == EMPTY_ASSISTANT and clean[2]["content"] == EMPTY_TOOL
     assert messages[1]["content"] == "  "
+
+
+def test_item_types_are_checked_but_counts_are_left_to_the_engine() -> None:
+    numbers = repair_tool_call(ToolCall("7", "search", '{"queries": ["a", 2]}'), _schemas())
+    assert "wrong type: queries" in (numbers.error or "")
+    four = repair_tool_call(ToolCall("8", "search", '{"queries": ["a", "b", "c", "d"]}'), _schemas())
+    assert four.ok and four.parsed == {"queries": ["a", "b", "c", "d"]}  # the engine searches the first three
+    empty_task = repair_tool_call(ToolCall("9", "think_tool", '{"reasoning": null}'), _schemas())
+    assert "wrong type: reasoning" in (empty_task.error or "")

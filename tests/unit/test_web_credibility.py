@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from sleuth.config import Settings
 from sleuth.tools.web import credibility, is_unsafe_citation_url
-from sleuth.tools.web.credibility import DEFAULT_THRESHOLD, HIGH, INSTITUTIONAL, LOW, MEDIUM
+from sleuth.tools.web.credibility import HIGH, INSTITUTIONAL, LOW, MEDIUM
 
 
 @pytest.mark.parametrize(
@@ -39,8 +40,9 @@ def test_scores(url: str, score: float) -> None:
     assert result.reason
 
 
-def test_threshold_separates_low_from_unknown() -> None:
-    assert credibility("https://bit.ly/x").score <= DEFAULT_THRESHOLD < credibility("https://unknown.example/").score
+def test_default_threshold_separates_low_from_unknown() -> None:
+    threshold = Settings().credibility_threshold
+    assert credibility("https://bit.ly/x").score <= threshold < credibility("https://unknown.example/").score
 
 
 @pytest.mark.parametrize(
@@ -50,10 +52,10 @@ def test_threshold_separates_low_from_unknown() -> None:
         ("https://T.CO/abc", "t.co is a URL shortener"),
         ("http://10.0.0.1/x", "host 10.0.0.1 is a raw IP address"),
         ("http://[::1]/x", "host ::1 is a raw IP address"),
-        ("ftp://example.com/x", "scheme 'ftp' is not allowed in citations"),
-        ("file:///etc/passwd", "scheme 'file' is not allowed in citations"),
-        ("data:text/html,hi", "scheme 'data' is not allowed in citations"),
-        ("example.com/no-scheme", "scheme '(none)' is not allowed in citations"),
+        ("ftp://example.com/x", "scheme 'ftp' is not http or https"),
+        ("file:///etc/passwd", "scheme 'file' is not http or https"),
+        ("data:text/html,hi", "scheme 'data' is not http or https"),
+        ("example.com/no-scheme", "scheme '(none)' is not http or https"),
         ("https:///nohost", "URL has no host"),
     ],
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 
 import pytest
 import uvicorn
@@ -15,7 +16,8 @@ from starlette.routing import Route
 
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
-from sleuth.tools.web import AllowList, FetchLimits, SafeFetcher, SsrfGuard, WebReader, build_web_reader
+from sleuth.tools.web import AllowList, SafeFetcher, SsrfGuard, WebReader, build_web_reader, fetch_limits
+from sleuth.tools.web.fetch import FetchLimits
 from support.pdf import minimal_pdf
 
 ARTICLE_HTML = """<!doctype html>
@@ -123,9 +125,14 @@ async def loopback_resolver(host: str, port: int) -> list[str]:
     return {"site.test": ["127.0.0.1"]}[host]
 
 
-def reader(allow: str = "127.0.0.1", **limits: int) -> WebReader:
+def limits(**overrides: int) -> FetchLimits:
+    return replace(fetch_limits(Settings()), **overrides)
+
+
+def reader(allow: str = "127.0.0.1", **overrides: int) -> WebReader:
     guard = SsrfGuard(AllowList.parse(allow), loopback_resolver)
-    return WebReader(SafeFetcher(guard, FetchLimits(**limits)))
+    fetcher = SafeFetcher(guard, limits(**overrides))
+    return WebReader(fetcher, credibility_threshold=Settings().credibility_threshold)
 
 
 async def test_loopback_server_is_refused_without_allow_list(server: str) -> None:
@@ -179,7 +186,7 @@ async def test_unsupported_content_type_is_refused(server: str) -> None:
 
 
 async def test_size_cap_stops_reading_a_stream(server: str) -> None:
-    fetcher = SafeFetcher(SsrfGuard(AllowList.parse("127.0.0.1")), FetchLimits(max_bytes=50_000))
+    fetcher = SafeFetcher(SsrfGuard(AllowList.parse("127.0.0.1")), limits(max_bytes=50_000))
     resource = await fetcher.fetch(f"{server}/endless")
     assert resource.truncated and len(resource.body) == 50_000
     page = await reader(max_bytes=50_000).read(f"{server}/endless")  # a cut page still yields text

@@ -249,16 +249,16 @@ def test_build_web_tools_rejects_unknown_provider() -> None:
         build_web_tools(Settings(search="googel"))
 
 
-def test_build_web_tools_reads_new_settings_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
-    class FakeSettings:
-        search_providers = ["tavily"]
-        tavily_api_key = SECRET
-        fetch_allow_hosts = "wiki.corp, 10.0.0.0/8"
-        fetch_max_bytes = 1234
-        fetch_max_redirects = 2
-        credibility_threshold = 0.6
-
-    providers, reader = build_web_tools(FakeSettings())
+def test_build_web_tools_reads_the_settings() -> None:
+    settings = Settings(
+        search="tavily",
+        tavily_api_key=SECRET,
+        fetch_allow_hosts="wiki.corp, 10.0.0.0/8",
+        fetch_max_bytes=1234,
+        fetch_max_redirects=2,
+        credibility_threshold=0.6,
+    )
+    providers, reader = build_web_tools(settings)
     assert providers[0].name == "tavily"
     assert reader.fetcher.limits.max_bytes == 1234 and reader.fetcher.limits.max_redirects == 2
     assert reader.credibility_threshold == 0.6

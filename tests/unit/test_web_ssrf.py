@@ -6,12 +6,14 @@ No test here opens a socket: DNS is a fake resolver and the network an httpx.Moc
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import replace
 
 import httpx
 import pytest
 
+from sleuth.config import Settings
 from sleuth.tools.base import ToolError
-from sleuth.tools.web import AllowList, FetchLimits, SafeFetcher, SsrfGuard, WebReader
+from sleuth.tools.web import AllowList, SafeFetcher, SsrfGuard, WebReader, fetch_limits
 from sleuth.tools.web.ssrf import address_problem
 
 PUBLIC = "93.184.216.34"
@@ -44,7 +46,9 @@ def make_reader(
         return handler(request)
 
     guard = SsrfGuard(AllowList.parse(allow), fake_resolver)
-    fetcher = SafeFetcher(guard, FetchLimits(max_redirects=max_redirects), transport=httpx.MockTransport(record))
+    fetcher = SafeFetcher(
+        guard, replace(fetch_limits(Settings()), max_redirects=max_redirects), transport=httpx.MockTransport(record)
+    )
     return WebReader(fetcher, credibility_threshold=threshold), seen
 
 
@@ -202,7 +206,9 @@ async def test_dns_rebinding_cannot_redirect_the_connection() -> None:
         seen.append(request)
         return httpx.Response(200, text="public page", headers={"content-type": "text/plain"})
 
-    fetcher = SafeFetcher(SsrfGuard(AllowList(), rebinding), transport=httpx.MockTransport(record))
+    fetcher = SafeFetcher(
+        SsrfGuard(AllowList(), rebinding), fetch_limits(Settings()), transport=httpx.MockTransport(record)
+    )
     resource = await fetcher.fetch("http://rebind.test/")
     assert calls == ["rebind.test"]
     assert seen[0].url.host == PUBLIC and resource.body == b"public page"

@@ -30,12 +30,12 @@ DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a 
 `Last-Event-ID`). When `SLEUTH_API_TOKEN` is set, send `Authorization: Bearer <token>`."""
 
 
-def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: Engine | None = None) -> FastAPI:
-    """Build the app. `limits` and `engine` default to the settings and the real research engine.
+def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
+    """Build the app; its limits come from `settings`. `engine` defaults to the real research engine.
 
     `engine` runs in a separate process, so it must be a module-level function (sent by name).
     """
-    limits = limits or ApiLimits.from_settings(settings)
+    limits = ApiLimits.from_settings(settings)
     if engine is None:
         from sleuth.research.run import run_research
 
@@ -80,6 +80,7 @@ def create_app(settings: Settings, *, limits: ApiLimits | None = None, engine: E
     app.include_router(api)
     mount_web_ui(app, find_web_dist(limits.web_dist))
 
+    # Counts the bytes as they are read, so a chunked body without Content-Length is cut off too.
     app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes, upload_max_bytes=limits.max_upload_bytes)
     if limits.cors_origins:
         app.add_middleware(

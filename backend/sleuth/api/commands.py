@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 
@@ -21,10 +19,8 @@ def serve(host: str, port: int, log_level: str) -> None:
     import uvicorn
 
     from sleuth.api.app import create_app
-    from sleuth.config import Settings
+    from sleuth.cli_settings import cli_settings
 
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    app = create_app(Settings())
-    # One process: runs live in this process's event loop. uvicorn's own access log is off;
-    # ours (JSON lines under the data dir) replaces it.
+    app = create_app(cli_settings())
+    # uvicorn's own access log is off; ours (JSON lines under the data dir) replaces it.
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)

@@ -42,7 +42,7 @@ def plan_run(
         request = ResearchRequest(
             question=last.question,
             session_id=session_id,
-            mode=mode or _mode(last.mode),
+            mode=mode or last.mode,
             clarify=False,
             clarification=exchange,
             history=history,
@@ -60,7 +60,3 @@ def plan_run(
         sources=sources,
     )
     return PlannedRun(request=request, kind="question")
-
-
-def _mode(value: str | None) -> Mode | None:
-    return value if value in ("light", "heavy") else None  # type: ignore[return-value]

@@ -6,6 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 
@@ -27,33 +28,17 @@ def _plain(message: str) -> str:
 
 
 class BodySizeLimit:
-    """Refuse a body larger than `max_bytes` (by Content-Length) with 413 before reading it.
+    """Refuse a body larger than `max_bytes` with 413, counting bytes as they are read (Starlette's
+    RequestBodyLimitMiddleware), so a chunked body without Content-Length is refused too.
 
     File uploads (`POST /api/collections/{name}/documents`) get their own, larger limit.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int | None = None) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-        self.upload_max_bytes = upload_max_bytes or max_bytes
-
-    def _limit(self, scope: Scope) -> int:
-        path = str(scope.get("path", ""))
-        if scope.get("method") == "POST" and path.startswith("/api/collections/") and path.endswith("/documents"):
-            return self.upload_max_bytes
-        return self.max_bytes
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int) -> None:
+        self._default = RequestBodyLimitMiddleware(app, max_body_size=max_bytes)
+        self._upload = RequestBodyLimitMiddleware(app, max_body_size=upload_max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            limit = self._limit(scope)
-            for name, value in scope.get("headers", []):
-                if name == b"content-length":
-                    try:
-                        too_big = int(value) > limit
-                    except ValueError:
-                        too_big = False
-                    if too_big:
-                        response = JSONResponse({"detail": f"request body larger than {limit} bytes"}, 413)
-                        await response(scope, receive, send)
-                        return
-        await self.app(scope, receive, send)
+        path = str(scope.get("path", ""))
+        upload = scope.get("method") == "POST" and path.startswith("/api/collections/") and path.endswith("/documents")
+        await (self._upload if upload else self._default)(scope, receive, send)

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 from concurrent_log_handler import ConcurrentRotatingFileHandler
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sleuth.redaction import redact_fields, redact_query
+
 access_log = logging.getLogger("sleuth.api.access")
 run_log = logging.getLogger("sleuth.api.runs")
 
-# `access_token`, `api_key`, `token`, `password`... but not `input_tokens`.
-SECRET_NAME = re.compile(r"^(.*[_-])?(token|api_?key|key|secret|password|authorization|auth)$", re.IGNORECASE)
 _handlers: dict[Path, logging.Handler] = {}
 
 
@@ -37,19 +35,10 @@ class JsonFormatter(logging.Formatter):
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
-            line.update(redact(fields))
+            line.update(redact_fields(fields))
         if record.exc_info:
             line["exc"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)
-
-
-def redact(fields: dict[str, Any]) -> dict[str, Any]:
-    return {key: "[redacted]" if SECRET_NAME.search(key) else value for key, value in fields.items()}
-
-
-def redact_query(query: str) -> str:
-    pairs = parse_qsl(query, keep_blank_values=True)
-    return urlencode([(k, "[redacted]" if SECRET_NAME.search(k) else v) for k, v in pairs])
 
 
 def setup_logging(data_dir: Path) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +25,7 @@ from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.ids import new_id
-from sleuth.store.records import RunStatus, now_iso
+from sleuth.store.records import RunKind, RunStatus, now_iso
 from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
@@ -112,10 +113,6 @@ class RunManager:
         return self._max_runs
 
     @property
-    def writer(self) -> PacketWriter:
-        return self._writer
-
-    @property
     def engine_pid(self) -> int | None:
         return self._engine_process.pid
 
@@ -133,11 +130,16 @@ class RunManager:
         request: ResearchRequest,
         *,
         session_id: str,
-        kind: str,
+        kind: RunKind,
         answers_run_id: str | None,
         message: MessageRecord | None,
+        new_session_title: str | None = None,
     ) -> RunRecord:
-        """Register, persist and start a run. Raises TooManyRuns / SessionBusy."""
+        """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything.
+
+        With `new_session_title` the session is created in the run's own transaction, so a refused
+        run leaves no empty session behind.
+        """
         if self._shutting_down or len(self._live) >= self._max_runs:
             raise TooManyRuns()
         if self.session_busy(session_id):
@@ -146,7 +148,7 @@ class RunManager:
             id=new_id("r"),
             session_id=session_id,
             question=request.question,
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             status="running",
             owner_host=this_host(),
             owner_pid=os.getpid(),
@@ -168,7 +170,7 @@ class RunManager:
         live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
         self._live[record.id] = live
         try:
-            await asyncio.to_thread(self._store.create_run, record, message)
+            await asyncio.to_thread(self._store.create_run, record, message, new_session_title=new_session_title)
         except BaseException:
             del self._live[record.id]
             raise
@@ -227,11 +229,11 @@ class RunManager:
     def _on_engine_exit_threadsafe(self) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited()))
 
-    def _call_on_loop(self, callback: object) -> None:
+    def _call_on_loop(self, callback: Callable[[], object]) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
-                loop.call_soon_threadsafe(callback)  # type: ignore[arg-type]
+                loop.call_soon_threadsafe(callback)
             except RuntimeError:
                 pass  # loop closed between the check and the call: nobody is listening anyway
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.research.types import ResearchResult
-from sleuth.store import MessageRecord, RunRecord, SessionRecord
 from sleuth.tools.local.library import DocumentEntry, DocumentText
 from sleuth.tools.local.store import CollectionStats
 
@@ -19,8 +18,20 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _storable(value: str) -> str:
+    # JSON may escape a lone surrogate ("\ud800"); it is not Unicode text and cannot be stored.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("contains an unpaired surrogate, which is not valid Unicode text") from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+
+
 class SessionCreate(BaseModel):
-    title: str = Field(
+    title: Text = Field(
         default="", max_length=200, description="Shown in the session list; defaults to the first question."
     )
 
@@ -41,7 +52,7 @@ class SessionUpdate(BaseModel):
 
 
 class MessageCreate(BaseModel):
-    content: str = Field(description="A new question, or the answer to the clarification questions just asked.")
+    content: Text = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
         default=None, description="Ask clarification questions first; unset: the server's default."
@@ -65,7 +76,7 @@ class MessageCreate(BaseModel):
 
 
 class ResearchCreate(BaseModel):
-    question: str
+    question: Text
     mode: Mode | None = None
     clarify: bool | None = None
     time_budget_s: float | None = _time_budget()
@@ -77,32 +88,28 @@ class ResearchCreate(BaseModel):
     _question_not_blank = field_validator("question")(_not_blank)
 
 
-class SessionOut(BaseModel):
+class _FromRecord(BaseModel):
+    """A response built straight from a store record (`Model.model_validate(record)`), not copied by hand."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class SessionOut(_FromRecord):
     id: str
     title: str
     created_at: str
     updated_at: str
 
-    @classmethod
-    def of(cls, record: SessionRecord) -> SessionOut:
-        return cls(id=record.id, title=record.title, created_at=record.created_at, updated_at=record.updated_at)
 
-
-class MessageOut(BaseModel):
+class MessageOut(_FromRecord):
     id: str
     role: Literal["user", "assistant"]
     content: str
     run_id: str | None
     created_at: str
 
-    @classmethod
-    def of(cls, record: MessageRecord) -> MessageOut:
-        return cls(
-            id=record.id, role=record.role, content=record.content, run_id=record.run_id, created_at=record.created_at
-        )
 
-
-class RunOut(BaseModel):
+class RunOut(_FromRecord):
     id: str
     session_id: str
     question: str
@@ -116,26 +123,11 @@ class RunOut(BaseModel):
     answers_run_id: str | None
     created_at: str
     finished_at: str | None
-    events_url: str
 
-    @classmethod
-    def of(cls, record: RunRecord) -> RunOut:
-        return cls(
-            id=record.id,
-            session_id=record.session_id,
-            question=record.question,
-            kind=record.kind,
-            status=record.status,
-            stop_reason=record.stop_reason,
-            mode=record.mode,
-            report_id=record.report_id,
-            error=record.error,
-            clarification_questions=record.clarification_questions,
-            answers_run_id=record.answers_run_id,
-            created_at=record.created_at,
-            finished_at=record.finished_at,
-            events_url=f"/api/runs/{record.id}/events",
-        )
+    @computed_field  # type: ignore[prop-decorator]  # mypy does not follow pydantic's decorator on a property
+    @property
+    def events_url(self) -> str:
+        return f"/api/runs/{self.id}/events"
 
 
 class SessionDetail(SessionOut):

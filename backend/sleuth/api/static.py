@@ -33,6 +33,8 @@ def mount_web_ui(app: FastAPI, dist: Path | None) -> None:
     async def web_ui(path: str) -> FileResponse | HTMLResponse:
         if path == "api" or path.startswith("api/"):
             raise HTTPException(status_code=404, detail="no such API route")
+        if "\x00" in path:  # no file name holds one; the OS would refuse it with an exception
+            raise HTTPException(status_code=400, detail="invalid path")
         if dist is None:
             if path in ("", "index.html"):
                 return HTMLResponse(NO_UI)

@@ -14,7 +14,9 @@ from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
 from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_cause
 from sleuth.llm.setup import litellm_module
+from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
+from sleuth.redaction import redact_values
 
 log = logging.getLogger(__name__)
 
@@ -158,14 +160,14 @@ class LLMGateway:
                 problem = access_problem(exc)
                 if problem is not None:
                     raise ModelAccessError(
-                        _redact(
+                        redact_values(
                             f"the model {model} cannot be used: {problem}: {_short(root_cause(exc))}",
-                            kwargs.get("api_key"),
+                            [kwargs.get("api_key")],
                         )
                     ) from None
                 if not is_transient(exc) or attempt >= self.settings.llm_retries:
-                    message = _redact(
-                        f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", kwargs.get("api_key")
+                    message = redact_values(
+                        f"{role} model call failed: {type(exc).__name__}: {_short(exc)}", [kwargs.get("api_key")]
                     )
                     raise LLMError(message) from None
                 delay = backoff_delay(
@@ -187,9 +189,9 @@ class LLMGateway:
         if reported is not None:
             input_tokens, output_tokens = reported
         else:  # the provider sent no usage: count it ourselves
-            input_tokens = _safe_count(self._litellm, messages=messages)
+            input_tokens = count_message_tokens(messages)
             output_text = result.content + result.reasoning + "".join(c.arguments for c in result.tool_calls)
-            output_tokens = _safe_count(self._litellm, text=output_text)
+            output_tokens = count_tokens(output_text)
         return CallUsage(
             role=role,
             model=model,
@@ -197,18 +199,6 @@ class LLMGateway:
             output_tokens=output_tokens,
             cost_usd=cost_usd(model, input_tokens, output_tokens),
         )
-
-
-def _safe_count(litellm: Any, **kwargs: Any) -> int:
-    try:
-        return int(litellm.token_counter(model="gpt-4o", **kwargs))
-    except Exception:
-        return 0
-
-
-def _redact(text: str, secret: str | None) -> str:
-    """Provider errors sometimes echo the key they were given; it must not reach packets or logs."""
-    return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
 
 def _short(exc: BaseException) -> str:

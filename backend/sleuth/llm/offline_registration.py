@@ -10,16 +10,14 @@ OFFLINE_MODEL = "offline/extractive"
 
 def register_offline_provider(litellm: ModuleType) -> None:
     """Make `offline/extractive` callable through litellm like any other model."""
-    try:
-        from sleuth.llm.offline.provider import OfflineExtractiveLLM
-    except ImportError:  # the offline model is optional while it is being built
-        return
+    from sleuth.llm.offline.provider import OfflineExtractiveLLM
+
     entry = {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineExtractiveLLM()}
     if not any(item.get("provider") == OFFLINE_PROVIDER for item in litellm.custom_provider_map):
         litellm.custom_provider_map.append(entry)
         from litellm.utils import custom_llm_setup
 
-        custom_llm_setup()
+        custom_llm_setup()  # type: ignore[no-untyped-call]  # litellm leaves it unannotated
 
 
 def litellm_model_name(model: str) -> str:

@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from sleuth.llm.types import ToolCall
 from sleuth.prompting import render
 
@@ -48,19 +50,23 @@ def _strip_fences(text: str) -> str:
     return match.group(1) if match else text
 
 
-def _check_type(value: Any, spec: dict[str, Any]) -> bool:
-    expected = spec.get("type")
-    checks: dict[str, type | tuple[type, ...]] = {
-        "string": str,
-        "array": list,
-        "object": dict,
-        "boolean": bool,
-        "integer": int,
-        "number": (int, float),
-    }
-    if not isinstance(expected, str) or expected not in checks:
-        return True
-    return isinstance(value, checks[expected])
+# Only these refuse a call: counts and lengths (maxItems ...) are trimmed by the engine instead,
+# so a model that sends four queries still gets three searched rather than an error.
+_REFUSING = frozenset({"required", "type"})
+
+
+def _argument_errors(parsed: dict[str, Any], params: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(missing required arguments, arguments of the wrong type), by JSON Schema validation."""
+    missing: list[str] = []
+    wrong: list[str] = []
+    for error in Draft202012Validator(params).iter_errors(parsed):
+        if error.validator not in _REFUSING:
+            continue
+        if error.validator == "required" and not error.path:
+            missing.extend(name for name in error.validator_value if name not in parsed and name not in missing)
+        elif error.path and str(error.path[0]) not in wrong:
+            wrong.append(str(error.path[0]))
+    return missing, wrong
 
 
 def repair_tool_call(call: ToolCall, schemas: dict[str, dict[str, Any]]) -> ToolCall:
@@ -80,13 +86,10 @@ def repair_tool_call(call: ToolCall, schemas: dict[str, dict[str, Any]]) -> Tool
     if not isinstance(parsed, dict):
         call.error = f"The arguments for '{resolved}' must be a JSON object."
         return call
-    params = schemas[resolved].get("parameters", {})
-    properties: dict[str, Any] = params.get("properties", {})
-    missing = [name for name in params.get("required", []) if name not in parsed]
+    missing, wrong = _argument_errors(parsed, schemas[resolved].get("parameters", {}))
     if missing:
         call.error = f"'{resolved}' is missing required argument(s): {', '.join(missing)}."
         return call
-    wrong = [name for name, value in parsed.items() if name in properties and not _check_type(value, properties[name])]
     if wrong:
         call.error = f"'{resolved}' got argument(s) of the wrong type: {', '.join(wrong)}."
         return call

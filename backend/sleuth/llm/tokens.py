@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from sleuth.llm.setup import litellm_module
 
+if TYPE_CHECKING:
+    import tiktoken
+
 
 @cache
-def _encoding():  # type: ignore[no-untyped-def]
+def _encoding() -> tiktoken.Encoding:
     litellm_module()  # sets TIKTOKEN_CACHE_DIR before tiktoken looks for files
     import tiktoken
 
@@ -30,3 +34,14 @@ def truncate_tokens(text: str, max_tokens: int) -> str:
     if boundary > len(cut) // 2:
         cut = cut[: boundary + 1]
     return cut.rstrip()
+
+
+def count_message_tokens(messages: list[dict[str, Any]]) -> int:
+    """Tokens of chat messages as sent: each message's text, tool-call names and arguments."""
+    parts: list[str] = []
+    for message in messages:
+        parts.append(str(message.get("content") or ""))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            parts.append(str(function.get("name") or "") + str(function.get("arguments") or ""))
+    return count_tokens("\n".join(parts))

@@ -31,12 +31,25 @@ class ToolCall:
 
 
 @dataclass
-class CallUsage:
-    role: str
-    model: str
+class Tokens:
+    """Tokens and cost: of one model call, or summed over a run."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    def add(self, other: Tokens) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+
+
+@dataclass
+class CallUsage(Tokens):
+    """One model call's usage, with who made it and with which model."""
+
+    role: str = ""
+    model: str = ""
 
 
 @dataclass

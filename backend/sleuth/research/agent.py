@@ -18,6 +18,7 @@ from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.depth import intermediate_report_tokens
 from sleuth.research.excerpts import focused_text
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
 from sleuth.research.turns import seconds_left
@@ -37,6 +38,7 @@ from sleuth.stream.packets import (
     SectionEnd,
 )
 from sleuth.tools.base import Page, ToolError
+from sleuth.tools.toolbox import SearchOutcome
 
 
 @dataclass
@@ -86,12 +88,12 @@ def _clean_strings(value: object, limit: int) -> list[str]:
 async def _search(lane: Lane, call: ToolCall) -> str:
     state = lane.state
     sub = lane.next_sub()
-    queries = _clean_strings((call.parsed or {}).get("queries"), 3)
+    queries = _clean_strings((call.parsed or {}).get("queries"), ts.MAX_ITEMS_PER_CALL)
     lane.emit(SearchStart(provider=state.toolbox.provider_label), sub)
     lane.emit(SearchQueries(queries=queries), sub)
     limit = state.limits.search_results
 
-    async def one(query: str):  # type: ignore[no-untyped-def]
+    async def one(query: str) -> SearchOutcome:
         key = state.toolbox.provider_label + "\x00" + re.sub(r"\s+", " ", query.lower()).strip()
         return await state.query_cache.get(key, lambda: state.toolbox.search(query, limit=limit))
 
@@ -127,7 +129,7 @@ async def _search(lane: Lane, call: ToolCall) -> str:
 async def _open_url(lane: Lane, call: ToolCall) -> str:
     state = lane.state
     sub = lane.next_sub()
-    urls = _clean_strings((call.parsed or {}).get("urls"), 3)
+    urls = _clean_strings((call.parsed or {}).get("urls"), ts.MAX_ITEMS_PER_CALL)
     lane.emit(OpenUrlStart(), sub)
     lane.emit(OpenUrlUrls(urls=urls), sub)
 
@@ -200,7 +202,13 @@ async def _research(lane: Lane, force_at: float) -> bool:
     messages: list[dict[str, Any]] = [
         {
             "role": "system",
-            "content": render("agent", today=state.today, think_tool=with_think, max_cycles=state.agent_max_cycles),
+            "content": render(
+                "agent",
+                today=state.today,
+                think_tool=with_think,
+                max_cycles=state.agent_max_cycles,
+                max_items=ts.MAX_ITEMS_PER_CALL,
+            ),
         },
         {"role": "user", "content": lane.task},
     ]
@@ -265,28 +273,19 @@ async def _write_report(lane: Lane, forced: bool) -> str:
         },
         {"role": "user", "content": render("intermediate_report_user", sources=sources, forced=forced)},
     ]
-    streamed: list[str] = []
-    over = False
-
-    def on_text(delta: str) -> None:
-        nonlocal over
-        if over:
-            return
-        streamed.append(delta)
-        if count_tokens("".join(streamed)) > cap:
-            over = True  # the cap is on what the agent hands back; stop showing more than that
-        lane.emit(IntermediateReportDelta(content=delta), sub)
-
+    output = OutputCap("intermediate report", cap, lambda delta: lane.emit(IntermediateReportDelta(content=delta), sub))
     result = await llm_step(
         state,
         "researcher",
         messages,
         max_tokens=cap,
-        handlers=StreamHandlers(on_text=on_text),
+        handlers=StreamHandlers(on_text=output.on_text),
         turn=lane.turn,
         tab=lane.tab,
     )
-    report = truncate_tokens(result.content.strip(), cap)
+    report = output.keep(result.content.strip(), result.finish_reason)
+    if output.cut:
+        lane.emit(output.degraded(), sub)
     cited = [lane.citations.by_number[n] for n in dict.fromkeys(cited_numbers(report)) if n in lane.citations.by_number]
     lane.emit(IntermediateReportCitedDocs(documents=cited), sub)
     return report

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from markdown_it import MarkdownIt
+
 from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
@@ -16,7 +18,6 @@ if TYPE_CHECKING:
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
 # Raw HTML has no place in a report: clients render markdown, and other readers of the API
 # must not receive live markup. Script-like elements go with their content; other tags keep it.
@@ -25,14 +26,49 @@ _HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.S)
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
 
 
+_MARKDOWN = MarkdownIt("commonmark")
+
+
+def _code_ranges(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds code, as a CommonMark parser (and so the browser's renderer) sees it.
+
+    Fenced (``` and ~~~) and indented blocks come with their lines; inline code spans, whose
+    tokens carry no offsets, are found in their paragraph's lines by their backtick run.
+    """
+    # The parser counts \r\n, \r and \n as line ends (and only those), so offsets stay in `text`.
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    if starts[-1] < len(text):
+        starts.append(len(text))
+    ranges: list[tuple[int, int]] = []
+    for token in _MARKDOWN.parse(text):
+        if token.map is None:
+            continue
+        begin, end = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
+        if token.type in ("fence", "code_block"):
+            ranges.append((begin, end))
+        elif token.type == "inline":
+            cursor = begin
+            for child in token.children or []:
+                if child.type != "code_inline":
+                    continue
+                ticks = re.escape(child.markup)
+                span = re.compile(rf"(?<!`){ticks}(?!`).*?(?<!`){ticks}(?!`)", re.S).search(text, cursor, end)
+                if span is not None:
+                    ranges.append(span.span())
+                    cursor = span.end()
+    return sorted(ranges)
+
+
 def _outside_code(text: str, fn: Callable[[str], str]) -> str:
     """Apply `fn` to the parts of markdown that are not code, leaving code untouched."""
     out: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
-        out.append(fn(text[last : match.start()]))
-        out.append(match.group(0))
-        last = match.end()
+    for start, end in _code_ranges(text):
+        if start < last:
+            continue
+        out.append(fn(text[last:start]))
+        out.append(text[start:end])
+        last = end
     out.append(fn(text[last:]))
     return "".join(out)
 
@@ -54,9 +90,11 @@ def citation_spans(text: str) -> list[tuple[int, int, list[int]]]:
     """(start, end, numbers) of every run of citation markers outside code, in order."""
     spans: list[tuple[int, int, list[int]]] = []
     offset = 0
-    for match in _CODE.finditer(text):
-        spans.extend(_spans_in(text[offset : match.start()], offset))
-        offset = match.end()
+    for start, end in _code_ranges(text):
+        if start < offset:
+            continue
+        spans.extend(_spans_in(text[offset:start], offset))
+        offset = end
     spans.extend(_spans_in(text[offset:], offset))
     return spans
 
@@ -117,26 +155,25 @@ def collapse_citations(reports: list[tuple[str, Numbering]], numbering: Numberin
     A document already cited elsewhere keeps its number; a number the agent was never shown
     is removed from the text.
     """
-    collapsed: list[CollapsedReport] = []
-    for text, local in reports:
-        dropped: list[int] = []
-        cited_ids: list[str] = []
+    return [_collapse_one(text, local, numbering) for text, local in reports]
 
-        def to_global(n: int) -> int | None:
-            document = local.by_number.get(n)
-            if document is None:
-                dropped.append(n)
-                return None
-            if document.id not in cited_ids:
-                cited_ids.append(document.id)
-            return numbering.number(document)
 
-        new_text = rewrite_citations(text, to_global)
-        cited = sorted(
-            (numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id]
-        )
-        collapsed.append(CollapsedReport(text=new_text, cited=cited, dropped=dropped))
-    return collapsed
+def _collapse_one(text: str, local: Numbering, numbering: Numbering) -> CollapsedReport:
+    dropped: list[int] = []
+    cited_ids: list[str] = []
+
+    def to_global(n: int) -> int | None:
+        document = local.by_number.get(n)
+        if document is None:
+            dropped.append(n)
+            return None
+        if document.id not in cited_ids:
+            cited_ids.append(document.id)
+        return numbering.number(document)
+
+    new_text = rewrite_citations(text, to_global)
+    cited = sorted((numbering.by_number[numbering.by_id[i]] for i in cited_ids), key=lambda d: numbering.by_id[d.id])
+    return CollapsedReport(text=new_text, cited=cited, dropped=dropped)
 
 
 @dataclass

@@ -54,7 +54,7 @@ async def run_lanes(state: RunState, tasks: list[str], plan_steps: list[int | No
     if refused:
         raise refused[0]  # every agent's exception is retrieved above, so none is reported as lost
     results: list[AgentResult] = []
-    for lane, task in zip(lanes, running):
+    for lane, task in zip(lanes, running, strict=False):
         if task in timed_out:
             detail = "The agent exceeded its hard time limit and was stopped."
             lane.emit(Degraded(level="agent_hard_timeout", detail=detail))

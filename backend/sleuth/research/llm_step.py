@@ -30,9 +30,7 @@ async def llm_step(
     state.pace.add(state.clock.now() - started)
     if result.usage is not None:
         usage = result.usage
-        state.totals.input_tokens += usage.input_tokens
-        state.totals.output_tokens += usage.output_tokens
-        state.totals.cost_usd += usage.cost_usd
+        state.totals.add(usage)
         state.emit(
             Usage(
                 role=role,

@@ -12,6 +12,7 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.lanes import run_lanes
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
 from sleuth.research.turns import coverage, plan_step_of, seconds_left
@@ -52,7 +53,7 @@ def _answer_calls(state: RunState, calls: list[ToolCall]) -> tuple[dict[str, str
         elif call.resolved_name == ts.RESEARCH_AGENT:
             position += 1
             arguments = call.parsed or {}
-            task = str(arguments.get("task", "")).strip()
+            task = _task(state, arguments)
             if not task:
                 answers[call.id] = "'research_agent' needs a non-empty 'task'."
             elif thinks:
@@ -187,3 +188,12 @@ async def orchestrate(state: RunState) -> Outcome:
         if wants_report:
             break
     return "report"
+
+
+def _task(state: RunState, arguments: dict[str, Any]) -> str:
+    """The call's task, cut to `task_max_tokens` (an agent's whole brief should not be a page)."""
+    cap = OutputCap("research_agent task", state.settings.task_max_tokens)
+    task = cap.keep(str(arguments.get("task", "")).strip())
+    if cap.cut:
+        state.emit(cap.degraded())
+    return task

@@ -10,6 +10,7 @@ from sleuth.llm.types import StreamHandlers
 from sleuth.prompting import render
 from sleuth.research.context import history_text
 from sleuth.research.llm_step import llm_step
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
 from sleuth.stream.packets import Error, PlanDelta, PlanDone, PlanStart, SectionEnd
 
@@ -59,15 +60,19 @@ async def make_plan(state: RunState, revision: PlanRevision | None = None) -> li
         max_steps=state.settings.plan_max_steps,
         earlier_questions=[item.question for item in request.history],
     )
+    cap = OutputCap("plan", state.settings.plan_max_tokens, lambda delta: state.emit(PlanDelta(content=delta)))
     try:
         result = await llm_step(
             state,
             "planner",
             [{"role": "system", "content": system}, {"role": "user", "content": user}]
             + (revision.messages() if revision else []),
-            handlers=StreamHandlers(on_text=lambda delta: state.emit(PlanDelta(content=delta))),
+            max_tokens=cap.max_tokens,
+            handlers=StreamHandlers(on_text=cap.on_text),
         )
-        steps = parse_plan(result.content, state.limits.plan_max_steps)
+        steps = parse_plan(cap.keep(result.content, result.finish_reason), state.limits.plan_max_steps)
+        if cap.cut:
+            state.emit(cap.degraded())
     except LLMError as exc:
         state.emit(Error(message=f"Planning failed; researching the question as one step. ({exc})", recoverable=True))
         steps = []

@@ -57,8 +57,8 @@ class ReasoningRelay:
         block.text.append(text)
         self._send(block, ReasoningDelta(reasoning=text))
 
-    def handlers(self, **extra: object) -> StreamHandlers:
-        return StreamHandlers(on_reasoning=self.on_reasoning, on_tool_delta=self.on_tool_delta, **extra)  # type: ignore[arg-type]
+    def handlers(self) -> StreamHandlers:
+        return StreamHandlers(on_reasoning=self.on_reasoning, on_tool_delta=self.on_tool_delta)
 
     def finish(self) -> None:
         """Close every open block with the full text, then forget them (one relay per model call)."""

@@ -14,6 +14,7 @@ from sleuth.research.deadlines import DeadlineReached, run_until
 from sleuth.research.depth import REPORT_WORDS
 from sleuth.research.llm_step import llm_step
 from sleuth.research.method import note_for
+from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
 from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
 
@@ -70,14 +71,19 @@ async def write_report(state: RunState) -> VerifiedReport:
         state.report_draft += delta
         state.emit(MessageDelta(content=delta))
 
+    cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
         result = await run_until(
             state.clock,
             end_at,
-            llm_step(state, "report", messages, max_tokens=max_tokens, handlers=StreamHandlers(on_text=on_text)),
+            llm_step(
+                state, "report", messages, max_tokens=cap.max_tokens, handlers=StreamHandlers(on_text=cap.on_text)
+            ),
         )
-        text = result.content
+        text = cap.keep(result.content, result.finish_reason)
+        if cap.cut:
+            state.emit(cap.degraded())
     except DeadlineReached:
         state.emit(Degraded(level="report_timeout", detail="The report hit its time limit and was cut."))
         text = state.report_draft

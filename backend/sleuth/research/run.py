@@ -6,10 +6,9 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Literal
 
 from sleuth.clock import Clock, SystemClock
-from sleuth.config import Settings
+from sleuth.config import Role, Settings
 from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.offline_registration import is_offline
@@ -24,7 +23,7 @@ from sleuth.research.plan import make_plan
 from sleuth.research.plan_review import AutoApprove, PlanReviewer, review_plan
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
 from sleuth.research.state import RunState
-from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.research.types import ResearchRequest, ResearchResult, ResultStatus
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
 from sleuth.tools.toolbox import Toolbox
@@ -32,7 +31,7 @@ from sleuth.tools.web.credibility import is_unsafe_citation_url
 
 log = logging.getLogger(__name__)
 
-ROLES = ("planner", "orchestrator", "researcher", "report")
+ROLES: tuple[Role, ...] = ("planner", "orchestrator", "researcher", "report")
 
 
 @dataclass
@@ -99,7 +98,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         return _followup_result(state, outcome.followup)
     report = outcome.report
     published = state.published if report else None
-    statuses: dict[str, Literal["completed", "waiting_for_input"]] = {
+    statuses: dict[StopReason, ResultStatus] = {
         "completed": "completed",
         "deadline": "completed",
         "clarification": "waiting_for_input",
@@ -190,7 +189,7 @@ async def run_research(
             question=request.question,
             mode="followup" if request.followup else (request.mode or settings.mode),
             models={
-                role: _model_label(settings.model_for(role))  # type: ignore[arg-type]
+                role: _model_label(settings.model_for(role))
                 for role in ROLES + (("judge",) if settings.judge_model else ())
             },
             time_budget_s=state.deadlines.time_budget_s,

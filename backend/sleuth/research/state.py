@@ -11,6 +11,7 @@ from typing import Generic, TypeVar
 from sleuth.clock import Clock
 from sleuth.config import Mode, Settings
 from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.types import Tokens
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import Pace, RunDeadlines
 from sleuth.research.method_note import RunTally
@@ -79,13 +80,6 @@ class Finding:
 
 
 @dataclass
-class Totals:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
-@dataclass
 class RunState:
     """Everything one run knows. Passed explicitly to every step; nothing global."""
 
@@ -107,7 +101,7 @@ class RunState:
     citations: Numbering = field(default_factory=Numbering)
     url_cache: OnceCache[str, Page] = field(default_factory=OnceCache)
     query_cache: OnceCache[str, SearchOutcome] = field(default_factory=OnceCache)
-    totals: Totals = field(default_factory=Totals)
+    totals: Tokens = field(default_factory=Tokens)
     tasks_total: int = 0
     tasks_done: int = 0
     report_draft: str = ""

@@ -12,6 +12,8 @@ GENERATE_REPORT = "generate_report"
 THINK_TOOL = "think_tool"
 SEARCH = "search"
 OPEN_URL = "open_url"
+# Queries per `search` call and URLs per `open_url` call: the schemas, the prompts and the engine all use this.
+MAX_ITEMS_PER_CALL = 3
 CLAIM_VERDICTS = "claim_verdicts"
 RACE_SCORES = "race_scores"
 RACE_CRITERIA = ("comprehensiveness", "depth", "instruction_following", "readability")
@@ -22,19 +24,19 @@ def _tool(name: str, properties: dict[str, Any] | None = None, required: list[st
         "type": "function",
         "function": {
             "name": name,
-            "description": render(f"tools/{name}"),
+            "description": render(f"tools/{name}", max_items=MAX_ITEMS_PER_CALL),
             "parameters": {"type": "object", "properties": properties or {}, "required": required or []},
         },
     }
 
 
-def _string_list(description_template: str, max_items: int) -> dict[str, Any]:
+def _string_list(description_template: str) -> dict[str, Any]:
     return {
         "type": "array",
         "items": {"type": "string"},
         "minItems": 1,
-        "maxItems": max_items,
-        "description": render(description_template),
+        "maxItems": MAX_ITEMS_PER_CALL,
+        "description": render(description_template, max_items=MAX_ITEMS_PER_CALL),
     }
 
 
@@ -66,11 +68,11 @@ def think_tool() -> dict[str, Any]:
 
 
 def search() -> dict[str, Any]:
-    return _tool(SEARCH, {"queries": _string_list("tools/search_queries", 3)}, ["queries"])
+    return _tool(SEARCH, {"queries": _string_list("tools/search_queries")}, ["queries"])
 
 
 def open_url() -> dict[str, Any]:
-    return _tool(OPEN_URL, {"urls": _string_list("tools/open_url_urls", 3)}, ["urls"])
+    return _tool(OPEN_URL, {"urls": _string_list("tools/open_url_urls")}, ["urls"])
 
 
 def claim_verdicts() -> dict[str, Any]:

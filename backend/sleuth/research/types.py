@@ -66,10 +66,13 @@ class ResearchRequest:
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
 
+ResultStatus = Literal["completed", "error", "waiting_for_input"]
+
+
 class ResearchResult(BaseModel):
     """The outcome of a run, as stored and as returned by the reports API."""
 
-    status: Literal["completed", "error", "waiting_for_input"]
+    status: ResultStatus
     stop_reason: StopReason
     report_id: str | None = None
     question: str

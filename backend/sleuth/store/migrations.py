@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from sleuth.store.db import write_transaction
+
 MIGRATIONS: list[str] = [
     # 1: the initial schema. JSON columns hold lists/objects as JSON text so the tables stay
     # readable with the sqlite3 shell.
@@ -115,20 +117,14 @@ def migrate(conn: sqlite3.Connection) -> int:
     if current > len(MIGRATIONS):
         raise SchemaTooNew(f"database schema v{current} is newer than this Sleuth (v{len(MIGRATIONS)})")
     for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-        # BEGIN IMMEDIATE takes the write lock first, so two processes starting at once do not
-        # both apply the same migration: the second waits, then sees the new version.
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        # The write lock comes first, so two processes starting at once do not both apply the
+        # same migration: the second waits, then sees the new version.
+        with write_transaction(conn):
             if schema_version(conn) >= version:
-                conn.execute("COMMIT")
                 continue
             for statement in _statements(script):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     return schema_version(conn)
 
 

@@ -43,7 +43,11 @@ class _Flush:
     future: asyncio.Future[None]
 
 
-_STOP = object()
+class _Stop:
+    pass
+
+
+_STOP = _Stop()
 
 
 class PacketWriter:
@@ -51,7 +55,7 @@ class PacketWriter:
         self._db_path = db_path
         self._on_commit = on_commit
         self._max_batch = max_batch
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[StoredPacket | _Flush | _Stop] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="sleuth-packet-writer", daemon=True)
         self.batches = 0  # for benchmarks and tests: how many commits carried packets
 
@@ -84,12 +88,12 @@ class PacketWriter:
                 flushes: list[_Flush] = []
                 item = self._queue.get()
                 while True:
-                    if item is _STOP:
+                    if isinstance(item, _Stop):
                         stopping = True
                     elif isinstance(item, _Flush):
                         flushes.append(item)
                     else:
-                        batch.append(item)  # type: ignore[arg-type]
+                        batch.append(item)
                     if len(batch) >= self._max_batch:
                         break
                     try:

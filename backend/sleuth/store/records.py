@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from sleuth.config import Mode
+
 RunKind = Literal["question", "clarification_answer"]
 # `running` until the run ends; then the ResearchResult status, or `cancelled`.
 RunStatus = Literal["running", "completed", "waiting_for_input", "error", "cancelled"]
@@ -61,7 +63,7 @@ class RunRecord:
     owner_pid: int
     created_at: str
     message_id: str | None = None
-    mode: str | None = None
+    mode: Mode | None = None
     answers_run_id: str | None = None
     stop_reason: str | None = None
     report_id: str | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.research.types import ResearchResult
-from sleuth.store.db import connect, database_path
+from sleuth.store.db import connect, database_path, write_transaction
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 
@@ -52,15 +52,9 @@ class Store:
         self._local = threading.local()
 
     def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._conn()) as conn:
             for sql, params in statements:
                 conn.execute(sql, params)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     # -- sessions and messages --------------------------------------------------------------
 
@@ -151,17 +145,6 @@ class Store:
     def rename_session_if_untitled(self, session_id: str, title: str) -> None:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
 
-    def add_message(self, message: MessageRecord) -> None:
-        self._write(
-            [
-                (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
-                ),
-                ("UPDATE sessions SET updated_at = ? WHERE id = ?", (message.created_at, message.session_id)),
-            ]
-        )
-
     def list_messages(self, session_id: str) -> list[MessageRecord]:
         rows = (
             self._conn().execute("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
@@ -170,20 +153,31 @@ class Store:
 
     # -- runs -------------------------------------------------------------------------------
 
-    def create_run(self, run: RunRecord, message: MessageRecord | None = None) -> None:
-        """Insert the run (and the user message that started it) in one transaction."""
+    def create_run(
+        self, run: RunRecord, message: MessageRecord | None = None, *, new_session_title: str | None = None
+    ) -> None:
+        """Insert the run (the user message that started it, and its new session) in one transaction."""
         statements: list[tuple[str, Sequence[Any]]] = []
+        if new_session_title is not None:
+            statements.append(
+                (
+                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                    (run.session_id, new_session_title, run.created_at, run.created_at),
+                )
+            )
         if message is not None:
             statements += [
                 (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
                 ),
             ]
         statements += [
             (
                 "INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
-                " clarification_questions, owner_host, owner_pid, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
+                " clarification_questions, owner_host, owner_pid, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?)",
                 (
                     run.id,
                     run.session_id,
@@ -241,7 +235,8 @@ class Store:
         if assistant_message is not None:
             statements.append(
                 (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         assistant_message.id,
                         assistant_message.session_id,
@@ -276,6 +271,7 @@ class Store:
             .fetchone()
         )
         return str(row[0]) if row else None
+
     def cited_url(self, doc_id: str) -> str | None:
         """The URL of a document some report cited, by its packet id (the newest report first)."""
         rows = (
@@ -297,8 +293,8 @@ class Store:
         rows = (
             self._conn()
             .execute(
-                "SELECT question, markdown FROM reports WHERE session_id = ? AND status = 'completed' AND markdown != ''"
-                " ORDER BY rowid",
+                "SELECT question, markdown FROM reports"
+                " WHERE session_id = ? AND status = 'completed' AND markdown != '' ORDER BY rowid",
                 (session_id,),
             )
             .fetchall()
@@ -332,14 +328,8 @@ class Store:
 
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
         """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._conn()) as conn:
             conn.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
 
 def _report_insert(

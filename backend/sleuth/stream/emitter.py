@@ -25,6 +25,7 @@ class Emitter:
         self._stop_reason: StopReason | None = None
 
     def add_sink(self, sink: PacketSink) -> None:
+        """Also send every later packet to `sink` (the engine's own tally of what a run did)."""
         self._sinks.append(sink)
 
     @property

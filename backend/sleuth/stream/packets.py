@@ -1,4 +1,4 @@
-"""Every packet type of the streaming protocol (ARCHITECTURE.md §3) as pydantic models."""
+"""Every packet type of the streaming protocol (docs/protocol.md) as pydantic models."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ DegradedLevel = Literal[
     "report_timeout",
     "deadline",
     "plan_review_timeout",
+    "output_cut",
 ]
 
 
@@ -331,8 +332,15 @@ packet_adapter: TypeAdapter[Packet] = TypeAdapter(Packet)
 
 
 def packet_json_schema() -> dict[str, Any]:
-    """JSON Schema of a packet (with the union of every `obj` type), for other clients."""
-    return Packet.model_json_schema()
+    """JSON Schema of a packet as sent (with the union of every `obj` type), for other clients.
+
+    Packets are serialised with every field, defaults included, so every property is required.
+    """
+    schema = Packet.model_json_schema(mode="serialization")
+    for model in [schema, *schema.get("$defs", {}).values()]:
+        if "properties" in model:
+            model["required"] = list(model["properties"])
+    return schema
 
 
 def parse_packet(data: str | bytes | dict[str, Any]) -> Packet:

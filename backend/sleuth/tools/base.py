@@ -32,7 +32,8 @@ class Page:
 class SearchProvider(Protocol):
     """Answers a query with ranked documents. `name` appears in `search_start.provider`."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def search(self, query: str, *, limit: int) -> list[Document]: ...
 
@@ -41,7 +42,8 @@ class SearchProvider(Protocol):
 class PageReader(Protocol):
     """Opens documents by URL. `handles` says whether this reader owns a URL."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def handles(self, url: str) -> bool: ...
 

@@ -13,20 +13,24 @@ from sleuth.config import Settings
 from sleuth.store import Store
 
 
-def settings_of(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
-
-
 def store_of(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
+    store: Store = request.app.state.store
+    return store
 
 
 def manager_of(request: Request) -> RunManager:
-    return request.app.state.manager  # type: ignore[no-any-return]
+    manager: RunManager = request.app.state.manager
+    return manager
 
 
 def limits_of(request: Request) -> ApiLimits:
-    return request.app.state.limits  # type: ignore[no-any-return]
+    limits: ApiLimits = request.app.state.limits
+    return limits
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def not_found(kind: str, item_id: str) -> HTTPException:

@@ -67,12 +67,14 @@ async def start_run(
     *,
     mode: Mode | None,
     clarify: bool | None,
+    new_session: bool = False,
     time_budget_s: float | None = None,
     chosen: list[str] | None = None,
     review_plan: bool = False,
     followup: bool = False,
     report_id: str | None = None,
 ) -> RunCreated:
+    """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
     store = store_of(request)
     if followup:
         try:
@@ -105,12 +107,13 @@ async def start_run(
             kind=planned.kind,
             answers_run_id=planned.answers_run_id,
             message=message,
+            new_session_title=title_from(content) if new_session else None,
         )
     except TooManyRuns:
         raise too_many(request) from None
     except SessionBusy:
         raise busy() from None
-    if planned.kind == "question" and not followup:
+    if planned.kind == "question" and not followup and not new_session:
         await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
     return RunCreated(
         run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import PlainTextResponse, Response
@@ -70,7 +71,7 @@ async def get_report(request: Request, report_id: str) -> ReportOut:
     return ReportOut.model_validate(await _report_or_404(request, report_id))
 
 
-async def _report_or_404(request: Request, report_id: str) -> dict:  # type: ignore[type-arg]
+async def _report_or_404(request: Request, report_id: str) -> dict[str, Any]:
     report = await asyncio.to_thread(store_of(request).get_report, report_id)
     if report is None:
         raise not_found("report", report_id)

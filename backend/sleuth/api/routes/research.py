@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Request, status
 
-from sleuth.api.routes.deps import responses, store_of
-from sleuth.api.routes.launch import (
-    check_capacity,
-    check_length,
-    check_preflight,
-    chosen_sources,
-    start_run,
-    title_from,
-)
+from sleuth.api.routes.deps import responses
+from sleuth.api.routes.launch import check_capacity, check_length, check_preflight, chosen_sources, start_run
 from sleuth.api.schemas import ResearchCreate, RunCreated
 from sleuth.research.types import ResearchRequest
 from sleuth.store.ids import new_id
@@ -36,14 +27,14 @@ async def research(request: Request, body: ResearchCreate) -> RunCreated:
         request,
         ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s, sources=chosen),
     )
-    session = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title_from(body.question))
     return await start_run(
         request,
-        session.id,
+        new_id("s"),
         body.question,
         mode=body.mode,
         clarify=body.clarify,
         time_budget_s=body.time_budget_s,
         chosen=chosen,
         review_plan=body.review_plan,
+        new_session=True,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sse_starlette import EventSourceResponse
@@ -17,9 +17,11 @@ router = APIRouter(tags=["runs"])
 
 MAX_SEQ = 2**62  # SQLite integers are 64-bit; anything larger cannot be a seq
 
-SSE_DOC = {
+SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-Sent Events: `event: packet`, `id: <seq>`, `data: <packet JSON>`; comments as heartbeats.",
+        "description": (
+            "Server-Sent Events: `event: packet`, `id: <seq>`, `data: <packet JSON>`; comments as heartbeats."
+        ),
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }
@@ -30,7 +32,7 @@ async def get_run(request: Request, run_id: str) -> RunOut:
     record = await asyncio.to_thread(store_of(request).get_run, run_id)
     if record is None:
         raise not_found("run", run_id)
-    return RunOut.of(record)
+    return RunOut.model_validate(record)
 
 
 @router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses={**SSE_DOC, **responses(401, 404)})

@@ -28,7 +28,7 @@ router = APIRouter(tags=["sessions"])
 async def create_session(request: Request, body: SessionCreate | None = None) -> SessionOut:
     title = " ".join((body.title if body else "").split())
     record = await asyncio.to_thread(store_of(request).create_session, new_id("s"), title)
-    return SessionOut.of(record)
+    return SessionOut.model_validate(record)
 
 
 @router.get("/sessions", response_model=list[SessionOut], responses=responses(401))
@@ -39,7 +39,7 @@ async def list_sessions(
     q: str | None = Query(None, max_length=200, description="Only sessions whose title contains this (any case)."),
 ) -> list[SessionOut]:
     records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset, (q or "").strip() or None)
-    return [SessionOut.of(record) for record in records]
+    return [SessionOut.model_validate(record) for record in records]
 
 
 @router.patch("/sessions/{session_id}", response_model=SessionOut, responses=responses(401, 404))
@@ -47,7 +47,7 @@ async def rename_session(request: Request, session_id: str, body: SessionUpdate)
     record = await asyncio.to_thread(store_of(request).rename_session, session_id, " ".join(body.title.split()))
     if record is None:
         raise not_found("session", session_id)
-    return SessionOut.of(record)
+    return SessionOut.model_validate(record)
 
 
 @router.delete("/sessions/{session_id}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))
@@ -71,9 +71,9 @@ async def get_session(request: Request, session_id: str) -> SessionDetail:
         if record is None:
             return None
         return SessionDetail(
-            **SessionOut.of(record).model_dump(),
-            messages=[MessageOut.of(m) for m in store.list_messages(session_id)],
-            runs=[RunOut.of(r) for r in store.list_runs(session_id)],
+            **SessionOut.model_validate(record).model_dump(),
+            messages=[MessageOut.model_validate(m) for m in store.list_messages(session_id)],
+            runs=[RunOut.model_validate(r) for r in store.list_runs(session_id)],
         )
 
     detail = await asyncio.to_thread(load)

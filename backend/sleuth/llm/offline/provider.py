@@ -9,43 +9,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-# The offline model must never make litellm fetch its remote cost map (no network here).
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import litellm
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.llms.openai import ChatCompletionToolCallChunk, ChatCompletionUsageBlock
+from litellm.types.utils import GenericStreamingChunk
 
-import litellm  # noqa: E402
-from litellm import CustomLLM  # noqa: E402
-from litellm.types.utils import GenericStreamingChunk  # noqa: E402
-
-from sleuth.llm.offline.request import OfflineRequest, Reply  # noqa: E402
-from sleuth.llm.offline.router import respond  # noqa: E402
+from sleuth.llm.offline.request import OfflineRequest, Reply
+from sleuth.llm.offline.router import respond
+from sleuth.llm.tokens import count_tokens, truncate_tokens
 
 WORDS_PER_TEXT_CHUNK = 3
 ARGUMENT_CHUNK_CHARS = 24
 
 
-def _count(text: str) -> int:
-    """Tokens as tiktoken counts them, or about 4 characters per token if it is unavailable."""
-    try:
-        from sleuth.llm.tokens import count_tokens
-
-        return count_tokens(text)
-    except Exception:
-        return max(1, len(text) // 4) if text else 0
-
-
-def _usage(request: OfflineRequest, reply: Reply) -> dict[str, int]:
+def _usage(request: OfflineRequest, reply: Reply) -> ChatCompletionUsageBlock:
     prompt = "\n".join(
         str(m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request.messages
     ) + json.dumps(request.tools)
     completion = reply.text + "".join(name + json.dumps(args) for name, args in reply.tool_calls)
-    prompt_tokens, completion_tokens = _count(prompt), _count(completion)
+    prompt_tokens, completion_tokens = count_tokens(prompt), count_tokens(completion)
     return {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
@@ -60,7 +48,10 @@ def _text_pieces(text: str) -> list[str]:
 
 
 def _chunk(
-    text: str = "", tool_use: dict[str, Any] | None = None, finish: str = "", usage: dict[str, int] | None = None
+    text: str = "",
+    tool_use: ChatCompletionToolCallChunk | None = None,
+    finish: str = "",
+    usage: ChatCompletionUsageBlock | None = None,
 ) -> GenericStreamingChunk:
     return {
         "text": text,
@@ -69,16 +60,15 @@ def _chunk(
         "finish_reason": finish,
         "usage": usage,
         "index": 0,
-    }  # type: ignore[typeddict-item]
+    }
 
 
 def _limit(request: OfflineRequest, reply: Reply) -> tuple[Reply, str]:
     """Cut text at max_tokens like a provider would; the finish reason says so."""
-    if request.max_tokens and reply.text and _count(reply.text) > request.max_tokens:
-        cut = reply.text[: request.max_tokens * 4]
-        while cut and _count(cut) > request.max_tokens:
-            cut = cut[: int(len(cut) * 0.9)]
-        return Reply(text=cut, tool_calls=reply.tool_calls), "length"
+    if request.max_tokens and reply.text:
+        cut = truncate_tokens(reply.text, request.max_tokens)
+        if cut != reply.text:
+            return Reply(text=cut, tool_calls=reply.tool_calls), "length"
     return reply, "tool_calls" if reply.tool_calls else "stop"
 
 
@@ -126,7 +116,7 @@ def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, 
     response.model = "offline/extractive"
     response.created = int(time.time())
     usage = _usage(request, reply)
-    response.usage = litellm.Usage(**usage)  # type: ignore[attr-defined]
+    response.usage = litellm.Usage(**usage)
     return response
 
 
@@ -136,9 +126,9 @@ class OfflineExtractiveLLM(CustomLLM):
     def completion(
         self,
         model: str,
-        messages: list,
+        messages: list[Any],
         *args: Any,
-        optional_params: dict | None = None,
+        optional_params: dict[str, Any] | None = None,
         model_response: Any = None,
         **kwargs: Any,
     ) -> Any:
@@ -148,9 +138,9 @@ class OfflineExtractiveLLM(CustomLLM):
     async def acompletion(
         self,
         model: str,
-        messages: list,
+        messages: list[Any],
         *args: Any,
-        optional_params: dict | None = None,
+        optional_params: dict[str, Any] | None = None,
         model_response: Any = None,
         **kwargs: Any,
     ) -> Any:
@@ -158,14 +148,16 @@ class OfflineExtractiveLLM(CustomLLM):
         return _model_response(model_response, request, reply, finish)
 
     def streaming(
-        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
+        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
     ) -> Iterator[GenericStreamingChunk]:
         request, reply, finish = answer(messages, optional_params)
         yield from chunks_for(request, reply, finish)
 
-    async def astreaming(
-        self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any
-    ) -> AsyncIterator[GenericStreamingChunk]:  # type: ignore[override]
+    # litellm declares astreaming as a coroutine returning an iterator but iterates what it returns,
+    # so an async generator is what it really calls for.
+    async def astreaming(  # type: ignore[override]
+        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> AsyncIterator[GenericStreamingChunk]:
         # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
         request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
         for chunk in chunks_for(request, reply, finish):

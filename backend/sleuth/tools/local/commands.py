@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sleuth.config import Settings
+from sleuth.cli_settings import cli_settings
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.folders import folder_collection
@@ -37,7 +37,7 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
         raise click.UsageError("give exactly one of DIRECTORY, --list or --remove NAME")
     if name is not None and directory is None:
         raise click.UsageError("--name goes with DIRECTORY")
-    settings = Settings()
+    settings = cli_settings()
     db_path = db_path_for(settings.data_dir)
     try:
         conn = connect(db_path)

@@ -120,7 +120,7 @@ def delete_collection(db_path: Path, name: str) -> int:
     """Remove a collection; returns how many documents it had."""
     with open_store(db_path) as store:
         _writable(store, name)
-        count = len(store.documents(store.collection(name).id))  # type: ignore[union-attr]
+        count = len(store.documents(store.collection(name).id))  # type: ignore[union-attr]  # _writable: it exists
         store.remove_collection(name)
     return count
 

@@ -3,7 +3,7 @@
 from sleuth.tools.web.brave import BraveProvider
 from sleuth.tools.web.credibility import Credibility, credibility, is_unsafe_citation_url
 from sleuth.tools.web.duckduckgo import DuckDuckGoProvider
-from sleuth.tools.web.factory import build_web_reader, build_web_tools
+from sleuth.tools.web.factory import build_web_reader, build_web_tools, fetch_limits
 from sleuth.tools.web.fetch import FetchLimits, SafeFetcher
 from sleuth.tools.web.reader import WebReader
 from sleuth.tools.web.searxng import SearxngProvider
@@ -23,6 +23,7 @@ __all__ = [
     "WebReader",
     "build_web_reader",
     "build_web_tools",
+    "fetch_limits",
     "credibility",
     "is_unsafe_citation_url",
 ]

@@ -30,7 +30,6 @@ INSTITUTIONAL = 0.85
 MEDIUM = 0.5
 LOW = 0.1
 NONE = 0.0
-DEFAULT_THRESHOLD = 0.2
 
 # Hosts (and their subdomains) known for edited, reviewed or primary reference material.
 REFERENCE_DOMAINS: frozenset[str] = frozenset(
@@ -118,8 +117,6 @@ INSTITUTIONAL_SUFFIXES: tuple[str, ...] = (".gov", ".edu", ".mil", ".int")
 # Second-level public-sector/academic labels used under country codes: gov.uk, ac.jp, edu.au ...
 INSTITUTIONAL_SECOND_LEVEL: frozenset[str] = frozenset({"gov", "ac", "edu", "gouv", "govt", "mil"})
 
-SAFE_SCHEMES = frozenset({"http", "https", "corpus"})
-
 
 @dataclass(frozen=True)
 class Credibility:
@@ -159,19 +156,27 @@ def _is_institutional(host: str) -> bool:
     return len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in INSTITUTIONAL_SECOND_LEVEL
 
 
-def credibility(url: str) -> Credibility:
-    """Score a source URL in [0, 1] with the heuristic in the module docstring."""
-    scheme, host = _host(url)
-    if scheme == "corpus":
-        return Credibility(1.0, "Sleuth's local corpus")
+def _unsafe(scheme: str, host: str) -> Credibility | None:
+    """The one judgement of an unsafe URL, shared by the credibility score and the citation check."""
     if scheme not in ("http", "https"):
-        return Credibility(NONE, f"scheme {scheme or '(none)'!r} is not a web source")
+        return Credibility(NONE, f"scheme {scheme or '(none)'!r} is not http or https")
     if not host:
         return Credibility(NONE, "URL has no host")
     if _is_ip_literal(host):
         return Credibility(LOW, f"host {host} is a raw IP address")
     if _matches(host, SHORTENERS):
         return Credibility(LOW, f"{host} is a URL shortener")
+    return None
+
+
+def credibility(url: str) -> Credibility:
+    """Score a source URL in [0, 1] with the heuristic in the module docstring."""
+    scheme, host = _host(url)
+    if scheme == "corpus":
+        return Credibility(1.0, "Sleuth's local corpus")
+    unsafe = _unsafe(scheme, host)
+    if unsafe is not None:
+        return unsafe
     if _matches(host, REFERENCE_DOMAINS):
         return Credibility(HIGH, f"{host} is a known reference source")
     if _is_institutional(host):
@@ -187,12 +192,5 @@ def is_unsafe_citation_url(url: str) -> str | None:
     scheme, host = _host(url)
     if scheme == "corpus":
         return None
-    if scheme not in ("http", "https"):
-        return f"scheme {scheme or '(none)'!r} is not allowed in citations"
-    if not host:
-        return "URL has no host"
-    if _is_ip_literal(host):
-        return f"host {host} is a raw IP address"
-    if _matches(host, SHORTENERS):
-        return f"{host} is a URL shortener"
-    return None
+    unsafe = _unsafe(scheme, host)
+    return unsafe.reason if unsafe is not None else None

@@ -16,11 +16,11 @@ ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8
 
 @dataclass(frozen=True)
 class FetchLimits:
-    connect_timeout_s: float = 5.0
-    read_timeout_s: float = 15.0
-    total_timeout_s: float = 30.0  # bounds a server that drips one byte per read timeout
-    max_bytes: int = 5_000_000
-    max_redirects: int = 5
+    connect_timeout_s: float
+    read_timeout_s: float
+    total_timeout_s: float  # bounds a server that drips one byte per read timeout
+    max_bytes: int
+    max_redirects: int
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class SafeFetcher:
     def __init__(
         self,
         guard: SsrfGuard,
-        limits: FetchLimits = FetchLimits(),
+        limits: FetchLimits,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         user_agent: str = USER_AGENT,

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from sleuth.redaction import redact_values
 from sleuth.tools.base import ToolError
 
 DEFAULT_TIMEOUT_S = 15.0
@@ -26,13 +27,6 @@ def secret_value(value: str | SecretStr | None) -> str | None:
     """The plain key, or None when unset or blank."""
     raw = value.get_secret_value() if isinstance(value, SecretStr) else value
     return raw.strip() if raw and raw.strip() else None
-
-
-def redact(message: str, secrets: Iterable[str | None]) -> str:
-    for secret in secrets:
-        if secret:
-            message = message.replace(secret, "***")
-    return message
 
 
 def clean_snippet(text: object) -> str:
@@ -75,9 +69,9 @@ async def request_json(
         async with _client(client, timeout_s) as http:
             response = await http.request(method, url, **kwargs)
     except httpx.TimeoutException:
-        raise ToolError(redact(f"timed out after {timeout_s:g} s calling {endpoint}", secrets)) from None
+        raise ToolError(redact_values(f"timed out after {timeout_s:g} s calling {endpoint}", secrets)) from None
     except httpx.HTTPError as exc:
-        raise ToolError(redact(f"unreachable: {endpoint} ({type(exc).__name__})", secrets)) from None
+        raise ToolError(redact_values(f"unreachable: {endpoint} ({type(exc).__name__})", secrets)) from None
     status = response.status_code
     if status == 429:
         retry = response.headers.get("retry-after", "").strip()
@@ -86,13 +80,13 @@ async def request_json(
     if status in (401, 403):
         raise ToolError(f"{forbidden_hint} (HTTP {status})")
     if status >= 500:
-        raise ToolError(f"server error (HTTP {status}) from {redact(str(endpoint), secrets)}")
+        raise ToolError(f"server error (HTTP {status}) from {redact_values(str(endpoint), secrets)}")
     if status >= 400:
-        raise ToolError(f"request rejected (HTTP {status}) by {redact(str(endpoint), secrets)}")
+        raise ToolError(f"request rejected (HTTP {status}) by {redact_values(str(endpoint), secrets)}")
     try:
         return response.json()
     except ValueError:
-        raise ToolError(f"malformed JSON in the response from {redact(str(endpoint), secrets)}") from None
+        raise ToolError(f"malformed JSON in the response from {redact_values(str(endpoint), secrets)}") from None
 
 
 def results_list(payload: Any, *path: str) -> list[dict[str, Any]]:

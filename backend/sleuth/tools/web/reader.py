@@ -8,7 +8,7 @@ import logging
 from sleuth.documents import Document
 from sleuth.tools.base import Page, SourceBlocked, ToolError
 from sleuth.tools.web.content import extract
-from sleuth.tools.web.credibility import DEFAULT_THRESHOLD, credibility
+from sleuth.tools.web.credibility import credibility
 from sleuth.tools.web.fetch import SafeFetcher
 
 log = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ class WebReader:
 
     name = "web"
 
-    def __init__(self, fetcher: SafeFetcher, *, credibility_threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(self, fetcher: SafeFetcher, *, credibility_threshold: float) -> None:
         self.fetcher = fetcher
         self.credibility_threshold = credibility_threshold
 
@@ -36,8 +36,11 @@ class WebReader:
         if not guard.allow.allows_host(parsed.host):
             score = credibility(url)
             if score.score <= self.credibility_threshold:
-                limit = f"{score.score:.2f} <= {self.credibility_threshold:.2f}"
-                raise SourceBlocked("credibility", f"not fetched: low credibility ({limit}): {score.reason}")
+                threshold = self.credibility_threshold
+                raise SourceBlocked(
+                    "credibility",
+                    f"not fetched: low credibility ({score.score:.2f} <= {threshold:.2f}): {score.reason}",
+                )
         resource = await self.fetcher.fetch(url)
         # Parsing a multi-megabyte page or PDF is CPU work; keep the event loop responsive.
         title, text = await asyncio.to_thread(extract, resource)

@@ -1,0 +1,41 @@
+"""A cap on one model output: streamed text stops at the cap, the kept text is cut to it, and a cut says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sleuth.llm.tokens import count_tokens, truncate_tokens
+from sleuth.stream.packets import Degraded
+
+
+class OutputCap:
+    """Forwards streamed deltas until about `max_tokens`, then drops the rest of the stream.
+
+    A model may ignore `max_tokens` (or a provider may count differently), so the cap is also
+    enforced here, on what Sleuth shows and keeps.
+    """
+
+    def __init__(self, what: str, max_tokens: int, forward: Callable[[str], None] | None = None) -> None:
+        self.what = what
+        self.max_tokens = max_tokens
+        self._forward = forward
+        self._streamed = 0  # summed per delta: a slight over-count, so the stream never shows more than the cap
+        self.cut = False
+
+    def on_text(self, delta: str) -> None:
+        if self._streamed > self.max_tokens:
+            return
+        self._streamed += count_tokens(delta)
+        if self._forward is not None:
+            self._forward(delta)
+
+    def keep(self, text: str, finish_reason: str | None = None) -> str:
+        """`text` within the cap; remembers whether it was cut, here or by the provider (`length`)."""
+        kept = truncate_tokens(text, self.max_tokens)
+        self.cut = self.cut or kept != text or finish_reason == "length"
+        return kept
+
+    def degraded(self) -> Degraded:
+        return Degraded(
+            level="output_cut", detail=f"The {self.what} was longer than {self.max_tokens} tokens and was cut there."
+        )
