@@ -20,3 +20,22 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def warm_litellm(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """litellm's first calls in a process load code for seconds: warm it up once, so that a test on a
+    1000x scaled clock does not see those seconds as a quarter of an hour gone."""
+    import asyncio
+
+    from sleuth.research.types import ResearchRequest
+    from support.engine import run_engine, scripted_settings
+    from support.scenarios import ResearchModel
+    from support.scripted_llm import ScriptedLLM
+
+    async def once() -> None:
+        with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:
+            settings = scripted_settings(llm, data_dir=tmp_path_factory.mktemp("warm"))
+            await run_engine(settings, ResearchRequest(question="How do descriptors work?"))
+
+    asyncio.run(once())

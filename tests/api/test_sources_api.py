@@ -11,7 +11,6 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from sleuth.api.limits import ApiLimits
 from sleuth.documents import Document, document_id
 from support.engine import scripted_settings
 from support.pdf import minimal_pdf
@@ -23,7 +22,7 @@ SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __
 @pytest.fixture
 def small_uploads(llm: ScriptedLLM) -> Iterator[LiveServer]:
     settings = scripted_settings(llm, upload_max_file_mb=0.01, upload_max_files=3)
-    with live_server(settings, ApiLimits.from_settings(settings)) as live:
+    with live_server(settings) as live:
         yield live
 
 

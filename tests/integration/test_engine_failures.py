@@ -15,6 +15,9 @@ from support.invariants import check_invariants
 from support.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
 
+# scaled-clock tests: litellm must not load its code on the run's clock
+pytestmark = pytest.mark.usefixtures("warm_litellm")
+
 REASONING_MODEL = "openai/o3-mini"  # litellm's bundled table: supports_reasoning, priced
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -116,7 +119,11 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
 async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
     clock = ScaledClock(1000)
     with ScriptedLLM(HangingOrchestrator(cycles=1)) as llm:
-        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
+        # healthy agents make several real model calls: on a 1000x clock they need more than the
+        # default 720 scaled seconds, and this test is about the orchestrator's level, not theirs
+        run = await run_engine(
+            scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700), QUESTION, clock=clock
+        )
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
     assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report"]
@@ -138,7 +145,10 @@ class EverythingHangs(ResearchModel):
 async def test_report_timeout_cuts_the_report_and_keeps_the_partial_text() -> None:
     clock = ScaledClock(1000)
     with ScriptedLLM(EverythingHangs()) as llm:
-        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
+        # agent levels as above; the deadline leaves the steps after the report (title and key findings,
+        # claim checks) more than the default 10 scaled seconds, which on this clock is 10 real ms
+        settings = scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700, deadline_s=2400)
+        run = await run_engine(settings, QUESTION, clock=clock)
     check_invariants(run.packets)
     assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report", "report_timeout"]
     assert run.stop_reason == "completed"

@@ -17,7 +17,7 @@ from support.scenarios import ResearchModel
 from support.scripted_llm import Call, Reply, ScriptedLLM, classify
 
 LANGUAGE_RULE = "write in the language of the user's question"
-STEPS = {"clarifier", "planner", "orchestrator", "agent", "agent_report", "report"}
+STEPS = {"clarifier", "planner", "orchestrator", "agent", "agent_report", "report", "artifact"}
 
 
 def system_prompt(body: dict[str, Any]) -> str:

@@ -36,16 +36,7 @@ class OneLaneHangs(ResearchModel):
         return super().agent_report(body)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _warm_litellm(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """litellm's first calls in a process load code for seconds; that must not eat a scaled budget."""
-
-    async def once() -> None:
-        with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:
-            settings = scripted_settings(llm, data_dir=tmp_path_factory.mktemp("warm"))
-            await run_engine(settings, ResearchRequest(question=QUESTION))
-
-    asyncio.run(once())
+pytestmark = pytest.mark.usefixtures("warm_litellm")
 
 
 def lane(run: Run, tab: int) -> list[Any]:
