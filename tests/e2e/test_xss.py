@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from .scripted import XSS_MARKER
 from .servers import Server, start_server, stop_server
-from .ui import ask, current_run, lane, lanes_region, report, sources_panel
+from .ui import ask, current_run, lane, lanes_region, open_timeline, report, sources_panel
 
 CORPUS_MD = """\
 # The quokka lantern protocol
@@ -84,6 +84,7 @@ def assert_inert(page: Page, dialogs: list[str]) -> None:
 
 
 def _open_all_findings(page: Page) -> None:
+    open_timeline(current_run(page))  # a finished run folds its lanes under the report
     for summary in current_run(page).locator("details.lane-report > summary").all():
         summary.click()
 
@@ -133,8 +134,9 @@ def test_hostile_model_output_renders_inert(
     rep = report(run)
     expect(rep.get_by_text("Verified report")).to_be_visible()
     _open_all_findings(page)
-    for thinking in run.locator("details:not(.lane-report) > summary").all():
-        thinking.click()
+    for thinking in run.locator("details:not(.lane-report):not(.timeline-fold) > summary").all():
+        if thinking.is_visible():  # a collapsed block nested in another is opened with its parent
+            thinking.click()
     shot("hostile-model-report", whole_thread=True)
 
     # The payload came through the plan, the thinking line, the agents' findings and the report.
