@@ -3,21 +3,25 @@ interrupted and it still replays. A graceful stop (SIGTERM) ends live runs the s
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from conftest import assert_contiguous, read_events, start_research
 from support.net import free_port
-from support.scenarios import HangingOrchestrator
-from support.scripted_llm import ScriptedLLM
+from support.scenarios import HangingOrchestrator, ResearchModel
+from support.scripted_llm import Reply, ScriptedLLM
 
 
 def serve_command(port: int) -> list[str]:
@@ -55,17 +59,79 @@ class ServerProcess:
         self._log.close()
 
 
+def _env(llm: ScriptedLLM) -> dict[str, str]:
+    return {
+        **os.environ,
+        "SLEUTH_MODEL": "openai/scripted",
+        "SLEUTH_API_BASE": llm.base_url,
+        "SLEUTH_API_KEY": "sk-test-secret",
+        "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
+        "SLEUTH_HEARTBEAT_S": "0.5",
+    }
+
+
 @pytest.fixture
 def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     with ScriptedLLM(HangingOrchestrator()) as llm:
-        yield {
-            **os.environ,
-            "SLEUTH_MODEL": "openai/scripted",
-            "SLEUTH_API_BASE": llm.base_url,
-            "SLEUTH_API_KEY": "sk-test-secret",
-            "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
-            "SLEUTH_HEARTBEAT_S": "0.5",
-        }
+        yield _env(llm)
+
+
+@dataclass
+class HangingAudioScript(ResearchModel):
+    """Researches normally; the audio script request hangs, so an audio job stays pending. `asked` is
+    set on each such request, so a test knows the job is in flight."""
+
+    asked: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        self.asked.release()
+        return Reply(hang=True)
+
+
+async def _start_hanging_audio(server: ServerProcess, model: HangingAudioScript) -> str:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+        run_id = await start_research(client, clarify=False)
+        await read_events(client, run_id)
+        report_id = (await client.get(f"/api/runs/{run_id}")).json()["report_id"]
+        started = await client.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+    assert await asyncio.to_thread(model.asked.acquire, True, 30), "the audio job never asked for its script"
+    return started.json()["audio_id"]  # type: ignore[no-any-return]
+
+
+async def _audio_status(server: ServerProcess, audio_id: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+        return (await client.get(f"/api/audio/{audio_id}")).json()  # type: ignore[no-any-return]
+
+
+async def test_audio_pending_when_the_server_stops_ends_failed_after_the_restart(tmp_path: Path) -> None:
+    model = HangingAudioScript()
+    log = tmp_path / "server.log"
+    with ScriptedLLM(model) as llm:
+        env = _env(llm)
+        first = ServerProcess(env, log)
+        try:
+            killed_id = await _start_hanging_audio(first, model)
+            assert (await _audio_status(first, killed_id))["status"] == "pending"
+        finally:
+            first.stop(signal.SIGKILL)
+        second = ServerProcess(env, log)
+        try:
+            after_kill = await _audio_status(second, killed_id)
+            stopped_id = await _start_hanging_audio(second, model)
+        finally:
+            second.stop(signal.SIGTERM)
+        third = ServerProcess(env, log)
+        try:
+            after_stop = await _audio_status(third, stopped_id)
+            untouched = await _audio_status(third, killed_id)
+        finally:
+            third.stop(signal.SIGTERM)
+    assert after_kill["status"] == "failed" and after_kill["url"] is None
+    assert after_kill["error"] == "interrupted by a server restart; ask for it again"
+    assert after_stop["status"] == "failed"
+    assert after_stop["error"] == "interrupted by a server shutdown; ask for it again"
+    assert untouched == after_kill  # an ended job stays ended
+    assert f"audio {killed_id} was pending when its server stopped" in log.read_text()
 
 
 async def _start_hanging_run(server: ServerProcess) -> tuple[str, list]:

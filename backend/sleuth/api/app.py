@@ -53,6 +53,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.manager = manager
         app.state.audio = AudioJobs(settings, store)
         await manager.start()
+        await app.state.audio.recover()
         # Once at start-up: the checks load litellm (seconds), which must not stall the first request;
         # and a broken setup is in the log before anyone asks.
         for check in await asyncio.to_thread(run_checks, settings):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from sleuth.audio.files import audio_dir
+from sleuth.audio.recovery import SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import speak
 from sleuth.config import Settings
@@ -13,6 +15,7 @@ from sleuth.llm.speech import SpeechError
 from sleuth.research.types import ResearchResult
 from sleuth.store import Store
 from sleuth.store.ids import new_id
+from sleuth.store.recovery import this_host
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +33,29 @@ class AudioJobs:
     def __init__(self, settings: Settings, store: Store) -> None:
         self._settings = settings
         self._store = store
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], str] = {}
+
+    async def recover(self) -> list[str]:
+        """At start-up: fail the jobs a dead process left pending (their ids)."""
+        failed = await asyncio.to_thread(fail_orphaned_audio, self._store)
+        for audio_id in failed:
+            log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
+        return failed
 
     async def start(self, report: ResearchResult, session_id: str, style: Style) -> str:
         audio_id = new_id("a")
-        await asyncio.to_thread(self._store.create_audio, audio_id, str(report.report_id), session_id, style)
+        await asyncio.to_thread(
+            self._store.create_audio,
+            audio_id,
+            str(report.report_id),
+            session_id,
+            style,
+            owner_host=this_host(),
+            owner_pid=os.getpid(),
+        )
         task = asyncio.create_task(self._run(audio_id, report, style))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[task] = audio_id
+        task.add_done_callback(self._tasks.pop)
         return audio_id
 
     async def _run(self, audio_id: str, report: ResearchResult, style: Style) -> None:
@@ -58,6 +76,11 @@ class AudioJobs:
         )
 
     async def shutdown(self) -> None:
-        for task in list(self._tasks):
+        """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""
+        live = dict(self._tasks)
+        for task in live:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*live, return_exceptions=True)
+        for task, audio_id in live.items():
+            if task.cancelled():
+                await asyncio.to_thread(self._store.finish_audio, audio_id, error=SHUTDOWN_MESSAGE)

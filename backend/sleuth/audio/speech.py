@@ -41,6 +41,9 @@ async def _espeak_line(text: str, voice: str) -> bytes:
         process.kill()
         await process.wait()
         raise SpeechError("espeak-ng took too long") from None
+    except asyncio.CancelledError:
+        process.kill()  # a job cancelled at shutdown leaves no espeak-ng behind
+        raise
     if process.returncode != 0 or not out:
         raise SpeechError(f"espeak-ng failed: {err.decode('utf-8', 'replace').strip()[:200]}")
     return out

@@ -100,6 +100,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX audio_by_session ON audio(session_id);
     """,
+    # 4: who makes a pending audio file, so a restart can end the jobs a dead process left pending.
+    """
+    ALTER TABLE audio ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
+    ALTER TABLE audio ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 

@@ -31,10 +31,15 @@ def this_host() -> str:
 
 
 def owner_is_dead(run: RunRecord) -> bool:
-    if run.owner_host != this_host() or run.owner_pid == os.getpid():
+    return process_is_dead(run.owner_host, run.owner_pid)
+
+
+def process_is_dead(host: str, pid: int) -> bool:
+    """Whether the process that owns a row (a run, an audio job) can no longer finish it."""
+    if host != this_host() or pid == os.getpid():
         return True
     try:
-        os.kill(run.owner_pid, 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:

@@ -94,16 +94,22 @@ class Store:
         self._write([("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))])
         return self.get_session(session_id)
 
-    def create_audio(self, audio_id: str, report_id: str, session_id: str, style: str) -> None:
+    def create_audio(
+        self, audio_id: str, report_id: str, session_id: str, style: str, *, owner_host: str, owner_pid: int
+    ) -> None:
         self._write(
             [
                 (
-                    "INSERT INTO audio (id, report_id, session_id, style, status, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (audio_id, report_id, session_id, style, "pending", now_iso()),
+                    "INSERT INTO audio (id, report_id, session_id, style, status, created_at, owner_host, owner_pid)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (audio_id, report_id, session_id, style, "pending", now_iso(), owner_host, owner_pid),
                 )
             ]
         )
+
+    def pending_audio(self) -> list[dict[str, Any]]:
+        rows = self._conn().execute("SELECT * FROM audio WHERE status = 'pending' ORDER BY rowid").fetchall()
+        return [dict(row) for row in rows]
 
     def finish_audio(
         self, audio_id: str, *, error: str | None, media_type: str | None = None, duration_s: float | None = None
