@@ -18,6 +18,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     LITELLM_LOCAL_MODEL_COST_MAP=True
 WORKDIR /app
+# PDF export embeds DejaVu and WenQuanYi Micro Hei (CJK); offline audio speaks with eSpeak NG.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-dejavu-core fonts-wqy-microhei espeak-ng \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY backend/ backend/
 COPY prompts/ prompts/

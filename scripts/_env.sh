@@ -53,5 +53,12 @@ ensure_debian_packages() {  # $@: "command-or-file:package" pairs; installs what
   fi
 }
 
-# PDF export embeds DejaVu (a Unicode font for non-Latin reports); offline audio speaks with eSpeak NG.
-ARTIFACT_PACKAGES=("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core" "espeak-ng:espeak-ng")
+# PDF export embeds DejaVu (Latin, Greek, Cyrillic...) and WenQuanYi Micro Hei (Chinese, Japanese,
+# Korean: 1.6 MB download); offline audio speaks with eSpeak NG.
+ARTIFACT_PACKAGES=(
+  "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core"
+  "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc:fonts-wqy-microhei"
+  "espeak-ng:espeak-ng"
+)
+# The tests read exported PDFs back as text and pictures with poppler's pdftotext and pdftoppm.
+TEST_PACKAGES=("pdftotext:poppler-utils")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import io
+import logging
 import re
+import shutil
+import subprocess
 import zipfile
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
@@ -157,3 +161,52 @@ def test_code_inside_bold_and_headings_renders() -> None:
     report = _report().model_copy(update={"markdown": "## The `__get__` hook\n\n**bold `code` here** and *it `x`*"})
     text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(report_pdf(report))).pages)
     assert "__get__" in text and "bold code here" in re.sub(r"\s+", " ", text)
+
+
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="scripts/test installs poppler-utils")
+
+CJK_BODY = """数据描述符优先于实例字典 [1]。これは日本語の文です [2]。한국어 문장도 있습니다.
+
+## 查找顺序
+
+- 首先是 `type(obj).__mro__` [1]
+- **然后是实例字典** [2]
+- *斜体の日本語テキスト*
+
+| 方法 | 何时 |
+|---|---|
+| `__getattr__` | 查找失败时 [2] |"""
+
+
+@needs_poppler
+def test_a_cjk_report_is_drawn_in_a_cjk_font_and_every_line_has_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    fonts = find_fonts()
+    assert fonts.cjk is not None, "scripts/test installs fonts-wqy-microhei"
+    report = _report().model_copy(
+        update={
+            "question": "描述符和 __getattr__ 如何交互？",
+            "title": "描述符与查找顺序",
+            "summary": "数据描述符优先。実例辞書は後です。",
+            "key_findings": [KeyFinding(text="数据描述符优先于实例字典。", citations=[1, 2])],
+            "markdown": CJK_BODY,
+        }
+    )
+    path = tmp_path / "cjk.pdf"
+    with caplog.at_level(logging.WARNING, logger="fpdf"):
+        path.write_bytes(report_pdf(report, fonts))
+    assert not [r.message for r in caplog.records if "missing the following glyphs" in r.message]
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    expected_texts = ["描述符和 __getattr__ 如何交互？", "描述符与查找顺序", "これは日本語の文です", "한국어 문장도"]
+    expected_texts += ["查找顺序", "首先是", "斜体の日本語テキスト", "查找失败时", "Sources"]
+    for expected in expected_texts:
+        assert expected in text, expected
+    fonts_used = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
+    assert "MicroHei" in fonts_used and "DejaVuSans" in fonts_used
+    # Drawing the page needs a font for every text operation (fpdf2 once lost it after a CJK line).
+    drawn = subprocess.run(
+        ["pdftoppm", "-png", "-r", "30", str(path), str(tmp_path / "page")], capture_output=True, text=True
+    )
+    assert drawn.returncode == 0 and "No font" not in drawn.stderr, drawn.stderr
+    assert list(tmp_path.glob("page*.png"))

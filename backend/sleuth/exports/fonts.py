@@ -1,6 +1,8 @@
-"""The Unicode fonts the PDF embeds: DejaVu (Latin, Greek, Cyrillic and more), from the system's font folder.
+"""The Unicode fonts the PDF embeds, from the system's font folders: DejaVu (Latin, Greek, Cyrillic and
+more) for all text, and WenQuanYi Micro Hei for the Chinese, Japanese and Korean characters DejaVu lacks.
 
-scripts/run and scripts/test install Debian's fonts-dejavu-core when it is missing.
+scripts/run and scripts/test install Debian's fonts-dejavu-core and fonts-wqy-microhei when missing.
+Without the CJK font a PDF still renders; only CJK text would show as empty boxes.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from pathlib import Path
 SEARCH_DIRS = (
     Path("/usr/share/fonts/truetype/dejavu"),
     Path("/usr/share/fonts/dejavu"),
+    Path("/usr/share/fonts/truetype/wqy"),
+    Path("/usr/share/fonts/wqy-microhei"),
     Path("/usr/local/share/fonts"),
     Path("/Library/Fonts"),
 )
+CJK_FILE = "wqy-microhei.ttc"  # a collection: its first face is the proportional Micro Hei
 FILES = {
     "sans": "DejaVuSans.ttf",
     "sans_bold": "DejaVuSans-Bold.ttf",
@@ -40,6 +45,7 @@ class FontSet:
     mono_bold: Path
     mono_italic: Path
     mono_bold_italic: Path
+    cjk: Path | None = None
 
 
 def find_fonts(dirs: tuple[Path, ...] = SEARCH_DIRS) -> FontSet:
@@ -51,4 +57,5 @@ def find_fonts(dirs: tuple[Path, ...] = SEARCH_DIRS) -> FontSet:
                 f"PDF export needs the DejaVu fonts ({name} not found); install Debian's fonts-dejavu-core"
             )
         found[key] = path
-    return FontSet(**found)
+    cjk = next((d / CJK_FILE for d in dirs if (d / CJK_FILE).is_file()), None)
+    return FontSet(**found, cjk=cjk)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fpdf import FPDF
 from fpdf.fonts import FontFace
+from fpdf.line_break import TextLine
 
 from sleuth.exports.fonts import FontSet, find_fonts
 from sleuth.exports.structure import report_html
@@ -11,10 +14,32 @@ from sleuth.research.types import ResearchResult
 
 SANS = "DejaVu"
 MONO = "DejaVuMono"
+CJK = "MicroHei"
+
+
+class _PDF(FPDF):
+    """FPDF that keeps the page font when a line starts with a fallback (CJK) glyph.
+
+    fpdf2 2.8 sets the main font for such a line inside the line's own q/Q block, then believes
+    the page has it: every later line on the page is drawn with no font at all (py-pdf/fpdf2#1772).
+    Setting the main font on the page first, outside any block, avoids that path.
+    """
+
+    def _render_styled_text_line(self, text_line: TextLine, *args: Any, **kwargs: Any) -> bool:
+        fragments = text_line.fragments
+        if (
+            fragments
+            and self.current_font is not None
+            and not self.current_font_is_set_on_page
+            and not kwargs.get("prevent_font_change", False)
+            and fragments[0].font.fontkey in self._fallback_font_ids
+        ):
+            self._out(self._set_font_for_page(self.current_font, self.font_size_pt))
+        return super()._render_styled_text_line(text_line, *args, **kwargs)
 
 
 def _new_pdf(fonts: FontSet, title: str) -> FPDF:
-    pdf = FPDF(format="A4")
+    pdf = _PDF(format="A4")
     pdf.set_margins(18, 18, 18)
     pdf.set_auto_page_break(True, margin=18)
     pdf.add_font(SANS, "", str(fonts.sans))
@@ -25,6 +50,10 @@ def _new_pdf(fonts: FontSet, title: str) -> FPDF:
     pdf.add_font(MONO, "B", str(fonts.mono_bold))
     pdf.add_font(MONO, "I", str(fonts.mono_italic))
     pdf.add_font(MONO, "BI", str(fonts.mono_bold_italic))
+    if fonts.cjk is not None:
+        pdf.add_font(CJK, "", str(fonts.cjk))
+        # Per glyph: characters DejaVu lacks come from the CJK face, in bold and italic runs too.
+        pdf.set_fallback_fonts([CJK], exact_match=False)
     pdf.set_title(title)
     pdf.set_creator("Sleuth")
     pdf.add_page()
@@ -36,6 +65,7 @@ def _write(pdf: FPDF, html: str) -> None:
     pdf.write_html(
         html,
         font_family=SANS,
+        li_prefix_color="#555555",  # fpdf2's default is red, loud beside blue citation links
         tag_styles={
             "h1": FontFace(family=SANS, emphasis="BOLD", size_pt=18, color="#1a1a1a"),
             "h2": FontFace(family=SANS, emphasis="BOLD", size_pt=14, color="#1a1a1a"),
