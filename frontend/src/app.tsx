@@ -69,6 +69,12 @@ export function App() {
 
   // A run that ends changes its session's title / order in the list.
   const lastStatus = last?.state.status;
+  // A reader who followed a run to its end sees the report from its title, not from its last line.
+  useLayoutEffect(() => {
+    if (lastStatus !== "completed" || !stick.current || !lastRunId) return;
+    const run = threadRef.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(lastRunId)}"]`);
+    if (run?.querySelector(".report")) run.scrollIntoView({ block: "start" });
+  }, [lastStatus, lastRunId]);
   useEffect(() => {
     if (lastStatus && lastStatus !== "running") refreshSessions();
   }, [lastStatus, refreshSessions]);

@@ -32,9 +32,10 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   return p;
 }
 
-/** Markdown -> sanitised fragment (no chips). */
-export function sanitizeMarkdown(md: string, doc: Document = document): DocumentFragment {
-  const html = marked.parse(md ?? "", { async: false, gfm: true, breaks: false }) as string;
+/** Markdown -> sanitised fragment (no chips); `inline` keeps it to a line's content (code, emphasis, links), no blocks. */
+export function sanitizeMarkdown(md: string, doc: Document = document, inline = false): DocumentFragment {
+  const options = { async: false, gfm: true, breaks: false } as const;
+  const html = (inline ? marked.parseInline(md ?? "", options) : marked.parse(md ?? "", options)) as string;
   const frag = getPurifier().sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     FORBID_TAGS,
@@ -116,8 +117,8 @@ function makeChip(doc: Document, t: CitationTarget): HTMLElement {
 }
 
 /** Markdown -> safe fragment with citation chips. */
-export function renderMarkdown(md: string, lookup?: CitationLookup): DocumentFragment {
-  const frag = sanitizeMarkdown(md);
+export function renderMarkdown(md: string, lookup?: CitationLookup, inline = false): DocumentFragment {
+  const frag = sanitizeMarkdown(md, document, inline);
   if (lookup) addCitationChips(frag, lookup);
   return frag;
 }

@@ -45,6 +45,20 @@ describe("ReportHeader", () => {
     expect(chips.map((c) => (c as HTMLElement).dataset.cite)).toEqual(["1", "2"]);
     expect(chips[0].getAttribute("aria-label")).toBe("Source 1: Attribute access");
   });
+  it("shows code spans and emphasis in the summary and findings as markup, and nothing unsafe", () => {
+    const marked = {
+      ...report,
+      summary: "Then `object.__getattribute__()` runs <img src=x onerror=alert(1)>.",
+      keyFindings: [{ text: "Defined by *`__slots__`*; see [docs](javascript:alert(1)).", citations: [3] }],
+    };
+    act(() => render(<ReportHeader report={marked} titleOf={() => undefined} />, root));
+    expect(root.querySelector(".report-summary code")?.textContent).toBe("object.__getattribute__()");
+    expect(root.querySelector(".report-summary")?.textContent).toBe("Then object.__getattribute__() runs .");
+    expect(root.querySelector(".key-findings li em code")?.textContent).toBe("__slots__");
+    expect(root.querySelector("img")).toBeNull();
+    expect(root.querySelector(".key-findings a")?.getAttribute("href")).toBeNull();
+    expect(root.querySelector(".key-findings li .cite-chip")?.textContent).toBe("3");
+  });
   it("renders nothing for a report without artifact fields", () => {
     act(() => render(<ReportHeader report={{ ...report, title: "", summary: "", keyFindings: [] }} titleOf={() => undefined} />, root));
     expect(root.innerHTML).toBe("");

@@ -3,24 +3,57 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from support.scenarios import ResearchModel
+from support.scripted_llm import Reply, ScriptedLLM, tool_names
 
-from .ui import composer, current_run, question_box, report
+from .servers import Server, start_server, stop_server
+from .ui import composer, current_run, open_timeline, question_box, report
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
 
-def ask_with_review(page: Page, question: str) -> None:
+def ask_with_review(page: Page, question: str, *, review: bool = True) -> None:
     box = question_box(page)
     expect(box).to_be_enabled()
     composer(page).get_by_role("checkbox", name="Ask clarifying questions").set_checked(False)
-    composer(page).get_by_role("checkbox", name="Review the plan").set_checked(True)
+    composer(page).get_by_role("checkbox", name="Review the plan").set_checked(review)
     box.fill(question)
     box.press("Enter")
+
+
+class SlowToNarrate(ResearchModel):
+    """Researches at once. The overview script never comes, so the player stays busy; the dialogue
+    script is not written at all, so the player says why."""
+
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        if "record_dialogue" in tool_names(body):
+            return Reply(text="No script today.")
+        return Reply(hang=True)
+
+
+@pytest.fixture(scope="module")
+def scripted_artifacts_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The scripted model with a plan review that times out after 4 s unanswered."""
+    with ScriptedLLM(SlowToNarrate()) as llm:
+        server = start_server(
+            "artifacts",
+            tmp_path_factory.mktemp("artifacts-server"),
+            {
+                "SLEUTH_MODEL": "openai/scripted",
+                "SLEUTH_API_BASE": llm.base_url,
+                "SLEUTH_API_KEY": "sk-test",
+                "SLEUTH_LLM_RETRIES": "0",
+                "SLEUTH_PLAN_REVIEW_TIMEOUT_S": "4",
+            },
+        )
+        yield server
+        stop_server(server)
 
 
 @pytest.mark.e2e
@@ -94,22 +127,35 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
     fold_top = fold.bounding_box()
     assert report_top and fold_top and report_top["y"] < fold_top["y"]
     assert report_top["y"] < 400, "the report starts near the top of the run, not below the timeline"
+    expect(verified.locator(".report-title")).to_be_in_viewport()  # the reader lands on its title, not its end
     shot("report-first")
     fold.locator(":scope > summary").click()
     expect(run.get_by_role("region", name="Research plan")).to_be_visible()
     shot("timeline-open", whole_thread=True)
 
-    # Download menu: md, pdf and docx come from the server's stored report.
-    verified.locator("summary", has_text="Download").click()
+    # Download menu: md, pdf and docx come from the server's stored report; it closes like a menu.
+    opener = verified.locator("summary", has_text="Download")
     menu = verified.get_by_role("menu", name="Download the report")
+    opener.click()
     expect(menu.get_by_role("menuitem")).to_have_count(3)
     shot("download-menu")
-    for label, suffix, magic in (("PDF (.pdf)", ".pdf", b"%PDF"), ("Word (.docx)", ".docx", b"PK")):
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    opener.click()
+    page.get_by_role("banner").click()
+    expect(menu).to_be_hidden()
+    for label, suffix, magic in (
+        ("Markdown (.md)", ".md", b"# What happens when a generator is closed?"),
+        ("PDF (.pdf)", ".pdf", b"%PDF"),
+        ("Word (.docx)", ".docx", b"PK"),
+    ):
+        opener.click()
         with page.expect_download(timeout=90_000) as info:  # rendering a PDF takes seconds on a busy machine
             menu.get_by_role("menuitem", name=label).click()
         download = info.value
         assert download.suggested_filename.endswith(suffix)
         assert Path(download.path()).read_bytes().startswith(magic)
+        expect(menu).to_be_hidden()  # done: the menu is out of the way
 
     # A follow-up is answered from the report, without new research, with the report's citations.
     asking = run.get_by_role("form", name="Ask about this report")
@@ -174,3 +220,49 @@ def test_the_report_can_be_listened_to(page: Page, offline_server, shot: Callabl
     ).json_value()
     assert duration > 3  # a playable file, seconds long
     shot("audio-player")
+
+
+@pytest.mark.e2e
+def test_an_unanswered_plan_review_times_out_and_the_plan_runs_as_proposed(
+    page: Page, scripted_artifacts_server: Server, shot: Callable[..., Path]
+) -> None:
+    page.goto(scripted_artifacts_server.base_url)
+    ask_with_review(page, QUESTION)
+    run = current_run(page)
+    verified = report(run)
+    expect(verified).to_be_visible(timeout=60_000)  # nobody answered: the review timed out, research went on
+    expect(run.get_by_role("region", name="Review the research plan")).to_have_count(0)
+    expect(verified).to_contain_text("Degradation: plan review timeout")  # named in the method note
+    open_timeline(run)
+    plan = run.get_by_role("region", name="Research plan").last
+    expect(plan).to_contain_text("not reviewed in time")
+    expect(run.get_by_role("note").filter(has_text="Plan not reviewed in time")).to_be_visible()
+    shot("plan-review-timed-out", whole_thread=True)
+
+
+@pytest.mark.e2e
+def test_the_audio_player_shows_a_failed_style_then_a_job_in_progress(
+    page: Page, scripted_artifacts_server: Server, shot: Callable[..., Path]
+) -> None:
+    page.goto(scripted_artifacts_server.base_url)
+    ask_with_review(page, "How do descriptors take precedence over __getattr__?", review=False)
+    run = current_run(page)
+    expect(report(run)).to_be_visible(timeout=60_000)
+    player = run.get_by_role("region", name="Listen to the report")
+    style = player.get_by_role("combobox", name="Audio style")
+    listen = player.get_by_role("button", name="Listen")
+
+    style.select_option("dialogue")
+    listen.click()
+    expect(player.get_by_role("alert")).to_contain_text("the report model wrote no dialogue script")
+    expect(listen).to_be_enabled()  # asking again is one click
+    shot("audio-failed")
+
+    style.select_option("overview")
+    listen.click()
+    making = player.get_by_role("button", name="Making audio…")
+    expect(making).to_be_disabled()
+    expect(style).to_be_disabled()
+    expect(player.get_by_role("alert")).to_have_count(0)  # the last failure is cleared
+    expect(player.get_by_label("Report audio")).to_have_count(0)
+    shot("audio-making")

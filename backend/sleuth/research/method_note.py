@@ -15,6 +15,8 @@ from sleuth.tools.base import SourceBlocked
 Confidence = Literal["high", "medium", "low"]
 # Degradations after which the report may be missing whole parts of the research.
 SEVERE = {"deadline", "report_timeout", "orchestrator_force_report", "agent_hard_timeout"}
+# A plan nobody reviewed in time still runs in full: named in the note, no cost to confidence.
+HARMLESS = {"plan_review_timeout"}
 
 
 @dataclass
@@ -69,7 +71,7 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
         return "low", "unsupported"
     if counts.sources_cited < 3:
         return "medium", "few_sources"
-    if tally.degraded:
+    if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
         return "medium", "removed"

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 
 const FORMATS: { format: api.ExportFormat; label: string }[] = [
@@ -22,11 +22,24 @@ function save(blob: Blob, name: string) {
 export function DownloadMenu({ reportId }: { reportId: string }) {
   const [busy, setBusy] = useState<api.ExportFormat | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const menu = useRef<HTMLDetailsElement>(null);
+  const close = () => {
+    if (menu.current) menu.current.open = false;
+  };
+  // Like any menu: a click elsewhere closes it.
+  useEffect(() => {
+    const onPointerDown = (e: PointerEvent) => {
+      if (menu.current?.open && !menu.current.contains(e.target as Node)) close();
+    };
+    document.addEventListener("pointerdown", onPointerDown);
+    return () => document.removeEventListener("pointerdown", onPointerDown);
+  }, []);
   const download = async (format: api.ExportFormat) => {
     setBusy(format);
     setError(null);
     try {
       save(await api.fetchReportFile(reportId, format), `sleuth-${reportId}.${format}`);
+      close(); // an error stays open, to be read
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -34,7 +47,7 @@ export function DownloadMenu({ reportId }: { reportId: string }) {
     }
   };
   return (
-    <details class="download-menu">
+    <details class="download-menu" ref={menu} onKeyDown={(e) => e.key === "Escape" && close()}>
       <summary class="btn btn-ghost">Download</summary>
       <ul role="menu" aria-label="Download the report">
         {FORMATS.map(({ format, label }) => (

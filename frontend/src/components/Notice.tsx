@@ -6,6 +6,7 @@ const LEVEL_TEXT: Record<string, string> = {
   orchestrator_force_report: "Research stopped early",
   report_timeout: "Report cut short",
   deadline: "Deadline reached",
+  plan_review_timeout: "Plan not reviewed in time",
 };
 
 export function NoticeView({ notice, compact }: { notice: NoticeT; compact?: boolean }) {

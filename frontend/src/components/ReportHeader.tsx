@@ -1,8 +1,9 @@
 import type { VerifiedReport } from "../timeline/state";
+import { Markdown } from "./Markdown";
 
 /**
- * The report's artifact fields above its body: title, summary, key findings with citation chips,
- * and the engine's confidence. Chips use the report body's delegated handlers (hover, click).
+ * The report's artifact fields above its body: title (plain text), summary and key findings (inline
+ * markdown, sanitised) with citation chips, and the engine's confidence. Chips use the report body's delegated handlers (hover, click).
  */
 export function ReportHeader({ report, titleOf }: { report: VerifiedReport; titleOf: (n: number) => string | undefined }) {
   if (!report.title && !report.summary && !report.keyFindings.length) return null;
@@ -15,14 +16,19 @@ export function ReportHeader({ report, titleOf }: { report: VerifiedReport; titl
           {confidence} confidence
         </span>
       ) : null}
-      {report.summary ? <p class="report-summary">{report.summary}</p> : null}
+      {/* Models write code spans and emphasis here too; shown as markup, never as raw backticks. */}
+      {report.summary ? (
+        <p class="report-summary">
+          <Markdown inline markdown={report.summary} />
+        </p>
+      ) : null}
       {report.keyFindings.length ? (
         <section class="key-findings" aria-label="Key findings">
           <h3>Key findings</h3>
           <ul>
             {report.keyFindings.map((finding, i) => (
               <li key={i}>
-                {finding.text}
+                <Markdown inline markdown={finding.text} />
                 {finding.citations.map((n) => {
                   const title = titleOf(n);
                   return (
