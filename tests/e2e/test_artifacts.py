@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+
 from support.scenarios import ResearchModel
 from support.scripted_llm import Reply, ScriptedLLM, tool_names
 
