@@ -277,16 +277,26 @@ export interface AudioStatus {
   url: string | null;
   error: string | null;
   durationS: number | null;
+  /** While pending: writing the script, or speaking line `done` of `total`. */
+  progress: { stage: "script" | "speech"; done: number; total: number } | null;
 }
 
 function toAudio(raw: Json): AudioStatus {
   const status = str(raw.status);
+  const progress = raw.progress && typeof raw.progress === "object" ? (raw.progress as Json) : null;
   return {
     audioId: str(raw.audio_id) ?? "",
     status: status === "done" || status === "failed" ? status : "pending",
     url: str(raw.url),
     error: str(raw.error),
     durationS: typeof raw.duration_s === "number" ? raw.duration_s : null,
+    progress: progress
+      ? {
+          stage: progress.stage === "speech" ? "speech" : "script",
+          done: typeof progress.done === "number" ? progress.done : 0,
+          total: typeof progress.total === "number" ? progress.total : 0,
+        }
+      : null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makingLabel } from "../src/components/AudioPlayer";
 import { planAnswerFor } from "../src/components/PlanReview";
 import { ReportHeader } from "../src/components/ReportHeader";
 import type { VerifiedReport } from "../src/timeline/state";
@@ -62,5 +63,13 @@ describe("ReportHeader", () => {
   it("renders nothing for a report without artifact fields", () => {
     act(() => render(<ReportHeader report={{ ...report, title: "", summary: "", keyFindings: [] }} titleOf={() => undefined} />, root));
     expect(root.innerHTML).toBe("");
+  });
+});
+
+describe("makingLabel", () => {
+  it("says which stage the audio job is in, and how far the speech is", () => {
+    expect(makingLabel(null)).toBe("Making audio…");
+    expect(makingLabel({ stage: "script", done: 0, total: 0 })).toBe("Writing the script…");
+    expect(makingLabel({ stage: "speech", done: 3, total: 12 })).toBe("Speaking line 3 of 12…");
   });
 });

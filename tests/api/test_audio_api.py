@@ -124,7 +124,9 @@ async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_tw
         settings = Settings(tts_model="openai/tts-1", api_base=base, api_key="sk-speech-secret")
         data, media_type, extension, duration = await make_audio(settings, report, "narration")
         spoken = len(seen)
-        dialogue = await speak(settings, [Line(0, "Host line."), Line(1, "Researcher line.")])
+        heard: list[tuple[int, int]] = []
+        lines = [Line(0, "Host line."), Line(1, "Researcher line.")]
+        dialogue = await speak(settings, lines, lambda done, total: heard.append((done, total)))
     assert media_type == "audio/mpeg" and extension == "mp3" and duration is None
     assert data == chunk * spoken
     assert [body["input"] for body in seen[:spoken]] == [
@@ -136,3 +138,4 @@ async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_tw
     ]
     assert {body["model"] for body in seen} == {"tts-1"}
     assert [body["voice"] for body in seen[spoken:]] == ["alloy", "onyx"] and dialogue.data == chunk * 2
+    assert heard == [(1, 2), (2, 2)]  # progress after each spoken line

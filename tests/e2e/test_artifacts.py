@@ -261,7 +261,7 @@ def test_the_audio_player_shows_a_failed_style_then_a_job_in_progress(
 
     style.select_option("overview")
     listen.click()
-    making = player.get_by_role("button", name="Making audio…")
+    making = player.get_by_role("button", name="Writing the script…")  # the server's progress, polled
     expect(making).to_be_disabled()
     expect(style).to_be_disabled()
     expect(player.get_by_role("alert")).to_have_count(0)  # the last failure is cleared

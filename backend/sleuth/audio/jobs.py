@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from dataclasses import dataclass
+from typing import Literal
 
 from sleuth.audio.files import audio_dir
 from sleuth.audio.recovery import SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
-from sleuth.audio.speech import speak
+from sleuth.audio.speech import SpokenLines, speak
 from sleuth.config import Settings
 from sleuth.llm.speech import SpeechError
 from sleuth.research.types import ResearchResult
@@ -20,11 +22,25 @@ from sleuth.store.recovery import this_host
 log = logging.getLogger(__name__)
 
 
-async def make_audio(settings: Settings, report: ResearchResult, style: Style) -> tuple[bytes, str, str, float | None]:
-    """(data, media type, extension, duration) of the report spoken in `style`."""
+async def make_audio(
+    settings: Settings, report: ResearchResult, style: Style, on_line: SpokenLines | None = None
+) -> tuple[bytes, str, str, float | None]:
+    """(data, media type, extension, duration) of the report spoken in `style`; `on_line` as in `speak`."""
     lines = await script_for(settings, report, style)
-    audio = await speak(settings, lines)
+    audio = await speak(settings, lines, on_line)
     return audio.data, audio.media_type, audio.extension, audio.duration_s
+
+
+@dataclass
+class Progress:
+    """Where a job of this process is: writing its script, then speaking line `done` of `total`."""
+
+    stage: Literal["script", "speech"] = "script"
+    done: int = 0
+    total: int = 0
+
+    def spoke(self, done: int, total: int) -> None:
+        self.stage, self.done, self.total = "speech", done, total
 
 
 class AudioJobs:
@@ -34,6 +50,11 @@ class AudioJobs:
         self._settings = settings
         self._store = store
         self._tasks: dict[asyncio.Task[None], str] = {}
+        self._progress: dict[str, Progress] = {}
+
+    def progress(self, audio_id: str) -> Progress | None:
+        """Progress of a job this process is making; None for any other (done, failed, another process's)."""
+        return self._progress.get(audio_id)
 
     async def recover(self) -> list[str]:
         """At start-up: fail the jobs a dead process left pending (their ids)."""
@@ -59,8 +80,15 @@ class AudioJobs:
         return audio_id
 
     async def _run(self, audio_id: str, report: ResearchResult, style: Style) -> None:
+        progress = self._progress[audio_id] = Progress()
         try:
-            data, media_type, extension, duration = await make_audio(self._settings, report, style)
+            await self._make(audio_id, report, style, progress)
+        finally:
+            del self._progress[audio_id]
+
+    async def _make(self, audio_id: str, report: ResearchResult, style: Style, progress: Progress) -> None:
+        try:
+            data, media_type, extension, duration = await make_audio(self._settings, report, style, progress.spoke)
             folder = audio_dir(self._store)
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
             await asyncio.to_thread((folder / f"{audio_id}.{extension}").write_bytes, data)

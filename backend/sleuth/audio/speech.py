@@ -6,6 +6,7 @@ import asyncio
 import io
 import shutil
 import wave
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sleuth.audio.script import Line
@@ -71,13 +72,23 @@ def join_wavs(parts: list[bytes], pause_s: float = PAUSE_S) -> tuple[bytes, floa
     return out.getvalue(), total / (params.framerate * params.sampwidth * params.nchannels)
 
 
-async def speak(settings: Settings, lines: list[Line]) -> Audio:
+SpokenLines = Callable[[int, int], None]  # (lines spoken so far, lines in all)
+
+
+async def speak(settings: Settings, lines: list[Line], on_line: SpokenLines | None = None) -> Audio:
+    """All lines, one after another; `on_line` hears after each, so a listener can show progress."""
     if not lines:
         raise SpeechError("nothing to speak")
+    parts: list[bytes] = []
+    for line in lines:
+        if settings.tts_model:
+            parts.append(await synthesize(settings, line.text, line.speaker))
+        else:
+            parts.append(await _espeak_line(line.text, ESPEAK_VOICES[line.speaker % 2]))
+        if on_line is not None:
+            on_line(len(parts), len(lines))
     if settings.tts_model:
         # MP3 frames concatenate into a playable stream; the provider decides the sound.
-        chunks = [await synthesize(settings, line.text, line.speaker) for line in lines]
-        return Audio(b"".join(chunks), "audio/mpeg", "mp3", None)
-    parts = [await _espeak_line(line.text, ESPEAK_VOICES[line.speaker % 2]) for line in lines]
+        return Audio(b"".join(parts), "audio/mpeg", "mp3", None)
     data, seconds = join_wavs(parts)
     return Audio(data, "audio/wav", "wav", round(seconds, 2))

@@ -24,6 +24,12 @@ class AudioCreate(BaseModel):
     )
 
 
+class AudioProgress(BaseModel):
+    stage: Literal["script", "speech"] = Field(description="script: the script is being written; speech: spoken")
+    done: int = Field(description="Lines spoken so far (speech).")
+    total: int = Field(description="Lines in the script (speech).")
+
+
 class AudioOut(BaseModel):
     audio_id: str
     status: Literal["pending", "done", "failed"]
@@ -32,6 +38,7 @@ class AudioOut(BaseModel):
     media_type: str | None = None
     duration_s: float | None = None
     error: str | None = None
+    progress: AudioProgress | None = Field(default=None, description="While pending, how far the job is.")
 
 
 def jobs_of(request: Request) -> AudioJobs:
@@ -62,6 +69,7 @@ async def get_audio(request: Request, audio_id: str) -> AudioOut:
     if row is None:
         raise not_found("audio", audio_id)
     done = row["status"] == "done"
+    progress = jobs_of(request).progress(audio_id) if row["status"] == "pending" else None
     return AudioOut(
         audio_id=audio_id,
         status=row["status"],
@@ -70,6 +78,7 @@ async def get_audio(request: Request, audio_id: str) -> AudioOut:
         media_type=row["media_type"],
         duration_s=row["duration_s"],
         error=row["error"],
+        progress=AudioProgress(stage=progress.stage, done=progress.done, total=progress.total) if progress else None,
     )
 
 
