@@ -102,9 +102,11 @@ export function App() {
   };
 
   const status = last ? (last.conn === "reconnecting" ? "Reconnecting…" : phaseOf(last.state)) : view.loading ? "Loading…" : "";
+  // The history has the newest title (a rename shows at once); the opened session's is the fallback.
+  const title = sessions.find((s) => s.id === sessionId)?.title || view.title;
   useEffect(() => {
-    document.title = view.title ? `${view.title} · Sleuth` : "Sleuth";
-  }, [view.title]);
+    document.title = title ? `${title} · Sleuth` : "Sleuth";
+  }, [title]);
 
   return (
     <div class={`app ${navOpen ? "nav-open" : ""}`}>
@@ -120,7 +122,7 @@ export function App() {
         <a class="brand" href="#/" onClick={() => navigate(null)}>
           <Icon name="logo" class="logo" /> Sleuth
         </a>
-        <span class="topbar-title">{view.title}</span>
+        <span class="topbar-title">{title}</span>
         <span class="spacer" />
         {status ? <span class={`status-pill ${last?.conn === "reconnecting" ? "warn" : busy ? "live" : ""}`}>{status}</span> : null}
       </header>

@@ -178,6 +178,8 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
     title.press("Enter")
     renamed = nav.get_by_role("link", name=re.compile("Generators: close"))
     expect(renamed).to_be_visible()
+    expect(page.get_by_role("banner")).to_contain_text("Generators: close()")  # the open session's title too
+    expect(page).to_have_title("Generators: close() · Sleuth")
 
     search = nav.get_by_role("searchbox", name="Search history by title")
     search.fill("no such title")

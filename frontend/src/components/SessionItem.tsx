@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { SessionSummary } from "../api";
+import { Icon } from "./Icon";
 
 interface Props {
   session: SessionSummary;
@@ -67,10 +68,10 @@ export function SessionItem({ session, current, date, onSelect, onRename, onDele
       ) : (
         <div class="session-actions">
           <button type="button" class="btn btn-ghost" aria-label={`Rename ${label}`} onClick={() => { setTitle(session.title); setMode("rename"); }}>
-            ✎
+            <Icon name="pencil" />
           </button>
           <button type="button" class="btn btn-ghost" aria-label={`Delete ${label}`} onClick={() => setMode("confirm")}>
-            🗑
+            <Icon name="trash" />
           </button>
         </div>
       )}
