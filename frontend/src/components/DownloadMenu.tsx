@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { errorText } from "../format";
 import * as api from "../api";
 
 const FORMATS: { format: api.ExportFormat; label: string }[] = [
@@ -28,7 +29,7 @@ export function DownloadMenu({ reportId }: { reportId: string }) {
     try {
       save(await api.fetchReportFile(reportId, format), `sleuth-${reportId}.${format}`);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(null);
     }
