@@ -23,9 +23,9 @@ from httpx_sse import aconnect_sse
 
 from sleuth.api import create_app
 from sleuth.config import Settings
-from support.engine import scripted_settings
-from support.scenarios import HangingOrchestrator, ResearchModel
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
+from sleuth.scripted.server import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from conftest import assert_contiguous, read_events, start_research
+from sleuth.scripted.scenarios import HangingOrchestrator
+from sleuth.scripted.server import ScriptedLLM
 from support.net import free_port
-from support.scenarios import HangingOrchestrator
-from support.scripted_llm import ScriptedLLM
 
 
 def serve_command(port: int) -> list[str]:

@@ -3,7 +3,7 @@
 Servers (session-scoped, one subprocess each, free 127.0.0.1 port, temp SLEUTH_DATA_DIR; the
 hostile-corpus one in test_xss.py is module-scoped):
 * `offline_server`: the embedded defaults (offline extractive model, built-in corpus).
-* `scripted_server`: the same server pointed at tests/support/scripted_llm.py with a research
+* `scripted_server`: the same server pointed at sleuth.scripted.server with a research
   model that waits before every agent step, so a run stays in flight long enough to watch
   three lanes run, reload mid-run and press Stop. (The offline model has no delay knob.)
 
@@ -119,7 +119,7 @@ def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
 @pytest.fixture(scope="session")
 def scripted_llm() -> Iterator[Any]:
     """The scripted OpenAI-compatible model server, in this process (tests/support is on sys.path)."""
-    from support.scripted_llm import ScriptedLLM
+    from sleuth.scripted.server import ScriptedLLM
 
     from .scripted import SlowResearchModel
 

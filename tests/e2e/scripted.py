@@ -1,4 +1,4 @@
-"""Scripted models for the browser tests (served by tests/support/scripted_llm.py).
+"""Scripted models for the browser tests (served by sleuth.scripted.server).
 
 `SlowResearchModel` is the sensible `ResearchModel` with one cycle of three agents whose every
 step waits `AGENT_STEP_DELAY_S` before answering, so a run stays in flight for several seconds:
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from support.scenarios import ResearchModel, sources_in
-from support.scripted_llm import Call, Reply, user_text
+from sleuth.scripted.scenarios import ResearchModel, sources_in
+from sleuth.scripted.server import Call, Reply, user_text
 
 AGENT_STEP_DELAY_S = 1.5
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from sleuth.clock import ScaledClock
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
+from sleuth.scripted.server import Call, Reply, ScriptedLLM, classify, tool_names
 from support.invariants import check_invariants
-from support.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
-from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
 
 # scaled-clock tests: litellm must not load its code on the run's clock
 pytestmark = pytest.mark.usefixtures("warm_litellm")

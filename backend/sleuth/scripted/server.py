@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1 for driving Sleuth through litellm.
 
-A test gives it a `respond(request_body) -> Reply` function. The server streams the reply the
+A test or a benchmark gives it a `respond(request_body) -> Reply` function. The server streams the reply the
 way OpenAI does: text in small deltas, tool calls with their arguments split across chunks,
 then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, or slow.
 """
@@ -12,7 +12,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,7 +139,7 @@ class ScriptedLLM:
             )
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
 
-    async def _stream(self, reply: Reply):
+    async def _stream(self, reply: Reply) -> AsyncIterator[str]:
         yield _chunk({"role": "assistant", "content": ""})
         for piece in _pieces(reply.reasoning, reply.chunk_size) if reply.reasoning else []:
             yield _chunk({"reasoning_content": piece})
