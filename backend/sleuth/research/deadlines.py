@@ -209,7 +209,11 @@ async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitab
 
 
 async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T]]) -> set[asyncio.Task[T]]:
-    """Wait for all `tasks` or until `at`; cancel and await the stragglers, and return them."""
+    """Wait for all `tasks` or until `at`; cancel and await the stragglers, and return them.
+
+    A caller cancelled while it waits (the run's deadline, a cancelled run) cancels the tasks too:
+    they are not its children, and left running they would go on emitting after the run ended.
+    """
     pending: set[asyncio.Task[T]] = set(tasks)
     if not pending:
         return set()
@@ -220,8 +224,7 @@ async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T
             pending = {task for task in pending if not task.done()}
     finally:
         timer.cancel()
-        await asyncio.gather(timer, return_exceptions=True)
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(timer, *pending, return_exceptions=True)
     return pending
