@@ -77,6 +77,17 @@ def llm() -> Iterator[ScriptedLLM]:
         yield scripted
 
 
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server (and so one engine process start and stop, seconds each) for a whole module whose
+    tests read only the runs they start; `server` stays per test where a test needs a fresh store."""
+    with (
+        ScriptedLLM(ResearchModel()) as scripted,
+        live_server(scripted_settings(scripted, data_dir=tmp_path_factory.mktemp("shared"))) as live,
+    ):
+        yield live
+
+
 @pytest.fixture
 def hanging_llm() -> Iterator[ScriptedLLM]:
     with ScriptedLLM(HangingOrchestrator()) as scripted:
