@@ -15,24 +15,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from sleuth.config import Settings  # noqa: E402
-from sleuth.documents import Document  # noqa: E402
-from sleuth.research.run import new_run_id, run_research  # noqa: E402
-from sleuth.research.types import ResearchRequest  # noqa: E402
-from sleuth.stream.emitter import Emitter  # noqa: E402
-from sleuth.stream.packets import Packet  # noqa: E402
-from sleuth.tools.local.factory import build_local_tools  # noqa: E402
-from sleuth.tools.toolbox import Toolbox  # noqa: E402
-from support.scenarios import ResearchModel  # noqa: E402
-from support.scripted_llm import ScriptedLLM  # noqa: E402
+from sleuth.config import Settings
+from sleuth.documents import Document
+from sleuth.research.run import new_run_id, run_research
+from sleuth.research.types import ResearchRequest
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import ScriptedLLM
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Packet
+from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.toolbox import Toolbox
 
 # Larger stream chunks than the tests use: the benchmark measures the engine, not chunk parsing.
 CHUNK = 64

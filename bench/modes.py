@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/modes.py [--question "..."] [--runs 3]
 
-The scripted model (tests/support) answers like a sensible LLM at every step with a fixed
+The scripted model (sleuth.scripted) answers like a sensible LLM at every step with a fixed
 per-call latency, so time reflects the run's critical path rather than this machine's speed.
 """
 
@@ -11,19 +11,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from sleuth.config import Settings  # noqa: E402
-from sleuth.research.types import ResearchRequest  # noqa: E402
-from support.engine import Run, run_engine, scripted_settings  # noqa: E402
-from support.scenarios import SixStepModel  # noqa: E402
-from support.scripted_llm import ScriptedLLM  # noqa: E402
+from sleuth.config import Settings
+from sleuth.research.types import ResearchRequest
+from sleuth.scripted.engine import Run, run_engine, scripted_settings
+from sleuth.scripted.scenarios import SixStepModel
+from sleuth.scripted.server import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

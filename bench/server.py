@@ -31,15 +31,12 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from sleuth.store import RunRecord, Store  # noqa: E402
-from sleuth.store.records import now_iso  # noqa: E402
-from sleuth.store.recovery import this_host  # noqa: E402
-from sleuth.stream.packets import MessageDelta, Packet, Placement, RunStart, Stop  # noqa: E402
-from support.scenarios import ResearchModel  # noqa: E402
-from support.scripted_llm import Reply, ScriptedLLM  # noqa: E402
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM
+from sleuth.store import RunRecord, Store
+from sleuth.store.records import now_iso
+from sleuth.store.recovery import this_host
+from sleuth.stream.packets import MessageDelta, Packet, Placement, RunStart, Stop
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

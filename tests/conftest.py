@@ -29,9 +29,9 @@ def warm_litellm(tmp_path_factory: pytest.TempPathFactory) -> None:
     import asyncio
 
     from sleuth.research.types import ResearchRequest
-    from support.engine import run_engine, scripted_settings
-    from support.scenarios import ResearchModel
-    from support.scripted_llm import ScriptedLLM
+    from sleuth.scripted.engine import run_engine, scripted_settings
+    from sleuth.scripted.scenarios import ResearchModel
+    from sleuth.scripted.server import ScriptedLLM
 
     async def once() -> None:
         with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:

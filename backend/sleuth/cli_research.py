@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import sys
 
 import click
@@ -185,8 +184,6 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
         return check_sources(settings, names)
     except UnknownSource as exc:
         raise click.ClickException(str(exc)) from None
-    except sqlite3.Error as exc:
-        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
 
 
 @click.command()

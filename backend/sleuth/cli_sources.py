@@ -10,7 +10,7 @@ import click
 from sleuth.cli_settings import cli_settings
 from sleuth.tools.base import ToolError
 from sleuth.tools.local import library
-from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.corpus import db_path_for, unreadable_index
 from sleuth.tools.local.urls import is_corpus_url
 from sleuth.tools.sources import list_sources
 from sleuth.tools.web.factory import build_web_reader
@@ -23,7 +23,7 @@ def sources() -> None:
     try:
         found = list_sources(settings)
     except sqlite3.Error as exc:
-        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
+        raise click.ClickException(unreadable_index(exc)) from None
     width = max(len("NAME"), *(len(s.name) for s in found))
     click.echo(f"{'NAME':<{width}}  {'KIND':<5}  {'DOCS':>6}  DEFAULT")
     for s in found:
@@ -52,7 +52,7 @@ def show(target: str) -> None:
             else library.document_by_id(db_path, target)
         )
     except sqlite3.Error as exc:
-        raise click.ClickException(f"cannot read the local corpus index: {exc}") from None
+        raise click.ClickException(unreadable_index(exc)) from None
     if found is None:
         raise click.ClickException(f"no document {target!r} (give a document id, a corpus:// URL or an http(s) URL)")
     _print(found.title, found.url, found.collection, found.text)

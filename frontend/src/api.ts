@@ -40,6 +40,20 @@ export class ApiError extends Error {
 
 const BASE = "/api";
 
+/** Throw an ApiError carrying the server's `detail` for a response that failed (and report a 401). */
+async function refuseFailure(res: Response): Promise<void> {
+  if (res.status === 401) reportUnauthorized();
+  if (res.ok) return;
+  let detail = `${res.status} ${res.statusText}`;
+  try {
+    const body = await res.json();
+    if (body && typeof body.detail === "string") detail = body.detail;
+  } catch {
+    /* not JSON */
+  }
+  throw new ApiError(detail, res.status);
+}
+
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(BASE + path, {
     ...init,
@@ -50,17 +64,7 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
       ...init?.headers,
     },
   });
-  if (res.status === 401) reportUnauthorized();
-  if (!res.ok) {
-    let detail = `${res.status} ${res.statusText}`;
-    try {
-      const body = await res.json();
-      if (body && typeof body.detail === "string") detail = body.detail;
-    } catch {
-      /* not JSON */
-    }
-    throw new ApiError(detail, res.status);
-  }
+  await refuseFailure(res);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
@@ -255,17 +259,7 @@ export type ExportFormat = "md" | "pdf" | "docx";
 /** The stored report rendered by the server as a file (fetched with the token, so it works behind auth). */
 export async function fetchReportFile(reportId: string, format: ExportFormat): Promise<Blob> {
   const res = await fetch(`${BASE}/reports/${encodeURIComponent(reportId)}.${format}`, { headers: { ...authHeaders() } });
-  if (res.status === 401) reportUnauthorized();
-  if (!res.ok) {
-    let detail = `${res.status} ${res.statusText}`;
-    try {
-      const body = await res.json();
-      if (body && typeof body.detail === "string") detail = body.detail;
-    } catch {
-      /* not JSON */
-    }
-    throw new ApiError(detail, res.status);
-  }
+  await refuseFailure(res);
   return await res.blob();
 }
 

@@ -1,112 +1,80 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
-import { phaseOf, RunView } from "./components/RunView";
+import { phaseOf } from "./components/RunView";
 import { Sidebar } from "./components/Sidebar";
-import { useHashSession } from "./hooks";
-import { useSession, type RunEntry } from "./session";
-import { Icon } from "./components/Icon";
+import { useFollowEnd, useHashSession, useSessionList } from "./hooks";
+import { latestRun, statusLine, useSession } from "./session";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { onUnauthorized } from "./auth";
 import { DocumentViewer } from "./components/DocumentViewer";
 import { SourcePicker, useSourceChoice } from "./components/SourcePicker";
+import { errorText } from "./format";
+import { Thread } from "./components/Thread";
+import { TopBar } from "./components/TopBar";
 
-const EXAMPLES = [
-  "How does Python decide where an attribute lookup like obj.x finds its value?",
-  "What exactly happens when a generator is closed, and how do try/finally blocks behave?",
-  "Compare __slots__, descriptors and __getattr__ for memory use and speed.",
-];
-
+/** The page: the session list, the open session's thread, and the composer under it. */
 export function App() {
   const [sessionId, navigate] = useHashSession();
   const { view, send } = useSession(sessionId);
-  const [sessions, setSessions] = useState<api.SessionSummary[]>([]);
-  const [sessionsError, setSessionsError] = useState<string | null>(null);
+  const [query, setQuery] = useState("");
+  const list = useSessionList(query);
   const [navOpen, setNavOpen] = useState(false);
   const [preset, setPreset] = useState<{ text: string; nonce: number } | null>(null);
   const [stopError, setStopError] = useState<string | null>(null);
   const [needToken, setNeedToken] = useState(false);
   const [chosenSources, setChosenSources] = useSourceChoice(sessionId);
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
+  const thread = useFollowEnd<HTMLDivElement>(sessionId);
 
-  // Follow the live end of the thread while the reader is there; leave them alone once
-  // they scroll up to read.
-  const threadRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-  const lastHeight = useRef(0);
-  const onThreadScroll = () => {
-    const el = threadRef.current;
-    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
-  };
-  useLayoutEffect(() => {
-    const el = threadRef.current;
-    if (!el || el.scrollHeight === lastHeight.current) return;
-    lastHeight.current = el.scrollHeight;
-    if (stick.current) el.scrollTop = el.scrollHeight;
-  });
-  useEffect(() => {
-    stick.current = true;
-  }, [sessionId]);
-
-  const [query, setQuery] = useState("");
-  const refreshSessions = useCallback(() => {
-    (query.trim() ? api.searchSessions(query.trim()) : api.listSessions())
-      .then((s) => {
-        setSessions(s);
-        setSessionsError(null);
-      })
-      .catch((e: unknown) => setSessionsError(e instanceof Error ? e.message : String(e)));
-  }, [query]);
-  useEffect(refreshSessions, [refreshSessions]);
-
-  // The latest run drives the composer (busy / Stop) and the status announcements.
-  const runIds = view.thread.flatMap((i) => (i.kind === "user" && i.runId ? [i.runId] : []));
-  const lastRunId = runIds[runIds.length - 1] ?? null;
-  const last: RunEntry | null = lastRunId ? view.runs[lastRunId] ?? null : null;
-  const busy = !!last && last.state.status === "running" && last.conn !== "failed";
-  const awaitingAnswer = !!last && last.state.status === "clarification";
-
-  // A run that ends changes its session's title / order in the list.
-  const lastStatus = last?.state.status;
+  const latest = latestRun(view);
+  const { busy, awaitingAnswer } = latest;
+  const lastStatus = latest.entry?.state.status;
+  const lastRunId = latest.runId;
   // A reader who followed a run to its end sees the report from its title, not from its last line.
   useLayoutEffect(() => {
-    if (lastStatus !== "completed" || !stick.current || !lastRunId) return;
-    const run = threadRef.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(lastRunId)}"]`);
+    if (lastStatus !== "completed" || !thread.isFollowing() || !lastRunId) return;
+    const run = thread.ref.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(lastRunId)}"]`);
     if (run?.querySelector(".report")) run.scrollIntoView({ block: "start" });
   }, [lastStatus, lastRunId]);
+  // A run that ends changes its session's title / order in the list.
   useEffect(() => {
-    if (lastStatus && lastStatus !== "running") refreshSessions();
-  }, [lastStatus, refreshSessions]);
+    if (lastStatus && lastStatus !== "running") list.refresh();
+  }, [lastStatus, list.refresh]);
+  // The history has the newest title (a rename shows at once); the opened session's is the fallback.
+  const title = list.sessions.find((s) => s.id === sessionId)?.title || view.title;
+  useEffect(() => {
+    document.title = title ? `${title} · Sleuth` : "Sleuth";
+  }, [title]);
 
+  const sources = chosenSources ?? undefined;
   const sendMessage = async (text: string, mode: api.Mode, clarify: boolean, timeBudgetS: number | null, reviewPlan = false) => {
     setStopError(null);
-    stick.current = true;
-    await send(text, { mode, clarify, timeBudgetS, sources: chosenSources ?? undefined, reviewPlan }, navigate);
-    refreshSessions();
+    thread.follow();
+    await send(text, { mode, clarify, timeBudgetS, sources, reviewPlan }, navigate);
+    list.refresh();
   };
   // The answer starts the research itself, so it goes with the composer's chosen mode.
   const answer = async (text: string) => {
     const mode: api.Mode = localStorage.getItem("sleuth.mode") === "heavy" ? "heavy" : "light";
-    const timeBudgetS = parseBudget(localStorage.getItem(BUDGET_KEY));
-    stick.current = true;
-    await send(text, { mode, timeBudgetS, sources: chosenSources ?? undefined }, navigate);
+    thread.follow();
+    await send(text, { mode, timeBudgetS: parseBudget(localStorage.getItem(BUDGET_KEY)), sources }, navigate);
   };
   const askAbout = async (question: string, reportId: string) => {
-    stick.current = true;
+    thread.follow();
     await send(question, { followupOf: reportId }, navigate);
   };
   const stop = () => {
-    if (!lastRunId) return;
-    api.cancelRun(lastRunId).catch((e: unknown) => setStopError(e instanceof Error ? e.message : String(e)));
+    if (latest.runId) api.cancelRun(latest.runId).catch((e: unknown) => setStopError(errorText(e)));
   };
 
-  const status = last ? (last.conn === "reconnecting" ? "Reconnecting…" : phaseOf(last.state)) : view.loading ? "Loading…" : "";
-  // The history has the newest title (a rename shows at once); the opened session's is the fallback.
-  const title = sessions.find((s) => s.id === sessionId)?.title || view.title;
-  useEffect(() => {
-    document.title = title ? `${title} · Sleuth` : "Sleuth";
-  }, [title]);
+  const status = statusLine(latest, view.loading, phaseOf);
+  const placeholder = awaitingAnswer
+    ? "Answer the questions above, or reply in your own words…"
+    : latest.runId
+      ? "Ask a follow-up or a new question…"
+      : "What should Sleuth research?";
 
   return (
     <div class={`app ${navOpen ? "nav-open" : ""}`}>
@@ -114,27 +82,19 @@ export function App() {
       <a class="skip-link" href="#composer-input">
         Skip to the question box
       </a>
-      <header class="topbar">
-        <button type="button" class="btn btn-ghost nav-toggle" aria-expanded={navOpen} aria-controls="sidebar" onClick={() => setNavOpen(!navOpen)}>
-          <span aria-hidden="true">☰</span>
-          <span class="sr-only">Sessions</span>
-        </button>
-        <a class="brand" href="#/" onClick={() => navigate(null)}>
-          <Icon name="logo" class="logo" /> Sleuth
-        </a>
-        <span class="topbar-title">{title}</span>
-        <span class="spacer" />
-        {status ? <span class={`status-pill ${last?.conn === "reconnecting" ? "warn" : busy ? "live" : ""}`}>{status}</span> : null}
-      </header>
-      {/* Announced to screen readers; changes only at phase boundaries, not per token. */}
-      <div class="sr-only" role="status" aria-live="polite" aria-atomic="true">
-        {status}
-      </div>
+      <TopBar
+        title={title}
+        status={status}
+        tone={latest.entry?.conn === "reconnecting" ? "warn" : busy ? "live" : ""}
+        navOpen={navOpen}
+        onToggleNav={() => setNavOpen(!navOpen)}
+        onHome={() => navigate(null)}
+      />
       <div id="sidebar" class="sidebar-wrap">
         <Sidebar
-          sessions={sessions}
+          sessions={list.sessions}
           currentId={sessionId}
-          error={sessionsError}
+          error={list.error}
           onNew={() => {
             setNavOpen(false);
             navigate(null);
@@ -144,48 +104,25 @@ export function App() {
           onSearch={setQuery}
           onRename={async (id, title) => {
             await api.renameSession(id, title);
-            refreshSessions();
+            list.refresh();
           }}
           onDelete={async (id) => {
             await api.deleteSession(id);
             if (id === sessionId) navigate(null);
-            refreshSessions();
+            list.refresh();
           }}
         />
       </div>
       <main class="main" id="main">
-        <div class="thread" ref={threadRef} onScroll={onThreadScroll}>
-          {view.error ? (
-            <div class="notice notice-error" role="alert">
-              Could not open this session: {view.error}
-            </div>
-          ) : null}
-          {!sessionId && !view.thread.length ? <Welcome onPick={(text) => setPreset({ text, nonce: Date.now() })} /> : null}
-          {view.loading ? <p class="muted">Loading session…</p> : null}
-          {view.thread.map((item, i) => {
-            if (item.kind === "assistant") {
-              return (
-                <div class="msg assistant" key={`a${i}`}>
-                  {item.content}
-                </div>
-              );
-            }
-            const entry = item.runId ? view.runs[item.runId] : undefined;
-            const question = item.content || entry?.state.question || "";
-            const isLast = item.runId === lastRunId;
-            return (
-              <article class="exchange" key={item.runId ?? `u${i}`} aria-label={question ? `Question: ${question.slice(0, 80)}` : "Question"}>
-                {question ? (
-                  <div class="msg user">
-                    <span class="sr-only">You asked: </span>
-                    {question}
-                  </div>
-                ) : null}
-                {entry ? <RunView entry={entry} onAnswer={isLast && awaitingAnswer ? answer : null} onAsk={busy ? null : askAbout} /> : null}
-              </article>
-            );
-          })}
-        </div>
+        <Thread
+          view={view}
+          latestRunId={latest.runId}
+          scroller={thread}
+          showWelcome={!sessionId && !view.thread.length}
+          onPick={(text) => setPreset({ text, nonce: Date.now() })}
+          onAnswer={awaitingAnswer ? answer : null}
+          onAsk={busy ? null : askAbout}
+        />
         {stopError ? (
           <p class="notice notice-error" role="alert">
             Could not stop the run: {stopError}
@@ -193,7 +130,7 @@ export function App() {
         ) : null}
         <Composer
           busy={busy}
-          placeholder={awaitingAnswer ? "Answer the questions above, or reply in your own words…" : lastRunId ? "Ask a follow-up or a new question…" : "What should Sleuth research?"}
+          placeholder={placeholder}
           onSend={sendMessage}
           onStop={busy ? stop : null}
           preset={preset}
@@ -201,27 +138,6 @@ export function App() {
         />
         <DocumentViewer />
       </main>
-    </div>
-  );
-}
-
-function Welcome({ onPick }: { onPick: (text: string) => void }) {
-  return (
-    <div class="welcome">
-      <h1>What should Sleuth research?</h1>
-      <p class="muted">
-        Sleuth asks what it needs to know, writes a plan, sends up to three agents to search and read in parallel, and
-        writes a report where every claim links to its source.
-      </p>
-      <ul class="examples" aria-label="Example questions">
-        {EXAMPLES.map((q) => (
-          <li key={q}>
-            <button type="button" class="btn btn-ghost example" onClick={() => onPick(q)}>
-              {q}
-            </button>
-          </li>
-        ))}
-      </ul>
     </div>
   );
 }

@@ -34,3 +34,8 @@ export function parseTime(iso: string | null | undefined): number | null {
   const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + "Z");
   return Number.isNaN(t) ? null : t;
 }
+
+/** What to show for a caught error: its message, or the thrown value as text. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,4 +1,6 @@
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import * as api from "./api";
+import { errorText } from "./format";
 
 /** The session id in the URL (#/s/<id>), so a reload or a shared link reopens it. */
 export function useHashSession(): [string | null, (id: string | null) => void] {
@@ -29,4 +31,50 @@ export function useNow(active: boolean): number {
     return () => clearInterval(t);
   }, [active]);
   return now;
+}
+
+/**
+ * Follow the live end of a scrolling element while the reader is there; leave them alone once
+ * they scroll up to read. `follow()` sticks to the end again (after the reader sends something);
+ * a new `resetKey` (another session) does too.
+ */
+export function useFollowEnd<E extends HTMLElement>(resetKey: unknown) {
+  const ref = useRef<E>(null);
+  const stick = useRef(true);
+  const lastHeight = useRef(0);
+  const onScroll = () => {
+    const el = ref.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+  };
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || el.scrollHeight === lastHeight.current) return;
+    lastHeight.current = el.scrollHeight;
+    if (stick.current) el.scrollTop = el.scrollHeight;
+  });
+  useEffect(() => {
+    stick.current = true;
+  }, [resetKey]);
+  const follow = () => {
+    stick.current = true;
+  };
+  // Read by effects that act only while the reader is at the live end.
+  const isFollowing = () => stick.current;
+  return { ref, onScroll, follow, isFollowing };
+}
+
+/** The sidebar's session list, filtered by `query` when it has text; `refresh` reloads it. */
+export function useSessionList(query: string) {
+  const [sessions, setSessions] = useState<api.SessionSummary[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const refresh = useCallback(() => {
+    (query.trim() ? api.searchSessions(query.trim()) : api.listSessions())
+      .then((s) => {
+        setSessions(s);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(errorText(e)));
+  }, [query]);
+  useEffect(refresh, [refresh]);
+  return { sessions, error, refresh };
 }

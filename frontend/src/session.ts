@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import * as api from "./api";
-import { parseTime } from "./format";
+import { parseTime, errorText } from "./format";
 import { openRunStream, type ConnectionState, type RunStream } from "./sse";
 import { initialRunState, reduce } from "./timeline/reducer";
 import type { RunState } from "./timeline/state";
@@ -111,7 +111,7 @@ export function useSession(sessionId: string | null) {
       })
       .catch((e: unknown) => {
         if (cancelled) return;
-        setView((v) => ({ ...v, loading: false, error: e instanceof Error ? e.message : String(e) }));
+        setView((v) => ({ ...v, loading: false, error: errorText(e) }));
       });
     return () => {
       cancelled = true;
@@ -139,4 +139,32 @@ export function useSession(sessionId: string | null) {
   );
 
   return { view, send };
+}
+
+/** The thread's latest run, which drives the composer (busy / Stop) and the status line. */
+export interface LatestRun {
+  runId: string | null;
+  entry: RunEntry | null;
+  /** Running and still connected (or reconnecting): the composer offers Stop. */
+  busy: boolean;
+  /** It ended asking clarification questions: the next message answers them. */
+  awaitingAnswer: boolean;
+}
+
+export function latestRun(view: Pick<SessionView, "thread" | "runs">): LatestRun {
+  const runIds = view.thread.flatMap((i) => (i.kind === "user" && i.runId ? [i.runId] : []));
+  const runId = runIds[runIds.length - 1] ?? null;
+  const entry = runId ? view.runs[runId] ?? null : null;
+  return {
+    runId,
+    entry,
+    busy: !!entry && entry.state.status === "running" && entry.conn !== "failed",
+    awaitingAnswer: !!entry && entry.state.status === "clarification",
+  };
+}
+
+/** The status line: the connection's trouble if any, else the latest run's phase. */
+export function statusLine(latest: LatestRun, loading: boolean, phase: (s: RunState) => string): string {
+  if (latest.entry) return latest.entry.conn === "reconnecting" ? "Reconnecting…" : phase(latest.entry.state);
+  return loading ? "Loading…" : "";
 }

@@ -3,6 +3,7 @@
 // stop for good once `stop` has arrived instead of letting the browser reconnect.
 
 import { createParser } from "eventsource-parser";
+import { errorText } from "./format";
 
 import { authHeaders, reportUnauthorized } from "./auth";
 import type { Packet } from "./types";
@@ -124,7 +125,7 @@ export function openRunStream(opts: RunStreamOptions): RunStream {
       } catch (e) {
         if (closed) break;
         outcome = "error";
-        why = e instanceof Error ? e.message : String(e);
+        why = errorText(e);
       }
       if (closed) break;
       if (outcome === "stopped") {

@@ -1,20 +1,13 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makingLabel } from "../src/components/AudioPlayer";
 import { planAnswerFor } from "../src/components/PlanReview";
 import { ReportHeader } from "../src/components/ReportHeader";
 import type { VerifiedReport } from "../src/timeline/state";
+import { testRoot } from "./dom";
 
-let root: HTMLDivElement;
-beforeEach(() => {
-  root = document.createElement("div");
-  document.body.append(root);
-});
-afterEach(() => {
-  render(null, root);
-  root.remove();
-});
+const root = testRoot();
 
 describe("planAnswerFor", () => {
   it("approves when the steps are unchanged (numbering and spaces aside)", () => {

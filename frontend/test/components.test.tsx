@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { combineAnswers } from "../src/components/Clarification";
 import { Composer } from "../src/components/Composer";
 import { RunView } from "../src/components/RunView";
@@ -11,16 +11,9 @@ import { reduceAll } from "../src/timeline/reducer";
 import type { Packet, PacketObj } from "../src/types";
 import { describeUrl } from "../src/urls";
 import { fixture } from "./fixtures";
+import { testRoot } from "./dom";
 
-let root: HTMLDivElement;
-beforeEach(() => {
-  root = document.createElement("div");
-  document.body.append(root);
-});
-afterEach(() => {
-  render(null, root);
-  root.remove();
-});
+const root = testRoot();
 
 function entry(packets: Packet[]): RunEntry {
   return { state: reduceAll(packets), conn: "closed", connDetail: null, startedAt: Date.now() };

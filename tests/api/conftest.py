@@ -23,9 +23,9 @@ from httpx_sse import aconnect_sse
 
 from sleuth.api import create_app
 from sleuth.config import Settings
-from support.engine import scripted_settings
-from support.scenarios import HangingOrchestrator, ResearchModel
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
+from sleuth.scripted.server import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -75,6 +75,17 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
 def llm() -> Iterator[ScriptedLLM]:
     with ScriptedLLM(ResearchModel()) as scripted:
         yield scripted
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server (and so one engine process start and stop, seconds each) for a whole module whose
+    tests read only the runs they start; `server` stays per test where a test needs a fresh store."""
+    with (
+        ScriptedLLM(ResearchModel()) as scripted,
+        live_server(scripted_settings(scripted, data_dir=tmp_path_factory.mktemp("shared"))) as live,
+    ):
+        yield live
 
 
 @pytest.fixture

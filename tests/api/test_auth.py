@@ -10,8 +10,8 @@ import pytest
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.api.limits import ApiLimits
 from sleuth.config import Settings
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 TOKEN = "s3cret-token-value"
 

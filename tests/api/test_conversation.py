@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from conftest import QUESTION, LiveServer, live_server, read_events
-from support.engine import scripted_settings
-from support.scenarios import ResearchModel
-from support.scripted_llm import ScriptedLLM, user_text
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import ScriptedLLM, user_text
 
 QUESTIONS = "1. Which Python version do you mean?\n2. CPython or PyPy?"
 ANSWER = "Python 3.12 on CPython, please."

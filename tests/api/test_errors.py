@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 
 @pytest.fixture
@@ -122,6 +122,9 @@ async def test_concurrent_run_limit_is_429_with_retry_after(limited: LiveServer)
         assert (await client.get("/api/health")).json()["active_runs"] == 1
 
         await client.post(f"/api/runs/{run_id}/cancel")
+        # The cancel answers after a bounded wait, which a loaded machine can outlast; the run's
+        # slot is free once its stream ends (`stop` is shown only after the run is released).
+        assert (await read_events(client, run_id))[-1].type == "stop"
         again = await client.post(f"/api/sessions/{other}/messages", json={"content": "q", "clarify": False})
         assert again.status_code == 202
         await client.post(f"/api/runs/{again.json()['run_id']}/cancel")

@@ -7,7 +7,7 @@ import json
 import httpx
 
 from conftest import LiveServer, read_events, start_research
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.server import ScriptedLLM
 
 
 def _objs(events: list) -> list[dict]:  # type: ignore[type-arg]

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
 from conftest import LiveServer, live_server
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 
 @pytest.fixture

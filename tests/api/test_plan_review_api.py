@@ -5,8 +5,15 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from conftest import LiveServer, read_events, start_research
+
+
+@pytest.fixture
+def server(shared_server: LiveServer) -> LiveServer:
+    """Every test here reads only its own run, so they share one server."""
+    return shared_server
 
 
 def _obj(event_data: str) -> dict:  # type: ignore[type-arg]

@@ -8,8 +8,8 @@ import sqlite3
 import httpx
 
 from conftest import QUESTION, LiveServer, live_server, read_events
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 
 def count(server: LiveServer, table: str) -> int:

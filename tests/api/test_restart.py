@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from conftest import assert_contiguous, read_events, start_research
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM
 from support.net import free_port
-from support.scenarios import HangingOrchestrator, ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM
 
 
 def serve_command(port: int) -> list[str]:

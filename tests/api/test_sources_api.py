@@ -12,9 +12,9 @@ import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.documents import Document, document_id
-from support.engine import scripted_settings
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 from support.pdf import minimal_pdf
-from support.scripted_llm import ScriptedLLM
 
 SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __getattribute__, property, __slots__."
 

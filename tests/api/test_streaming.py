@@ -7,10 +7,17 @@ import json
 import random
 
 import httpx
+import pytest
 
 from conftest import LiveServer, assert_contiguous, read_events, start_research
 from sleuth.stream.packets import parse_packet
 from support.invariants import check_invariants
+
+
+@pytest.fixture
+def server(shared_server: LiveServer) -> LiveServer:
+    """Every test here reads only its own run, so they share one server."""
+    return shared_server
 
 
 async def test_full_run_streams_exactly_the_stored_packets(server: LiveServer) -> None:

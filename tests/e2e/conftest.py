@@ -3,9 +3,9 @@
 Servers (session-scoped, one subprocess each, free 127.0.0.1 port, temp SLEUTH_DATA_DIR; the
 hostile-corpus one in test_xss.py is module-scoped):
 * `offline_server`: the embedded defaults (offline extractive model, built-in corpus).
-* `scripted_server`: the same server pointed at tests/support/scripted_llm.py with a research
-  model that waits before every agent step, so a run stays in flight long enough to watch
-  three lanes run, reload mid-run and press Stop. (The offline model has no delay knob.)
+* `scripted_server`: the same server pointed at sleuth.scripted.server with a research
+  model whose agents a test can hold (`held_agents`), so a run stays in flight for as long as
+  the test watches three lanes run, reloads mid-run or presses Stop.
 
 The UI must be built first (`cd frontend && npm ci && npm run build`); CI does that before
 the tests. A missing or stale build fails the session with that instruction.
@@ -38,8 +38,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 
-# Generous ceilings: expect() returns as soon as the condition holds.
-expect.set_options(timeout=30_000)
+# Generous ceilings: expect() returns as soon as the condition holds, so a ceiling costs nothing
+# when the UI is right; a whole offline research run on a loaded two-core machine can take a minute.
+expect.set_options(timeout=90_000)
 
 
 # --------------------------------------------------------------------------- browser
@@ -118,18 +119,29 @@ def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
 
 @pytest.fixture(scope="session")
 def scripted_llm() -> Iterator[Any]:
-    """The scripted OpenAI-compatible model server, in this process (tests/support is on sys.path)."""
-    from support.scripted_llm import ScriptedLLM
+    """The scripted OpenAI-compatible model server, in this process."""
+    from sleuth.scripted.server import ScriptedLLM
 
-    from .scripted import SlowResearchModel
+    from .scripted import BrowserResearchModel
 
-    with ScriptedLLM(SlowResearchModel()) as llm:
+    with ScriptedLLM(BrowserResearchModel()) as llm:
         yield llm
+
+
+@pytest.fixture
+def held_agents(scripted_llm: Any) -> Iterator[Callable[[], None]]:
+    """The scripted server's agents wait until the returned function is called (or the test ends)."""
+    go = scripted_llm.respond.agents_go
+    go.clear()
+    try:
+        yield go.set
+    finally:
+        go.set()
 
 
 @pytest.fixture(scope="session")
 def scripted_server(tmp_path_factory: pytest.TempPathFactory, scripted_llm: Any) -> Iterator[Server]:
-    """A server whose model is the scripted one: slow agent steps keep a run in flight."""
+    """A server whose model is the scripted one; with `held_agents` its runs stay in flight."""
     server = start_server(
         "scripted",
         tmp_path_factory.mktemp("scripted-server"),

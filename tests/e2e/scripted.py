@@ -1,9 +1,9 @@
-"""Scripted models for the browser tests (served by tests/support/scripted_llm.py).
+"""Scripted models for the browser tests (served by sleuth.scripted.server).
 
-`SlowResearchModel` is the sensible `ResearchModel` with one cycle of three agents whose every
-step waits `AGENT_STEP_DELAY_S` before answering, so a run stays in flight for several seconds:
-long enough to see three lanes running at once, to reload mid-run and to press Stop. The wait is
-the model's latency (like a real provider's), not a sleep in a test.
+`BrowserResearchModel` is the sensible `ResearchModel` with one cycle of three agents. Every agent
+step answers only while `agents_go` is set (it is, unless a test holds it: the `held_agents`
+fixture), so a test can keep three lanes running for exactly as long as it needs to look at them,
+reload mid-run or press Stop, however slow the machine.
 
 A question containing `XSS_MARKER` makes every step whose text reaches the page (plan,
 thinking, agent reports, final report) carry `PAYLOAD`.
@@ -11,12 +11,11 @@ thinking, agent reports, final report) carry `PAYLOAD`.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from support.scenarios import ResearchModel, sources_in
-from support.scripted_llm import Call, Reply, user_text
-
-AGENT_STEP_DELAY_S = 1.5
+from sleuth.scripted.scenarios import ResearchModel, sources_in
+from sleuth.scripted.server import Call, Reply, user_text
 
 XSS_MARKER = "xss-probe"
 
@@ -39,8 +38,10 @@ def _probe(body: dict[str, Any]) -> bool:
     return any(XSS_MARKER in str(m.get("content") or "").lower() for m in body["messages"])
 
 
-class SlowResearchModel(ResearchModel):
+class BrowserResearchModel(ResearchModel):
     def __init__(self) -> None:
+        self.agents_go = threading.Event()
+        self.agents_go.set()
         super().__init__(
             tasks_per_cycle=[
                 [
@@ -70,12 +71,12 @@ class SlowResearchModel(ResearchModel):
 
     def agent(self, body: dict[str, Any]) -> Reply:
         reply = super().agent(body)
-        reply.delay_s = AGENT_STEP_DELAY_S
+        reply.gate = self.agents_go
         return reply
 
     def agent_report(self, body: dict[str, Any]) -> Reply:
         reply = super().agent_report(body)
-        reply.delay_s = AGENT_STEP_DELAY_S
+        reply.gate = self.agents_go
         if _probe(body):
             # Intermediate reports are not link-verified by the engine: the UI's own link
             # policy is all that stands between these links and the page.
@@ -97,4 +98,4 @@ class SlowResearchModel(ResearchModel):
         return reply
 
 
-__all__ = ["AGENT_STEP_DELAY_S", "PAYLOAD", "SlowResearchModel", "XSS_MARKER", "Call"]
+__all__ = ["PAYLOAD", "BrowserResearchModel", "XSS_MARKER", "Call"]

@@ -1,7 +1,7 @@
 """Runs observed mid-flight: reload carries on, Stop cancels, an old session replays.
 
-Mid-flight tests use the scripted model (`scripted_server`): each agent step answers after
-`AGENT_STEP_DELAY_S`, like a slow provider, so three lanes stay running for several seconds.
+Mid-flight tests use the scripted model (`scripted_server`) with its agents held
+(`held_agents`), so three lanes stay running until the test lets them go.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _three_lanes_running(page: Page) -> None:
 
 @pytest.mark.e2e
 def test_reload_mid_run_rebuilds_the_timeline_and_carries_on(
-    page: Page, scripted_server, shot: Callable[..., Path], dialogs: list[str]
+    page: Page, scripted_server, held_agents: Callable[[], None], shot: Callable[..., Path], dialogs: list[str]
 ) -> None:
     page.goto(scripted_server.base_url)
     ask(page, CLEAR_QUESTION, clarify=False)
@@ -73,6 +73,7 @@ def test_reload_mid_run_rebuilds_the_timeline_and_carries_on(
     expect(stop_button(page)).to_be_visible()
     expect(question_box(page)).to_be_disabled()
     shot("after-reload-still-running")
+    held_agents()  # let the agents go on
 
     # ...and carries on live to the verified report, without duplicated lanes or steps.
     rep = report(run)
@@ -95,7 +96,7 @@ def test_reload_mid_run_rebuilds_the_timeline_and_carries_on(
 
 @pytest.mark.e2e
 def test_stop_cancels_the_run_and_frees_the_composer(
-    page: Page, scripted_server, shot: Callable[..., Path], dialogs: list[str]
+    page: Page, scripted_server, held_agents: Callable[[], None], shot: Callable[..., Path], dialogs: list[str]
 ) -> None:
     page.goto(scripted_server.base_url)
     ask(page, CLEAR_QUESTION, clarify=False)

@@ -17,7 +17,7 @@ QUESTION = "How do Python descriptors and __getattr__ interact during attribute 
 
 @pytest.mark.e2e
 def test_the_chosen_budget_reaches_the_run_and_the_progress_line_counts_it_down(
-    page: Page, scripted_server, shot: Callable[..., Path]
+    page: Page, scripted_server, held_agents: Callable[[], None], shot: Callable[..., Path]
 ) -> None:
     page.goto(scripted_server.base_url)
     budget = composer(page).get_by_role("combobox", name="Time budget")

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM, classify
 from sleuth.stream.packets import parse_packet
 from support.cli import sleuth
-from support.scenarios import ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM, classify
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

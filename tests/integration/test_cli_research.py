@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import ScriptedLLM
 from sleuth.stream.packets import parse_packet
 from support.cli import sleuth
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.research.types import ResearchRequest
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.server import Reply, ScriptedLLM, tool_names
 from support.claims_model import ClaimsModel
-from support.engine import run_engine, scripted_settings
 from support.invariants import check_invariants
-from support.scripted_llm import Reply, ScriptedLLM, tool_names
 
 QUESTION = "How does the with statement use a context manager?"
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from sleuth.clock import ScaledClock
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
+from sleuth.scripted.server import Call, Reply, ScriptedLLM, classify, tool_names
 from support.invariants import check_invariants
-from support.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
-from support.scripted_llm import Call, Reply, ScriptedLLM, classify, tool_names
 
 # scaled-clock tests: litellm must not load its code on the run's clock
 pytestmark = pytest.mark.usefixtures("warm_litellm")
@@ -170,6 +170,28 @@ async def test_global_deadline_ends_the_run_within_a_second() -> None:
     assert 1000 <= run.times[-1] - run.times[0] <= 1000 + 1000
     assert real_elapsed < 10
     assert run.of("report"), "a report is published even at the deadline"
+
+
+class AgentsStillWorking(ResearchModel):
+    """Agents whose second model call never answers: they are mid-research when the deadline comes."""
+
+    def agent(self, body: dict[str, Any]) -> Reply:
+        if assistant_turns(body) >= 1:
+            return Reply(hang=True)
+        return super().agent(body)
+
+
+async def test_no_agent_outlives_a_run_ended_by_its_deadline() -> None:
+    clock = ScaledClock(1000)
+    with ScriptedLLM(AgentsStillWorking()) as llm:
+        # the agents' own limits lie beyond the deadline, so only the deadline can stop them
+        settings = scripted_settings(llm, deadline_s=1000, agent_force_report_s=5000, agent_timeout_s=6000)
+        run = await run_engine(settings, QUESTION, clock=clock)
+        alive = [task.get_name() for task in asyncio.all_tasks() if task.get_name().startswith("agent-")]
+    assert alive == [], "agents cut off by the deadline must be cancelled before the run ends"
+    check_invariants(run.packets)
+    assert run.stop_reason == "deadline"
+    assert run.of("research_agent_start"), "the agents were running when the deadline came"
 
 
 class NoToolCall(ResearchModel):

@@ -17,8 +17,8 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from sleuth.cli import main
+from sleuth.scripted.server import ScriptedLLM, tool_names
 from support.claims_model import SUPPORTED, ClaimsModel
-from support.scripted_llm import ScriptedLLM, tool_names
 
 QUESTIONS = [
     {

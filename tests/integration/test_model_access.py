@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM, classify
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM, classify
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

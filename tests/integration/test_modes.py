@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.research.types import ResearchRequest
-from support.engine import Run, run_engine, scripted_settings
+from sleuth.scripted.engine import Run, run_engine, scripted_settings
+from sleuth.scripted.scenarios import SixStepModel
+from sleuth.scripted.server import ScriptedLLM
 from support.invariants import check_invariants
-from support.scenarios import SixStepModel
-from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

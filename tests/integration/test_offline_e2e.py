@@ -6,8 +6,8 @@ import re
 
 from sleuth.config import Settings
 from sleuth.research.types import ClarificationExchange, ResearchRequest
+from sleuth.scripted.engine import run_engine
 from sleuth.tools.local.factory import build_local_tools
-from support.engine import run_engine
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

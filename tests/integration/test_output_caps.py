@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.llm.tokens import count_tokens
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Call, Reply, ScriptedLLM
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import Call, Reply, ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 CAPS = {"plan_max_tokens": 64, "task_max_tokens": 16, "intermediate_report_max_tokens": 64, "report_max_tokens": 256}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from sleuth.clock import ScaledClock
 from sleuth.research.plan_review import PlanAnswer, PlanInbox
 from sleuth.research.types import ResearchRequest
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import ScriptedLLM
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 PLANNED = ["How descriptors work", "How __getattr__ is used", "How they interact in lookup"]

@@ -11,10 +11,10 @@ import pytest
 
 from sleuth.prompt_facts import OrchestratorTurnFacts, read_facts
 from sleuth.research.types import ResearchRequest
-from support.engine import run_engine, scripted_settings
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Call, Reply, ScriptedLLM, classify
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import Call, Reply, ScriptedLLM, classify
 
 LANGUAGE_RULE = "write in the language of the user's question"
 STEPS = {"clarifier", "planner", "orchestrator", "agent", "agent_report", "report", "artifact"}

@@ -14,9 +14,9 @@ from sleuth.llm.gateway import LLMGateway
 from sleuth.prompting import observe_renders, prompts_dir, render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.types import ClarificationExchange, PriorReport, ResearchRequest
-from support.engine import run_engine, scripted_settings
-from support.scenarios import ResearchModel
-from support.scripted_llm import Call, Reply, ScriptedLLM
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Call, Reply, ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

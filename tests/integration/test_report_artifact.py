@@ -6,11 +6,11 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.research.types import ResearchRequest
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM
 from sleuth.stream.packets import Report
-from support.engine import run_engine, scripted_settings
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel
-from support.scripted_llm import Reply, ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

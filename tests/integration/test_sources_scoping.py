@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from sleuth.cli import main
 from sleuth.research.types import ResearchRequest
-from support.engine import run_engine, scripted_settings
-from support.scenarios import ResearchModel
-from support.scripted_llm import ScriptedLLM
+from sleuth.scripted.engine import run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import ScriptedLLM
 
 # Both collections answer the scripted agents' searches (descriptor, __getattr__, property, __slots__).
 SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __getattribute__, property, __slots__."

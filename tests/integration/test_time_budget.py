@@ -13,10 +13,10 @@ import pytest
 
 from sleuth.clock import ScaledClock
 from sleuth.research.types import ResearchRequest
-from support.engine import Run, run_engine, scripted_settings
+from sleuth.scripted.engine import Run, run_engine, scripted_settings
+from sleuth.scripted.scenarios import ResearchModel, assistant_turns
+from sleuth.scripted.server import Reply, ScriptedLLM
 from support.invariants import check_invariants
-from support.scenarios import ResearchModel, assistant_turns
-from support.scripted_llm import Reply, ScriptedLLM
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 REAL_SECONDS_PER_BUDGET = 10.0

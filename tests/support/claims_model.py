@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from support.scenarios import ResearchModel, assistant_turns, last_tool_texts, sources_in
-from support.scripted_llm import Call, Reply, tool_names, user_text
+from sleuth.scripted.scenarios import ResearchModel, assistant_turns, last_tool_texts, sources_in
+from sleuth.scripted.server import Call, Reply, tool_names, user_text
 
 SUPPORTED = (
     'The "with" statement is used to wrap the execution of a block with methods defined by a context manager [1].'

@@ -8,8 +8,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_fiel
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.research.types import ResearchResult
-from sleuth.tools.local.library import DocumentEntry, DocumentText
-from sleuth.tools.local.store import CollectionStats
 
 
 def _not_blank(value: str) -> str:
@@ -204,36 +202,24 @@ class SourceOut(BaseModel):
     default: bool = Field(description="Searched when a request names no sources.")
 
 
-class CollectionOut(BaseModel):
+class CollectionOut(_FromRecord):
     name: str
     kind: str = Field(description="`builtin`, `indexed` (sleuth index), `env` (SLEUTH_CORPUS) or `uploaded`.")
     documents: int
     chunks: int
 
-    @classmethod
-    def of(cls, stats: CollectionStats) -> CollectionOut:
-        return cls(name=stats.name, kind=stats.kind, documents=stats.documents, chunks=stats.chunks)
 
-
-class DocumentEntryOut(BaseModel):
+class DocumentEntryOut(_FromRecord):
     id: str = Field(description="The document's id, as in packets; open it with `GET /api/documents/{id}`.")
     url: str
     title: str
     path: str
     size: int
 
-    @classmethod
-    def of(cls, entry: DocumentEntry) -> DocumentEntryOut:
-        return cls(id=entry.id, url=entry.url, title=entry.title, path=entry.path, size=entry.size)
 
-
-class DocumentOut(BaseModel):
+class DocumentOut(_FromRecord):
     id: str
     url: str
     title: str
     collection: str | None = Field(description="The local collection; null for a web page.")
     text: str
-
-    @classmethod
-    def local(cls, doc: DocumentText) -> DocumentOut:
-        return cls(id=doc.id, url=doc.url, title=doc.title, collection=doc.collection, text=doc.text)

@@ -14,14 +14,13 @@ from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.citations import Numbering, cited_numbers
-from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.deadlines import DeadlineReached, run_until, seconds_until
 from sleuth.research.depth import intermediate_report_tokens
 from sleuth.research.excerpts import focused_text
 from sleuth.research.llm_step import llm_step
 from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
-from sleuth.research.turns import seconds_left
 from sleuth.stream.packets import (
     Degraded,
     Error,
@@ -221,7 +220,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
                     "agent_turn",
                     cycle=cycle,
                     max_cycles=state.agent_max_cycles,
-                    time_left_s=round(seconds_left(state.clock, force_at), 1),
+                    time_left_s=round(seconds_until(force_at, state.clock.now()), 1),
                 ),
             }
         )

@@ -136,11 +136,11 @@ class RunDeadlines:
 
     def time_left(self, now: float) -> float:
         """Seconds of the budget left (until the run's hard deadline)."""
-        return max(0.0, self.deadline_at - now)
+        return seconds_until(self.deadline_at, now)
 
     def research_time_left(self, now: float) -> float:
         """Seconds left for research (until the orchestrator's force report)."""
-        return max(0.0, self.force_report_at - now)
+        return seconds_until(self.force_report_at, now)
 
     def agent_force_report_at(self, agent_started_at: float) -> float:
         """Agents stop researching early enough to report before the orchestrator's force report."""
@@ -180,6 +180,11 @@ async def _sleep_until(clock: Clock, at: Callable[[], float]) -> None:
         await clock.sleep(remaining)
 
 
+def seconds_until(at: float, now: float) -> float:
+    """Seconds from `now` until `at`; zero once it has passed."""
+    return max(0.0, at - now)
+
+
 async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitable[T]) -> T:
     """Await `work`, cancelling it and raising DeadlineReached if `at` passes first.
 
@@ -209,19 +214,22 @@ async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitab
 
 
 async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T]]) -> set[asyncio.Task[T]]:
-    """Wait for all `tasks` or until `at`; cancel and await the stragglers, and return them."""
+    """Wait for all `tasks` or until `at`; cancel and await the stragglers, and return them.
+
+    A caller cancelled while it waits (the run's deadline, a cancelled run) cancels the tasks too:
+    they are not its children, and left running they would go on emitting after the run ended.
+    """
     pending: set[asyncio.Task[T]] = set(tasks)
     if not pending:
         return set()
-    timer = asyncio.ensure_future(clock.sleep(max(0.0, at - clock.now())))
+    timer = asyncio.ensure_future(clock.sleep(seconds_until(at, clock.now())))
     try:
         while pending and not timer.done():
             await asyncio.wait([*pending, timer], return_when=asyncio.FIRST_COMPLETED)
             pending = {task for task in pending if not task.done()}
     finally:
         timer.cancel()
-        await asyncio.gather(timer, return_exceptions=True)
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(timer, *pending, return_exceptions=True)
     return pending

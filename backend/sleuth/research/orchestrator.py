@@ -15,7 +15,7 @@ from sleuth.research.llm_step import llm_step
 from sleuth.research.output_cap import OutputCap
 from sleuth.research.reasoning import Place, ReasoningRelay
 from sleuth.research.state import RunState
-from sleuth.research.turns import coverage, plan_step_of, seconds_left
+from sleuth.research.turns import coverage, plan_step_of
 from sleuth.stream.packets import Degraded, Error
 
 Outcome = Literal["report", "error"]
@@ -88,7 +88,7 @@ def _turn_message(state: RunState, cycle: int) -> str:
         "orchestrator_turn",
         cycle=cycle,
         max_cycles=state.max_cycles,
-        time_left_s=round(seconds_left(state.clock, state.deadlines.force_report_at), 1),
+        time_left_s=round(state.deadlines.research_time_left(state.clock.now()), 1),
         plan=state.plan,
         uncovered=uncovered,
         attempts=attempts,

@@ -5,15 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sleuth.clock import Clock
 from sleuth.research.citations import cited_numbers
 from sleuth.research.state import Finding
 
 _WORD = re.compile(r"[^\W_]{3,}|\w*_\w*", re.U)
-
-
-def seconds_left(clock: Clock, at: float) -> float:
-    return max(0.0, at - clock.now())
 
 
 def _words(text: str) -> set[str]:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from sleuth.config import Settings
 from sleuth.tools.local.builtin import sync_builtin
-from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.corpus import db_path_for, unreadable_index
 from sleuth.tools.local.schema import connect
 from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, slugify
@@ -25,7 +25,8 @@ SourceKind = Literal["local", "web"]
 
 
 class UnknownSource(ValueError):
-    """A request named a source that does not exist; the message lists the ones that do."""
+    """A request's sources cannot be used: a name that does not exist (the message lists the ones
+    that do), or a corpus index that cannot be read to tell."""
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,14 @@ def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
     wanted = clean_names(names)
     if not wanted:
         raise UnknownSource("no sources chosen; name at least one (see GET /api/sources or `sleuth sources`)")
-    with closing(connect(db_path_for(settings.data_dir))) as conn:
-        store = CorpusStore(conn)
-        sync_builtin(store)
-        known = {*store.kinds(), *web_provider_names(settings)}  # names only: no counting per request
+    try:
+        with closing(connect(db_path_for(settings.data_dir))) as conn:
+            store = CorpusStore(conn)
+            sync_builtin(store)
+            collections = store.kinds()  # names only: no counting per request
+    except sqlite3.Error as exc:
+        raise UnknownSource(unreadable_index(exc)) from exc
+    known = {*collections, *web_provider_names(settings)}
     for name in wanted:
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { errorText } from "../format";
 
 /** "Ask about this report": a follow-up answered from the report and its sources, without new research. */
 export function AskReport({ onAsk }: { onAsk: (question: string) => Promise<void> }) {
@@ -14,7 +15,7 @@ export function AskReport({ onAsk }: { onAsk: (question: string) => Promise<void
       await onAsk(q);
       setText("");
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(false);
     }

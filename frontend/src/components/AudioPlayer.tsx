@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { errorText } from "../format";
 import * as api from "../api";
 
 const STYLES: { style: api.AudioStyle; label: string }[] = [
@@ -48,7 +49,7 @@ export function AudioPlayer({ reportId }: { reportId: string }) {
       setSrc(URL.createObjectURL(blob));
       setState("ready");
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
       setState("failed");
     }
   };

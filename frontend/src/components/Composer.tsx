@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { errorText } from "../format";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Mode } from "../api";
 import { BUDGET_CHOICES, BUDGET_KEY, parseBudget, storeBudget } from "../budget";
@@ -60,7 +61,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: P
       await onSend(t, mode, clarify, budget, reviewPlan);
       setText("");
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
     } finally {
       setSending(false);
     }

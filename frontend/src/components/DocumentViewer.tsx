@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getDocument, type OpenedDocument } from "../api";
+import { errorText } from "../format";
+import { getDocument, type OpenedDocument } from "../api";
 import { highlight } from "../passages";
 import { describeUrl } from "../urls";
 import { onOpenViewer, type ViewerRequest } from "../viewer";
@@ -30,7 +31,7 @@ export function DocumentViewer() {
     }
     getDocument(request.url)
       .then((doc) => live && setLoaded({ state: "ready", doc }))
-      .catch((e: unknown) => live && setLoaded({ state: "error", message: e instanceof ApiError || e instanceof Error ? e.message : String(e) }));
+      .catch((e: unknown) => live && setLoaded({ state: "error", message: errorText(e) }));
     return () => {
       live = false;
     };

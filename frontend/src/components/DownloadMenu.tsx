@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { errorText } from "../format";
 import * as api from "../api";
 
 const FORMATS: { format: api.ExportFormat; label: string }[] = [
@@ -41,7 +42,7 @@ export function DownloadMenu({ reportId }: { reportId: string }) {
       save(await api.fetchReportFile(reportId, format), `sleuth-${reportId}.${format}`);
       close(); // an error stays open, to be read
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(null);
     }

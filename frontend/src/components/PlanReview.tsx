@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import * as api from "../api";
-import { stripNumbering } from "../format";
+import { stripNumbering, errorText } from "../format";
 import type { PlanBlock } from "../timeline/state";
 
 /** What to send for the steps as edited: approval when nothing changed, else the new steps. */
@@ -34,7 +34,7 @@ export function PlanReview({ plan, runId }: { plan: PlanBlock; runId: string }) 
     try {
       await api.answerPlan(runId, answer);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
       setBusy(false);
     }
   };

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { errorText } from "../format";
 import type { SessionSummary } from "../api";
 import { Icon } from "./Icon";
 
@@ -24,7 +25,7 @@ export function SessionItem({ session, current, date, onSelect, onRename, onDele
       await work();
       setMode("view");
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(errorText(e));
     }
   };
 

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { errorText } from "../format";
 import { listSources, type SourceInfo } from "../api";
 import { Uploads } from "./Uploads";
 
@@ -52,7 +53,7 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
         setSources(s);
         setError(null);
       })
-      .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+      .catch((e: unknown) => setError(errorText(e)));
   }, []);
   useEffect(refresh, [refresh]);
 

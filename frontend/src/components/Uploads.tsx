@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { errorText } from "../format";
 import { uploadFile } from "../api";
 
 interface Item {
@@ -46,7 +47,7 @@ export function Uploads({ collections, onClose }: { collections: string[]; onClo
         await uploadFile(collection, items[i].file, (p) => update(i, { progress: p }));
         update(i, { state: "done", progress: 1 });
       } catch (e) {
-        update(i, { state: "error", error: e instanceof Error ? e.message : String(e) });
+        update(i, { state: "error", error: errorText(e) });
       }
     }
     setRunning(false);

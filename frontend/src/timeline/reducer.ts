@@ -1,20 +1,29 @@
 // The pure reducer: (RunState, Packet) -> RunState. No I/O, no clock, no mutation of its
-// inputs, so a timeline rebuilt from a replay is identical to one built live.
+// inputs, so a timeline rebuilt from a replay is identical to one built live. `reduce` checks
+// the packet and hands it to the handler its type names in HANDLERS.
 
-import type { Document, ObjOf, Packet, PacketObj, Placement } from "../types";
-import type {
-  Block,
-  Lane,
-  LanesBlock,
-  MessageBlock,
-  Notice,
-  PlanBlock,
-  RunState,
-  Step,
-  StepKind,
-  ThinkingBlock,
-  Turn,
-} from "./state";
+import type { ObjOf, Packet, PacketType, Placement } from "../types";
+import {
+  newMessage,
+  normalisePlacement,
+  pushBlock,
+  registerDocuments,
+  updateLastBlockAnyTurn,
+  updateOpenBlock,
+  withTurn,
+} from "./blocks";
+import {
+  findLane,
+  isTerminal,
+  newLane,
+  reduceAgentStart,
+  reduceIntermediateReport,
+  toolStep,
+  running,
+  withLane,
+  withStep,
+} from "./lanes";
+import type { Block, Lane, MessageBlock, Notice, PlanBlock, PlanReviewState, RunState, ThinkingBlock, VerifiedReport } from "./state";
 import { initialRunState } from "./state";
 
 export { initialRunState };
@@ -26,19 +35,6 @@ export function reduceAll(packets: Iterable<Packet>, state: RunState = initialRu
   return s;
 }
 
-const LANE_TYPES = new Set<PacketObj["type"]>([
-  "research_agent_start",
-  "search_start",
-  "search_queries",
-  "search_documents",
-  "open_url_start",
-  "open_url_urls",
-  "open_url_documents",
-  "intermediate_report_start",
-  "intermediate_report_delta",
-  "intermediate_report_cited_docs",
-]);
-
 export function reduce(state: RunState, packet: Packet): RunState {
   if (!packet || typeof packet.seq !== "number" || !packet.obj || typeof packet.obj.type !== "string") {
     return state;
@@ -49,476 +45,173 @@ export function reduce(state: RunState, packet: Packet): RunState {
   if (state.runId !== null && packet.run_id && packet.run_id !== state.runId) return state;
 
   const s: RunState = { ...state, lastSeq: packet.seq, runId: state.runId ?? packet.run_id ?? null };
-  const place = normalisePlacement(packet.placement);
-  const obj = packet.obj;
-
-  switch (obj.type) {
-    case "run_start":
-      return {
-        ...s,
-        sessionId: obj.session_id ?? null,
-        question: obj.question ?? "",
-        mode: obj.mode ?? null,
-        models: obj.models ?? {},
-        timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
-        sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
-      };
-
-    case "plan_start":
-      return pushBlock(s, place, { kind: "plan", content: obj.content ?? "", steps: null, done: false });
-    case "plan_delta":
-      return updateOpenBlock(s, place, "plan", (b) => ({ ...b, content: b.content + (obj.content ?? "") }), () => ({
-        kind: "plan",
-        content: obj.content ?? "",
-        steps: null,
-        done: false,
-      }));
-    case "plan_done":
-      return updateLastBlockAnyTurn(
-        s,
-        place,
-        "plan",
-        (b) => ({ ...b, steps: [...(obj.steps ?? [])], done: true }),
-        () => ({ kind: "plan", content: "", steps: [...(obj.steps ?? [])], done: true }),
-      );
-
-    case "plan_review":
-      return updateLastBlockAnyTurn(
-        s,
-        place,
-        "plan",
-        (b) => ({
-          ...b,
-          steps: [...(obj.steps ?? b.steps ?? [])],
-          done: true,
-          review: { open: true, round: obj.round ?? 1, maxRounds: obj.max_rounds ?? 1, outcome: null },
-        }),
-        () => ({
-          kind: "plan",
-          content: "",
-          steps: [...(obj.steps ?? [])],
-          done: true,
-          review: { open: true, round: obj.round ?? 1, maxRounds: obj.max_rounds ?? 1, outcome: null },
-        }),
-      );
-    case "plan_reviewed":
-      return updateLastBlockAnyTurn(
-        s,
-        place,
-        "plan",
-        (b) => ({
-          ...b,
-          steps: obj.outcome === "revising" ? b.steps : [...(obj.steps ?? b.steps ?? [])],
-          review: { open: false, round: b.review?.round ?? 1, maxRounds: b.review?.maxRounds ?? 1, outcome: obj.outcome },
-        }),
-        () => ({ kind: "plan", content: "", steps: [...(obj.steps ?? [])], done: true }),
-      );
-
-    case "reasoning_start":
-    case "reasoning_delta":
-    case "reasoning_done":
-      return reduceReasoning(s, place, obj);
-
-    case "top_level_branching": {
-      const n = Math.max(1, Math.floor(obj.num_parallel_branches || 1));
-      const lanes: Lane[] = Array.from({ length: n }, (_, tab) => newLane(tab));
-      return pushBlock(s, place, { kind: "lanes", expected: n, lanes });
-    }
-
-    case "message_start":
-      return pushBlock(s, place, newMessage(obj.final_documents ?? []));
-    case "message_delta":
-      return updateOpenBlock(
-        s,
-        place,
-        "message",
-        (b) => ({ ...b, draft: b.draft + (obj.content ?? "") }),
-        () => ({ ...newMessage([]), draft: obj.content ?? "" }),
-      );
-
-    case "clarification":
-      return {
-        ...updateLastBlockAnyTurn(
-          s,
-          place,
-          "message",
-          (b) => ({ ...b, role: "clarification", questions: [...(obj.questions ?? [])], done: true }),
-          () => ({ ...newMessage([]), role: "clarification", questions: [...(obj.questions ?? [])], done: true }),
-        ),
-      };
-
-    case "report": {
-      const report = {
-        reportId: obj.report_id,
-        title: obj.title ?? "",
-        summary: obj.summary ?? "",
-        keyFindings: [...(obj.key_findings ?? [])],
-        method: obj.method ?? null,
-        markdown: obj.markdown ?? "",
-        sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
-        removed: [...(obj.removed_citations ?? [])],
-        unsupported: [...(obj.unsupported_claims ?? [])],
-      };
-      const withDocs = registerDocuments(s, report.sources, false);
-      const next = updateLastBlockAnyTurn(
-        withDocs,
-        place,
-        "message",
-        (b) => ({ ...b, role: "report", report, done: true }),
-        () => ({ ...newMessage([]), report, done: true }),
-      );
-      return { ...next, reportId: obj.report_id ?? next.reportId };
-    }
-
-    case "citation_info":
-      return {
-        ...s,
-        citations: {
-          ...s.citations,
-          [obj.citation_number]: {
-            number: obj.citation_number,
-            documentId: obj.document_id,
-            url: obj.url,
-            title: obj.title,
-          },
-        },
-      };
-
-    case "progress":
-      return { ...s, progress: { processed: obj.processed_tasks ?? 0, total: obj.total_tasks ?? 0 } };
-
-    case "usage":
-      return {
-        ...s,
-        usage: {
-          inputTokens: s.usage.inputTokens + (obj.input_tokens ?? 0),
-          outputTokens: s.usage.outputTokens + (obj.output_tokens ?? 0),
-          costUsd: s.usage.costUsd + (obj.cost_usd ?? 0),
-        },
-      };
-
-    case "summary":
-      return {
-        ...s,
-        summary: {
-          elapsedS: obj.elapsed_s ?? 0,
-          sourcesSeen: obj.sources_seen ?? 0,
-          sourcesFetched: obj.sources_fetched ?? 0,
-          sourcesCited: obj.sources_cited ?? 0,
-          inputTokens: obj.input_tokens ?? 0,
-          outputTokens: obj.output_tokens ?? 0,
-          costUsd: obj.cost_usd ?? 0,
-          reportId: obj.report_id ?? null,
-          claimsChecked: obj.claims_checked ?? 0,
-          claimsUnsupported: obj.claims_unsupported ?? 0,
-        },
-        reportId: obj.report_id ?? s.reportId,
-      };
-
-    case "degraded":
-    case "error":
-      return reduceNotice(s, place, packet.seq, obj);
-
-    case "section_end":
-      return reduceSectionEnd(s, place);
-
-    case "stop":
-      return finishRun({ ...s, status: obj.reason ?? "completed" });
-
-    default:
-      if (LANE_TYPES.has(obj.type)) return reduceLane(s, place, obj);
-      // Unknown types (a newer server) are skipped; the seq still counts as applied.
-      return s;
-  }
+  const handler = HANDLERS[packet.obj.type] as Handler<PacketType> | undefined;
+  // Unknown types (a newer server) are skipped; the seq still counts as applied.
+  return handler ? handler(s, packet.obj, normalisePlacement(packet.placement), packet.seq) : s;
 }
 
-// ---------------------------------------------------------------- placement & turns
+type Handler<T extends PacketType> = (s: RunState, obj: ObjOf<T>, place: Placement, seq: number) => RunState;
 
-function normalisePlacement(p: Partial<Placement> | undefined): Placement {
+/** Which handler applies each packet type; types not named here change nothing. */
+export const HANDLERS: { [T in PacketType]?: Handler<T> } = {
+  run_start: reduceRunStart,
+  plan_start: (s, obj, place) => pushBlock(s, place, newPlan(obj.content ?? "")),
+  plan_delta: (s, obj, place) =>
+    updateOpenBlock(s, place, "plan", (b) => ({ ...b, content: b.content + (obj.content ?? "") }), () => newPlan(obj.content ?? "")),
+  plan_done: (s, obj, place) =>
+    updateLastBlockAnyTurn(
+      s,
+      place,
+      "plan",
+      (b) => ({ ...b, steps: [...(obj.steps ?? [])], done: true }),
+      () => ({ ...newPlan(""), steps: [...(obj.steps ?? [])], done: true }),
+    ),
+  plan_review: reducePlanReview,
+  plan_reviewed: reducePlanReviewed,
+  reasoning_start: reduceReasoning,
+  reasoning_delta: reduceReasoning,
+  reasoning_done: reduceReasoning,
+  top_level_branching: (s, obj, place) => {
+    const n = Math.max(1, Math.floor(obj.num_parallel_branches || 1));
+    const lanes: Lane[] = Array.from({ length: n }, (_, tab) => newLane(tab));
+    return pushBlock(s, place, { kind: "lanes", expected: n, lanes });
+  },
+  research_agent_start: (s, obj, place) => reduceAgentStart(s, place, obj),
+  search_start: toolStep("search_start"),
+  search_queries: toolStep("search_queries"),
+  search_documents: toolStep("search_documents"),
+  open_url_start: toolStep("open_url_start"),
+  open_url_urls: toolStep("open_url_urls"),
+  open_url_documents: toolStep("open_url_documents"),
+  intermediate_report_start: (s, obj, place) => reduceIntermediateReport(s, place, obj),
+  intermediate_report_delta: (s, obj, place) => reduceIntermediateReport(s, place, obj),
+  intermediate_report_cited_docs: (s, obj, place) => reduceIntermediateReport(s, place, obj),
+  message_start: (s, obj, place) => pushBlock(s, place, newMessage(obj.final_documents ?? [])),
+  message_delta: (s, obj, place) =>
+    updateOpenBlock(
+      s,
+      place,
+      "message",
+      (b) => ({ ...b, draft: b.draft + (obj.content ?? "") }),
+      () => ({ ...newMessage([]), draft: obj.content ?? "" }),
+    ),
+  clarification: (s, obj, place) => {
+    const asked: Pick<MessageBlock, "role" | "questions" | "done"> = { role: "clarification", questions: [...(obj.questions ?? [])], done: true };
+    return updateLastBlockAnyTurn(s, place, "message", (b) => ({ ...b, ...asked }), () => ({ ...newMessage([]), ...asked }));
+  },
+  report: reduceReport,
+  citation_info: (s, obj) => ({
+    ...s,
+    citations: {
+      ...s.citations,
+      [obj.citation_number]: { number: obj.citation_number, documentId: obj.document_id, url: obj.url, title: obj.title },
+    },
+  }),
+  progress: (s, obj) => ({ ...s, progress: { processed: obj.processed_tasks ?? 0, total: obj.total_tasks ?? 0 } }),
+  usage: (s, obj) => ({
+    ...s,
+    usage: {
+      inputTokens: s.usage.inputTokens + (obj.input_tokens ?? 0),
+      outputTokens: s.usage.outputTokens + (obj.output_tokens ?? 0),
+      costUsd: s.usage.costUsd + (obj.cost_usd ?? 0),
+    },
+  }),
+  summary: reduceSummary,
+  degraded: (s, obj, place, seq) => reduceNotice(s, place, seq, obj),
+  error: (s, obj, place, seq) => reduceNotice(s, place, seq, obj),
+  section_end: (s, _obj, place) => reduceSectionEnd(s, place),
+  stop: (s, obj) => finishRun({ ...s, status: obj.reason ?? "completed" }),
+};
+
+// ---------------------------------------------------------------- run, plan, report
+
+function reduceRunStart(s: RunState, obj: ObjOf<"run_start">): RunState {
   return {
-    turn_index: typeof p?.turn_index === "number" ? p.turn_index : 0,
-    tab_index: typeof p?.tab_index === "number" ? p.tab_index : 0,
-    sub_turn_index: typeof p?.sub_turn_index === "number" ? p.sub_turn_index : null,
+    ...s,
+    sessionId: obj.session_id ?? null,
+    question: obj.question ?? "",
+    mode: obj.mode ?? null,
+    models: obj.models ?? {},
+    timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
+    sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
   };
 }
 
-/** Return the state with turn `index` replaced by `fn(turn)`; turns stay sorted by index. */
-function withTurn(s: RunState, index: number, fn: (t: Turn) => Turn): RunState {
-  const at = s.turns.findIndex((t) => t.index === index);
-  if (at >= 0) {
-    const turns = s.turns.slice();
-    turns[at] = fn(turns[at]);
-    return { ...s, turns };
-  }
-  const turns = [...s.turns, fn({ index, blocks: [] })].sort((a, b) => a.index - b.index);
-  return { ...s, turns };
+function newPlan(content: string): PlanBlock {
+  return { kind: "plan", content, steps: null, done: false };
 }
 
-function pushBlock(s: RunState, place: Placement, block: Block): RunState {
-  return withTurn(s, place.turn_index, (t) => ({ ...t, blocks: [...t.blocks, block] }));
+function reducePlanReview(s: RunState, obj: ObjOf<"plan_review">, place: Placement): RunState {
+  const review: PlanReviewState = { open: true, round: obj.round ?? 1, maxRounds: obj.max_rounds ?? 1, outcome: null };
+  return updateLastBlockAnyTurn(
+    s,
+    place,
+    "plan",
+    (b) => ({ ...b, steps: [...(obj.steps ?? b.steps ?? [])], done: true, review }),
+    () => ({ ...newPlan(""), steps: [...(obj.steps ?? [])], done: true, review }),
+  );
 }
 
-type BlockOf<K extends Block["kind"]> = Extract<Block, { kind: K }>;
-
-function lastIndexOf<K extends Block["kind"]>(blocks: Block[], kind: K, openOnly: boolean): number {
-  for (let i = blocks.length - 1; i >= 0; i--) {
-    const b = blocks[i];
-    if (b.kind === kind && (!openOnly || !("done" in b) || !b.done)) return i;
-  }
-  return -1;
+function reducePlanReviewed(s: RunState, obj: ObjOf<"plan_reviewed">, place: Placement): RunState {
+  return updateLastBlockAnyTurn(
+    s,
+    place,
+    "plan",
+    (b) => ({
+      ...b,
+      steps: obj.outcome === "revising" ? b.steps : [...(obj.steps ?? b.steps ?? [])],
+      review: { open: false, round: b.review?.round ?? 1, maxRounds: b.review?.maxRounds ?? 1, outcome: obj.outcome },
+    }),
+    () => ({ ...newPlan(""), steps: [...(obj.steps ?? [])], done: true }),
+  );
 }
 
-/** Update the latest still-open block of `kind` in this turn, or append `create()`. */
-function updateOpenBlock<K extends Block["kind"]>(
-  s: RunState,
-  place: Placement,
-  kind: K,
-  fn: (b: BlockOf<K>) => BlockOf<K>,
-  create: () => BlockOf<K>,
-): RunState {
-  return withTurn(s, place.turn_index, (t) => {
-    const i = lastIndexOf(t.blocks, kind, true);
-    if (i < 0) return { ...t, blocks: [...t.blocks, create()] };
-    const blocks = t.blocks.slice();
-    blocks[i] = fn(blocks[i] as BlockOf<K>);
-    return { ...t, blocks };
-  });
+function reduceReport(s: RunState, obj: ObjOf<"report">, place: Placement): RunState {
+  const report: VerifiedReport = {
+    reportId: obj.report_id,
+    title: obj.title ?? "",
+    summary: obj.summary ?? "",
+    keyFindings: [...(obj.key_findings ?? [])],
+    method: obj.method ?? null,
+    markdown: obj.markdown ?? "",
+    sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
+    removed: [...(obj.removed_citations ?? [])],
+    unsupported: [...(obj.unsupported_claims ?? [])],
+  };
+  const next = updateLastBlockAnyTurn(
+    registerDocuments(s, report.sources, false),
+    place,
+    "message",
+    (b) => ({ ...b, role: "report", report, done: true }),
+    () => ({ ...newMessage([]), report, done: true }),
+  );
+  return { ...next, reportId: obj.report_id ?? next.reportId };
 }
 
-/**
- * Update the latest block of `kind` in this turn or, failing that, in any earlier turn
- * (e.g. `report` may be placed after the streamed message), or append `create()` here.
- */
-function updateLastBlockAnyTurn<K extends Block["kind"]>(
-  s: RunState,
-  place: Placement,
-  kind: K,
-  fn: (b: BlockOf<K>) => BlockOf<K>,
-  create: () => BlockOf<K>,
-): RunState {
-  const order = s.turns
-    .filter((t) => t.index <= place.turn_index)
-    .sort((a, b) => b.index - a.index);
-  for (const t of order) {
-    const i = lastIndexOf(t.blocks, kind, false);
-    if (i >= 0) {
-      return withTurn(s, t.index, (turn) => {
-        const blocks = turn.blocks.slice();
-        blocks[i] = fn(blocks[i] as BlockOf<K>);
-        return { ...turn, blocks };
-      });
-    }
-  }
-  return pushBlock(s, place, create());
-}
-
-function newMessage(documents: Document[]): MessageBlock {
-  return { kind: "message", role: "report", draft: "", documents: [...documents], questions: [], report: null, done: false };
-}
-
-// ---------------------------------------------------------------- lanes
-
-function newLane(tab: number): Lane {
-  return { tab, task: "", status: "pending", steps: [], report: null, notices: [], forced: false };
-}
-
-function lanesBlockIndex(t: Turn): number {
-  return lastIndexOf(t.blocks, "lanes", false);
-}
-
-/** The lane at `place.tab_index` of this turn, if a branching opened it. */
-function findLane(s: RunState, place: Placement): Lane | null {
-  const t = s.turns.find((x) => x.index === place.turn_index);
-  if (!t) return null;
-  const i = lanesBlockIndex(t);
-  if (i < 0) return null;
-  return (t.blocks[i] as LanesBlock).lanes.find((l) => l.tab === place.tab_index) ?? null;
-}
-
-/**
- * A branching whose lanes never started, placed in an earlier turn than the lane packets
- * that follow it: take it out and return how many lanes it announced. (Keeps the timeline
- * right whether the engine puts `top_level_branching` in the lanes' turn or the one before.)
- */
-function adoptOrphanBranching(s: RunState, turnIndex: number): { s: RunState; expected: number } {
-  for (let ti = s.turns.length - 1; ti >= 0; ti--) {
-    const t = s.turns[ti];
-    if (t.index >= turnIndex) continue;
-    const bi = lanesBlockIndex(t);
-    if (bi < 0) continue;
-    const lb = t.blocks[bi] as LanesBlock;
-    if (!lb.lanes.every((l) => l.status === "pending" && !l.task && !l.steps.length)) return { s, expected: 0 };
-    const blocks = t.blocks.filter((_, j) => j !== bi);
-    const turns = blocks.length ? s.turns.map((x, j) => (j === ti ? { ...x, blocks } : x)) : s.turns.filter((_, j) => j !== ti);
-    return { s: { ...s, turns }, expected: lb.expected };
-  }
-  return { s, expected: 0 };
-}
-
-/** Replace the lane at `place`, opening a lanes block / lane if the branching was missed. */
-function withLane(state: RunState, place: Placement, fn: (l: Lane) => Lane): RunState {
-  let s = state;
-  let adopted = 0;
-  const here = s.turns.find((t) => t.index === place.turn_index);
-  if (!here || lanesBlockIndex(here) < 0) {
-    const r = adoptOrphanBranching(s, place.turn_index);
-    s = r.s;
-    adopted = r.expected;
-  }
-  return withTurn(s, place.turn_index, (t) => {
-    let blocks = t.blocks;
-    let i = lanesBlockIndex(t);
-    if (i < 0) {
-      const n = Math.max(adopted, place.tab_index + 1);
-      const lanes = adopted ? Array.from({ length: adopted }, (_, tab) => newLane(tab)) : [];
-      blocks = [...blocks, { kind: "lanes", expected: n, lanes }];
-      i = blocks.length - 1;
-    } else {
-      blocks = blocks.slice();
-    }
-    const lb = blocks[i] as LanesBlock;
-    const lanes = lb.lanes.slice();
-    let li = lanes.findIndex((l) => l.tab === place.tab_index);
-    if (li < 0) {
-      lanes.push(newLane(place.tab_index));
-      lanes.sort((a, b) => a.tab - b.tab);
-      li = lanes.findIndex((l) => l.tab === place.tab_index);
-    }
-    lanes[li] = fn(lanes[li]);
-    blocks[i] = { ...lb, lanes, expected: Math.max(lb.expected, lanes.length) };
-    return { ...t, blocks };
-  });
-}
-
-function isTerminal(l: Lane): boolean {
-  return l.status === "done" || l.status === "failed" || l.status === "timed_out" || l.status === "stopped";
-}
-
-function newStep(index: number, kind: StepKind): Step {
-  return { index, kind, queries: [], documents: [], urls: [], reasoning: "", done: false };
-}
-
-/**
- * Replace the step of `place.sub_turn_index`. A lane packet without a sub-turn (not expected
- * from the engine, but tolerated) attaches to the lane's latest step of the same kind.
- */
-function withStep(lane: Lane, place: Placement, kind: StepKind, fn: (st: Step) => Step, startsNew: boolean): Lane {
-  const steps = lane.steps.slice();
-  let i: number;
-  if (place.sub_turn_index !== null) {
-    i = steps.findIndex((st) => st.index === place.sub_turn_index);
-    if (i < 0) {
-      steps.push(newStep(place.sub_turn_index, kind));
-      steps.sort((a, b) => a.index - b.index);
-      i = steps.findIndex((st) => st.index === place.sub_turn_index);
-    }
-  } else {
-    i = -1;
-    if (!startsNew) {
-      for (let j = steps.length - 1; j >= 0; j--) if (steps[j].kind === kind) { i = j; break; }
-    }
-    if (i < 0) {
-      const next = steps.reduce((m, st) => Math.max(m, st.index), -1) + 1;
-      steps.push(newStep(next, kind));
-      i = steps.length - 1;
-    }
-  }
-  const cur = steps[i];
-  // A step created by a later packet (e.g. queries before start) adopts the real kind.
-  const typed = cur.kind === "other" ? { ...cur, kind } : cur;
-  steps[i] = fn(typed);
-  return { ...lane, steps };
-}
-
-function mergeDocs(into: Document[], docs: Document[]): Document[] {
-  const seen = new Set(into.map((d) => d.id));
-  const out = into.slice();
-  for (const d of docs ?? []) {
-    if (d && !seen.has(d.id)) {
-      seen.add(d.id);
-      out.push(d);
-    }
-  }
-  return out;
-}
-
-function registerDocuments(s: RunState, docs: Document[], fetched: boolean): RunState {
-  if (!docs?.length) return s;
-  let documents = s.documents;
-  let seenOrder = s.seenOrder;
-  let fetchedMap = s.fetched;
-  for (const d of docs) {
-    if (!d || typeof d.id !== "string") continue;
-    if (!(d.id in documents)) {
-      if (documents === s.documents) documents = { ...documents };
-      if (seenOrder === s.seenOrder) seenOrder = seenOrder.slice();
-      documents[d.id] = d;
-      seenOrder.push(d.id);
-    }
-    if (fetched && !fetchedMap[d.id]) {
-      if (fetchedMap === s.fetched) fetchedMap = { ...fetchedMap };
-      fetchedMap[d.id] = true;
-    }
-  }
-  return { ...s, documents, seenOrder, fetched: fetchedMap };
-}
-
-function reduceLane(s: RunState, place: Placement, obj: PacketObj): RunState {
-  switch (obj.type) {
-    case "research_agent_start":
-      return withLane(s, place, (l) => ({ ...l, task: obj.task ?? "", status: isTerminal(l) ? l.status : "running" }));
-    case "search_start":
-      return withLane(s, place, (l) =>
-        withStep(running(l), place, "search", (st) => ({ ...st, provider: obj.provider }), true),
-      );
-    case "search_queries":
-      return withLane(s, place, (l) =>
-        withStep(running(l), place, "search", (st) => ({ ...st, queries: [...st.queries, ...(obj.queries ?? [])] }), false),
-      );
-    case "search_documents":
-      return withLane(registerDocuments(s, obj.documents, false), place, (l) =>
-        withStep(running(l), place, "search", (st) => ({ ...st, documents: mergeDocs(st.documents, obj.documents), done: true }), false),
-      );
-    case "open_url_start":
-      return withLane(s, place, (l) => withStep(running(l), place, "open_url", (st) => st, true));
-    case "open_url_urls":
-      return withLane(s, place, (l) =>
-        withStep(running(l), place, "open_url", (st) => ({ ...st, urls: [...st.urls, ...(obj.urls ?? [])] }), false),
-      );
-    case "open_url_documents":
-      return withLane(registerDocuments(s, obj.documents, true), place, (l) =>
-        withStep(running(l), place, "open_url", (st) => ({ ...st, documents: mergeDocs(st.documents, obj.documents), done: true }), false),
-      );
-    case "intermediate_report_start":
-      return withLane(s, place, (l) => ({
-        ...running(l),
-        report: { content: obj.content ?? "", documents: l.report?.documents ?? [] },
-      }));
-    case "intermediate_report_delta":
-      return withLane(s, place, (l) => ({
-        ...running(l),
-        report: { content: (l.report?.content ?? "") + (obj.content ?? ""), documents: l.report?.documents ?? [] },
-      }));
-    case "intermediate_report_cited_docs":
-      return withLane(registerDocuments(s, obj.documents, false), place, (l) => ({
-        ...l,
-        report: { content: l.report?.content ?? "", documents: mergeDocs(l.report?.documents ?? [], obj.documents) },
-      }));
-    default:
-      return s;
-  }
-}
-
-/** Any activity in a pending lane means its agent has started. */
-function running(l: Lane): Lane {
-  return l.status === "pending" ? { ...l, status: "running" } : l;
+function reduceSummary(s: RunState, obj: ObjOf<"summary">): RunState {
+  return {
+    ...s,
+    summary: {
+      elapsedS: obj.elapsed_s ?? 0,
+      sourcesSeen: obj.sources_seen ?? 0,
+      sourcesFetched: obj.sources_fetched ?? 0,
+      sourcesCited: obj.sources_cited ?? 0,
+      inputTokens: obj.input_tokens ?? 0,
+      outputTokens: obj.output_tokens ?? 0,
+      costUsd: obj.cost_usd ?? 0,
+      reportId: obj.report_id ?? null,
+      claimsChecked: obj.claims_checked ?? 0,
+      claimsUnsupported: obj.claims_unsupported ?? 0,
+    },
+    reportId: obj.report_id ?? s.reportId,
+  };
 }
 
 // ---------------------------------------------------------------- reasoning
 
 type ReasoningObj = ObjOf<"reasoning_start"> | ObjOf<"reasoning_delta"> | ObjOf<"reasoning_done">;
 
-function reduceReasoning(s: RunState, place: Placement, obj: ReasoningObj): RunState {
+function reduceReasoning(s: RunState, obj: ReasoningObj, place: Placement): RunState {
   const text = obj.reasoning ?? "";
   const lane = findLane(s, place);
   // Inside an agent (a sub-turn, or the top of a live lane) reasoning is one of its steps;

@@ -38,7 +38,7 @@ async def list_sources(request: Request) -> list[SourceOut]:
 async def list_collections(request: Request) -> list[CollectionOut]:
     def load() -> list[CollectionOut]:
         with library.open_store(_db(request)) as store:
-            return [CollectionOut.of(s) for s in store.stats()]
+            return [CollectionOut.model_validate(s) for s in store.stats()]
 
     return await asyncio.to_thread(load)
 
@@ -49,7 +49,7 @@ async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
         entries = await asyncio.to_thread(library.list_documents, _db(request), name)
     except library.LibraryError as exc:
         raise _refused(exc) from None
-    return [DocumentEntryOut.of(e) for e in entries]
+    return [DocumentEntryOut.model_validate(e) for e in entries]
 
 
 @router.post(
@@ -71,7 +71,7 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
         entries = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits)
     except library.LibraryError as exc:
         raise _refused(exc) from None
-    return [DocumentEntryOut.of(e) for e in entries]
+    return [DocumentEntryOut.model_validate(e) for e in entries]
 
 
 @router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))
@@ -99,7 +99,7 @@ async def get_document(request: Request, doc_id: str) -> DocumentOut:
     """A document by the id packets give it: a local one from the index, a web page a report cited (fetched now)."""
     found = await asyncio.to_thread(library.document_by_id, _db(request), doc_id)
     if found is not None:
-        return DocumentOut.local(found)
+        return DocumentOut.model_validate(found)
     url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
     if url is None:
         raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
@@ -117,7 +117,7 @@ async def _open(request: Request, url: str) -> DocumentOut:
         found = await asyncio.to_thread(library.document_by_url, _db(request), url)
         if found is None:
             raise HTTPException(404, f"no document at {url!r} in the local corpus")
-        return DocumentOut.local(found)
+        return DocumentOut.model_validate(found)
     reader = build_web_reader(settings_of(request))
     if not reader.handles(url):
         raise HTTPException(422, "only corpus://, http:// and https:// URLs can be opened")

@@ -8,20 +8,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sleuth.words import FUNCTION_WORDS
+
 # Function words and question scaffolding: they say nothing about the subject of a question.
-STOPWORDS: frozenset[str] = frozenset(
+STOPWORDS: frozenset[str] = FUNCTION_WORDS | frozenset(
     """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each either else few for from
-    further had has have having he her here hers him his how i if in into is it its itself just me
-    more most my no nor not now of off on once only or other our ours out over own same she should so
-    some such than that the their theirs them then there these they this those through to too under
-    until up very was we were what when where which while who whom why will with would you your yours
-    yourself may might must shall via per let lets get gets got use used using uses make makes want
-    need needs like tell explain describe please know show give find good best way ways work works
-    one two many much really actually just kind sort thing question research look happen happens
-    exactly different difference compared compare vs versus e.g i.e etc mostly mainly especially
-    particularly interested care curious wondering mean means
+    actually best care compare compared curious describe difference different e.g especially etc
+    exactly explain find get gets give good got happen happens i.e interested kind know let lets
+    like look mainly make makes many mean means mostly much need needs one particularly please
+    question really research show sort tell thing two use used uses using versus vs want way ways
+    wondering work works
     """.split()
 )
 

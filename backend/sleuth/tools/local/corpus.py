@@ -42,6 +42,11 @@ def db_path_for(data_dir: Path) -> Path:
     return Path(data_dir).expanduser() / DB_FILENAME
 
 
+def unreadable_index(exc: sqlite3.Error) -> str:
+    """The one-line message for a corpus index that cannot be read."""
+    return f"cannot read the local corpus index: {exc}"
+
+
 class FolderChecks:
     """When each SLEUTH_CORPUS folder was last checked, shared by every run of a process."""
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from sleuth.words import FUNCTION_WORDS
+
 MAX_TERMS = 32
 _MAX_TERM_CHARS = 64
 
@@ -17,14 +19,8 @@ _MAX_TERM_CHARS = 64
 # so a quoted term is always a single token.
 _TERM = re.compile(r"[^\W_]+")
 
-# Words that match almost every passage: they add work and noise, not ranking signal.
-STOPWORDS = frozenset(
-    """a about after all also an and any are as at be been before being between both but by can
-    could did do does doing during each for from had has have having how i if in into is it its
-    just me more most my no nor not of on once only or other our out over own same should so some
-    such than that the their them then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your""".split()
-)
+# Function words match almost every passage: they add work and noise, not ranking signal.
+STOPWORDS = FUNCTION_WORDS
 
 
 def terms(text: str) -> list[str]:

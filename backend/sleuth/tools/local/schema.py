@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from sleuth.documents import document_id
+from sleuth.store.db import write_transaction
 
 SCHEMA_VERSION = 2
 DB_FILENAME = "corpus.db"
@@ -78,7 +79,7 @@ CREATE TABLE IF NOT EXISTS corpus_meta (
 def connect(db_path: Path) -> sqlite3.Connection:
     """A new connection (one per thread / short task), schema created on first open.
 
-    Autocommit mode: writers say BEGIN IMMEDIATE themselves, so transactions are explicit.
+    Autocommit mode: writers open `write_transaction` themselves, so transactions are explicit.
     """
     db_path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(db_path, isolation_level=None, timeout=30.0)
@@ -89,8 +90,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
     if version < SCHEMA_VERSION:
         # WAL lets searches read while an index run writes (server + `sleuth index` at once).
         conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             # Another process may have upgraded while this one waited for the lock.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version == 1:
@@ -99,10 +99,6 @@ def connect(db_path: Path) -> sqlite3.Connection:
                 conn.execute(statement)
             conn.execute("CREATE INDEX IF NOT EXISTS documents_by_key ON documents (doc_key)")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
     return conn
 
 

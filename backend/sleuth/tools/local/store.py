@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sleuth.documents import document_id
+from sleuth.store.db import write_transaction
 from sleuth.tools.local.chunking import Chunk
 from sleuth.tools.local.urls import corpus_url
 
@@ -52,14 +53,8 @@ class CorpusStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        # IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self.conn):
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
 
     # Collections
 

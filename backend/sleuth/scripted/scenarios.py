@@ -6,10 +6,11 @@ Tests start from `ResearchModel` and override single steps to inject failures.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from support.scripted_llm import Call, Reply, classify, tool_names, user_text
+from sleuth.scripted.server import Call, Reply, classify, tool_names, user_text
 
 _SOURCE = re.compile(r"^\[(\d+)\] (.*)\nURL: (\S+)", re.M)
 
@@ -70,8 +71,8 @@ class ResearchModel:
     use_think: bool = True
 
     def __call__(self, body: dict[str, Any]) -> Reply:
-        step = classify(body)
-        return getattr(self, step)(body)
+        step: Callable[[dict[str, Any]], Reply] = getattr(self, classify(body))
+        return step(body)
 
     def clarifier(self, body: dict[str, Any]) -> Reply:
         if self.clarify_questions and "user's answer" not in user_text(body).lower():

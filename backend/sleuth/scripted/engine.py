@@ -1,4 +1,4 @@
-"""Run the real engine against a scripted model and collect what it emits."""
+"""Run the real engine against the scripted model and collect what it emits."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from sleuth.config import Settings
 from sleuth.research.plan_review import PlanReviewer
 from sleuth.research.run import new_run_id, run_research
 from sleuth.research.types import ResearchRequest, ResearchResult
+from sleuth.scripted.server import ScriptedLLM
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import Packet
-from support.scripted_llm import ScriptedLLM
+from sleuth.stream.packets import Packet, Stop
 
 
 def scripted_settings(llm: ScriptedLLM, **overrides: Any) -> Settings:
@@ -40,7 +40,9 @@ class Run:
 
     @property
     def stop_reason(self) -> str:
-        return self.packets[-1].obj.reason
+        last = self.packets[-1].obj
+        assert isinstance(last, Stop), f"the run ended with {last.type}, not stop"
+        return last.reason
 
 
 async def run_engine(

@@ -1,8 +1,8 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1 for driving Sleuth through litellm.
 
-A test gives it a `respond(request_body) -> Reply` function. The server streams the reply the
+A test or a benchmark gives it a `respond(request_body) -> Reply` function. The server streams the reply the
 way OpenAI does: text in small deltas, tool calls with their arguments split across chunks,
-then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, or slow.
+then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, slow, or held until a test lets it go.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ class Reply:
     error_message: str = "scripted failure"
     hang: bool = False
     delay_s: float = 0.0  # before the first byte
+    gate: threading.Event | None = None  # answer only once it is set: a test holds the run mid-flight
     chunk_size: int = 7
     usage: tuple[int, int] | None = None
 
@@ -130,6 +131,8 @@ class ScriptedLLM:
         with self._lock:
             self.requests.append(body)
         reply = self.respond(body)
+        if reply.gate is not None:
+            await self._until_set(reply.gate)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
@@ -139,15 +142,19 @@ class ScriptedLLM:
             )
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
 
-    async def _stream(self, reply: Reply):
+    async def _until_set(self, event: threading.Event) -> None:
+        """Wait for an event set from another thread (the test's), or for the server to stop."""
+        while not (event.is_set() or self._release.is_set()):
+            await asyncio.sleep(0.02)  # a threading.Event cannot be awaited; the loop keeps serving meanwhile
+
+    async def _stream(self, reply: Reply) -> AsyncIterator[str]:
         yield _chunk({"role": "assistant", "content": ""})
         for piece in _pieces(reply.reasoning, reply.chunk_size) if reply.reasoning else []:
             yield _chunk({"reasoning_content": piece})
         for piece in _pieces(reply.text, reply.chunk_size) if reply.text else []:
             yield _chunk({"content": piece})
         if reply.hang:  # after any text: a model that stalls mid-answer
-            while not self._release.is_set():
-                await asyncio.sleep(0.05)
+            await self._until_set(self._release)
             return
         for index, call in enumerate(reply.tool_calls):
             arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)

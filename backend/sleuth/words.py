@@ -1,0 +1,19 @@
+"""The English function words every text matcher in Sleuth ignores: the local search's query
+builder, the claim-support check and the offline model, so a word counts (or not) the same way
+everywhere."""
+
+from __future__ import annotations
+
+# Function words: they say nothing about a subject. Matchers that also drop a question's
+# scaffolding ("explain", "works") add those words to these.
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else few for from
+    further had has have having he her here hers him his how i if in into is it it's its itself just
+    may me might more most must my no nor not now of off on once only or other our ours out over own
+    per same shall she should so some such than that the their theirs them then there these they
+    this those through to too under until up very via was we were what when where which while who
+    whom why will with would you your yours yourself
+    """.split()
+)
