@@ -134,9 +134,12 @@ def task_terms(task: str) -> TaskTerms:
     background_text = re.sub(r"\s*Keep to: .*$", "", parts[1], flags=re.S) if len(parts) > 1 else ""
     focus_phrases = _clean_phrases(focus_text)
     background_phrases = _clean_phrases(background_text)
-    if _REFERS_BACK.search(focus_text) or len(term_set(" ".join(focus_phrases))) <= MIN_OWN_FOCUS_TERMS:
-        # "How do they differ?" or "What exception is raised?": a follow-up clause of the question
-        # whose subject is named earlier in it; the background's first phrases say what it is about
+    own = term_set(" ".join(focus_phrases))
+    names_subject = not background_phrases or bool(term_set(background_phrases[0]) & own)
+    if _REFERS_BACK.search(focus_text) or len(own) <= MIN_OWN_FOCUS_TERMS or not names_subject:
+        # "How do they differ?", "What exception is raised?", "Why does the input need to be
+        # sorted?": a follow-up clause of the question whose subject is named earlier in it; the
+        # background's first phrases say what it is about
         lowered = {phrase.lower() for phrase in focus_phrases}
         focus_phrases = [p for p in background_phrases[:2] if p.lower() not in lowered] + focus_phrases
     kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))

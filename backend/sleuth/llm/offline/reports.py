@@ -35,8 +35,8 @@ from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
-MAX_REPORT_SENTENCES = 12
-MAX_PER_SOURCE = 6
+MAX_REPORT_SENTENCES = 14
+MAX_PER_SOURCE = 8
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 MIN_RELEVANCE = 0.9
 SHORT_SENTENCE_WORDS = 6

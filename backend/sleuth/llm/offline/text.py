@@ -292,7 +292,7 @@ def defined_term(heading: str) -> str:
     (see `entry_name`)."""
     if not is_term_heading(heading) or "(" in heading:
         return ""
-    term = heading[2:].strip().rstrip("¶").strip().lstrip("@")
+    term = re.sub(r"^(?:@|class |exception |async |abstractmethod )+", "", heading[2:].strip().rstrip("¶").strip())
     if re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", term):
         return term.rsplit(".", 1)[-1]  # a dotted name: the part that tells entries apart
     return term if 0 < len(term.split()) <= 3 else ""
