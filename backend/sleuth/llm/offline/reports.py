@@ -123,10 +123,12 @@ def _score(
     context = term_set(heading) - name - sentence_terms
     relevance += TERM_HEADING_SHARE * min(HEADING_CAP, terms.weight(name - sentence_terms, rare))
     relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(context, rare))
+    if lead:
+        # not discounted by rarity: on a page where every sentence says "fork", the entry named
+        # "fork" is still the one that defines it, and its first sentence is that definition
+        relevance = max(relevance, terms.weight(name))
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if lead:
-        # not discounted by rarity: on a page about start methods every entry says "method", yet
-        # the entry named by a word of the task is still the one that defines it
         score += LEAD_BONUS * min(1.0, terms.weight(name) / 2.0)
     if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
         score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
