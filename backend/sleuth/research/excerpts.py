@@ -37,8 +37,7 @@ def _scores(paragraphs: list[str], wanted: set[str]) -> list[float]:
     terms: the definition below a term rarely repeats it, and the term alone explains nothing."""
     bags = [set(search_terms(p.lower())) if wanted else set() for p in paragraphs]
     bags = [
-        bag | bags[index - 1] if index and _is_heading(paragraphs[index - 1]) else bag
-        for index, bag in enumerate(bags)
+        bag | bags[index - 1] if index and _is_heading(paragraphs[index - 1]) else bag for index, bag in enumerate(bags)
     ]
     total = len(paragraphs)
     idf = {term: math.log(1 + total / (1 + sum(term in bag for bag in bags))) for term in wanted}

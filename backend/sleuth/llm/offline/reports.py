@@ -22,7 +22,6 @@ from sleuth.llm.offline.text import (
     first_paragraph,
     is_dangling,
     is_navigation_page,
-    is_term_heading,
     jaccard,
     numbered_blocks,
     overlap,
@@ -161,10 +160,9 @@ def agent_report(request: OfflineRequest) -> Reply:
             lead = position == 0 or sentences[position - 1][0] != heading
             score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
+                label = _label(heading, sentence)
                 candidates.append(
-                    Candidate(
-                        sentence, page.number, position, score + prior, heading, sentence_terms, _label(heading, sentence)
-                    )
+                    Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
                 )
 
     chosen: list[Candidate] = []
@@ -203,11 +201,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
         # "Return a random byte string." says what, not of which function: the entry's name, copied
         # from its heading, goes in front
-        paragraphs.append(
-            " ".join(
-                f"{c.label}{as_markdown(c.sentence)} [{number}]" for c in in_order
-            )
-        )
+        paragraphs.append(" ".join(f"{c.label}{as_markdown(c.sentence)} [{number}]" for c in in_order))
     return Reply(text="\n\n".join(paragraphs))
 
 
