@@ -74,10 +74,11 @@ def test_table_rows_become_statements_under_the_heading_above() -> None:
 
 
 def test_an_elision_ends_the_heading_above_it() -> None:
-    page = f"- spawn\n\nThe parent process starts a fresh interpreter.\n\n{GAP}\n\nChildren inherit nothing else."
+    after = "Child processes inherit nothing else."
+    page = f"- spawn\n\nThe parent process starts a fresh interpreter.\n\n{GAP}\n\n{after}"
     headings = {sentence: heading for heading, sentence in sectioned_sentences(page)}
     assert headings["The parent process starts a fresh interpreter."] == "- spawn"
-    assert headings["Children inherit nothing else."] == ""
+    assert headings[after] == ""
 
 
 def test_definition_list_items_name_what_they_define() -> None:
