@@ -34,7 +34,6 @@ TOP_RANK_BONUS = 4.0
 READ_ELSEWHERE_PENALTY = 2.5  # a sibling already reported on it: prefer unread pages of similar worth
 _DEFAULT_AGENT_ROUNDS = 6
 MIN_OWN_FOCUS_TERMS = 2  # a focus this thin names no subject of its own
-_REFERS_BACK = re.compile(r"\b(?:they|them|their|it|its|these|those)\b", re.I)
 
 # Words that describe the kind of step, not the subject; useless (or harmful) as search terms.
 _STEP_WORDS = frozenset(
@@ -136,7 +135,7 @@ def task_terms(task: str) -> TaskTerms:
     background_phrases = _clean_phrases(background_text)
     own = term_set(" ".join(focus_phrases))
     names_subject = not background_phrases or bool(term_set(background_phrases[0]) & own)
-    if _REFERS_BACK.search(focus_text) or len(own) <= MIN_OWN_FOCUS_TERMS or not names_subject:
+    if len(own) <= MIN_OWN_FOCUS_TERMS or not names_subject:
         # "How do they differ?", "What exception is raised?", "Why does the input need to be
         # sorted?": a follow-up clause of the question whose subject is named earlier in it; the
         # background's first phrases say what it is about
