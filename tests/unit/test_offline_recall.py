@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from sleuth.llm.offline.agent import search_queries, task_terms
 from sleuth.llm.offline.reports import agent_report, section_size
-from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.text import (
     defined_term,
     entry_name,
@@ -16,6 +15,7 @@ from sleuth.llm.offline.text import (
 )
 from sleuth.prompting import render
 from sleuth.research.excerpts import GAP, focused_text
+from support.offline import agent_report_request
 
 TABLE = """The filter decides what happens to a warning.
 
@@ -43,20 +43,6 @@ The parent process uses os.fork() to copy the interpreter.
 - forkserver
 
 A server process is started once and forks the children on request."""
-
-
-def _report_request(task: str, pages: list[dict[str, object]]) -> OfflineRequest:
-    return OfflineRequest(
-        messages=[
-            {
-                "role": "system",
-                "content": render("intermediate_report", today="2025-01-01", task=task, max_tokens=900, forced=False),
-            },
-            {"role": "user", "content": render("intermediate_report_user", sources=pages, forced=False)},
-        ],
-        tools=[],
-        max_tokens=900,
-    )
 
 
 def _background(step: str, question: str) -> str:
@@ -99,7 +85,7 @@ def test_a_demonstrative_with_its_noun_is_not_dangling() -> None:
 
 def test_each_defined_term_of_the_task_gets_its_definition_quoted() -> None:
     page = {"number": 1, "title": "multiprocessing", "url": "corpus://d/mp.html", "text": START_METHODS}
-    reply = agent_report(_report_request("What are the start methods spawn, fork and forkserver?", [page]))
+    reply = agent_report(agent_report_request("What are the start methods spawn, fork and forkserver?", [page], 900))
     # the sentences that repeat every term rank high, yet each entry's first sentence is quoted,
     # with the term it defines in front
     assert "spawn: The parent process starts a fresh interpreter. [1]" in reply.text
@@ -119,7 +105,7 @@ def test_one_entry_that_is_the_whole_answer_may_say_more_than_two_sentences() ->
         ]
     )
     page = {"number": 1, "title": "itertools", "url": "corpus://d/it.html", "text": entry}
-    reply = agent_report(_report_request("How does itertools.tee split an iterable?", [page]))
+    reply = agent_report(agent_report_request("How does itertools.tee split an iterable?", [page], 900))
     assert "auxiliary storage" in reply.text and "not threadsafe" in reply.text
 
 
