@@ -37,6 +37,7 @@ DEFAULT_REPORT_TOKENS = 1200
 MAX_REPORT_SENTENCES = 14
 MAX_PER_SOURCE = 8
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
+SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 MIN_RELEVANCE = 0.9
 SHORT_SENTENCE_WORDS = 6
 SECTION_SENTENCES = 4
@@ -172,10 +173,17 @@ def agent_report(request: OfflineRequest) -> Reply:
     # The first pass leaves room for other pages (one page rarely tells the whole story) and for
     # the other entries of a page (a question about three options wants each one's definition);
     # the second lets an entry that is the whole answer say more; the third fills what is left.
-    passes = ((MAX_PER_SOURCE, MAX_PER_HEADING), (MAX_PER_SOURCE, MAX_REPORT_SENTENCES), (MAX_REPORT_SENTENCES,) * 2)
-    for per_source, per_heading in passes:
+    # The spreading pass takes only strong sentences, so weak ones from other entries do not use up
+    # a page's share before the entry that answers the task has said what it can.
+    floor = SPREAD_FLOOR * ranked[0].score if ranked else 0.0
+    passes = (
+        (MAX_PER_SOURCE, MAX_PER_HEADING, floor),
+        (MAX_PER_SOURCE, MAX_REPORT_SENTENCES, 0.0),
+        (MAX_REPORT_SENTENCES, MAX_REPORT_SENTENCES, 0.0),
+    )
+    for per_source, per_heading, min_score in passes:
         for candidate in ranked:
-            if len(chosen) >= MAX_REPORT_SENTENCES:
+            if len(chosen) >= MAX_REPORT_SENTENCES or candidate.score < min_score:
                 break
             if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:
                 continue
