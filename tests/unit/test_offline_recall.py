@@ -136,3 +136,22 @@ def test_sections_grow_with_the_things_a_step_lists_within_a_bound() -> None:
     assert section_size("How does functools.lru_cache evict entries?") == 4
     assert section_size("What are the start methods spawn, fork and forkserver?") == 6
     assert section_size("Compare a, b, c, d, e, f and g") == 6
+
+
+def test_weak_sentences_of_other_entries_do_not_crowd_out_the_entry_that_answers() -> None:
+    words = "red apples|green pears|blue plums|ripe figs|sour limes|dry dates|wild cherries|sweet melons|pale kiwis"
+    others = [
+        f"- itertools.other{i}(iterable)\n\nEach iterator here splits {fruit} into smaller baskets."
+        for i, fruit in enumerate(words.split("|"))
+    ]
+    tee = [
+        "- itertools.tee(iterable, n=2)",
+        "Return n independent iterators from a single tee iterable.",
+        "The tee iterators are not threadsafe, even when the tee input is.",
+        "The tee function may require significant auxiliary storage for its iterators.",
+        "Once a tee has been created, the original iterable should not be used by tee callers.",
+    ]
+    page = {"number": 1, "title": "itertools", "url": "corpus://d/it.html", "text": "\n\n".join([*others, *tee])}
+    reply = agent_report(agent_report_request("How does itertools.tee split an iterator?", [page], 150))
+    # every other entry mentions an iterator, none is about tee, and the budget holds about 8 sentences
+    assert "not threadsafe" in reply.text and "auxiliary storage" in reply.text
