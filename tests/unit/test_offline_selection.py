@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from sleuth.clock import SystemClock
 from sleuth.config import Settings
@@ -27,6 +26,7 @@ from sleuth.research.run import new_state
 from sleuth.research.types import ResearchRequest
 from sleuth.stream.emitter import Emitter
 from sleuth.tools.toolbox import Toolbox
+from support.offline import agent_report_request
 
 TOC_PAGE = "\n\n".join(
     [
@@ -92,20 +92,6 @@ def test_dotted_names_meet_their_parts() -> None:
     assert {stem("functools"), "lru_cache"} <= term_set("How does functools.lru_cache evict?")
 
 
-def _report_request(task: str, pages: list[dict[str, Any]]) -> OfflineRequest:
-    return OfflineRequest(
-        messages=[
-            {
-                "role": "system",
-                "content": render("intermediate_report", today="2025-01-01", task=task, max_tokens=600, forced=False),
-            },
-            {"role": "user", "content": render("intermediate_report_user", sources=pages, forced=False)},
-        ],
-        tools=[],
-        max_tokens=600,
-    )
-
-
 def test_agent_report_quotes_under_the_matching_entry_skips_navigation_and_drops_repeats() -> None:
     repeated = "The lru_cache decorator keeps the maxsize most recent calls of the wrapped function in memory."
     pages = [
@@ -119,7 +105,7 @@ def test_agent_report_quotes_under_the_matching_entry_skips_navigation_and_drops
         },
     ]
     task = "How functools.lru_cache decides which calls to keep."
-    reply = agent_report(_report_request(task, pages))
+    reply = agent_report(agent_report_request(task, pages))
     assert "[1]" not in reply.text  # the table of contents names lru_cache but explains nothing
     assert "`functools.lru_cache()`: Decorator to wrap a function with a memoizing callable" in reply.text
     assert "total_ordering" not in reply.text and "rich comparison" not in reply.text  # another entry's text

@@ -23,9 +23,22 @@ def _paragraphs(text: str) -> list[str]:
     return [part.strip("\n") for part in _PARAGRAPH_BREAK.split(text) if part.strip()]
 
 
+HEADING_WORDS = 8  # a one-line paragraph this short is a title or a defined term, not prose
+
+
+def _is_heading(paragraph: str) -> bool:
+    return "\n" not in paragraph.strip() and len(paragraph.split()) <= HEADING_WORDS
+
+
 def _scores(paragraphs: list[str], wanted: set[str]) -> list[float]:
-    """Sum over the wanted terms a paragraph contains of their idf among the page's paragraphs."""
+    """Sum over the wanted terms a paragraph contains of their idf among the page's paragraphs.
+
+    A paragraph right under a heading or a defined term ("- spawn") also counts that heading's
+    terms: the definition below a term rarely repeats it, and the term alone explains nothing."""
     bags = [set(search_terms(p.lower())) if wanted else set() for p in paragraphs]
+    bags = [
+        bag | bags[index - 1] if index and _is_heading(paragraphs[index - 1]) else bag for index, bag in enumerate(bags)
+    ]
     total = len(paragraphs)
     idf = {term: math.log(1 + total / (1 + sum(term in bag for bag in bags))) for term in wanted}
     return [sum(idf[term] for term in bag & wanted) for bag in bags]

@@ -33,6 +33,7 @@ MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once m
 TOP_RANK_BONUS = 4.0
 READ_ELSEWHERE_PENALTY = 2.5  # a sibling already reported on it: prefer unread pages of similar worth
 _DEFAULT_AGENT_ROUNDS = 6
+MIN_OWN_FOCUS_TERMS = 2  # a focus this thin names no subject of its own
 
 # Words that describe the kind of step, not the subject; useless (or harmful) as search terms.
 _STEP_WORDS = frozenset(
@@ -132,6 +133,14 @@ def task_terms(task: str) -> TaskTerms:
     background_text = re.sub(r"\s*Keep to: .*$", "", parts[1], flags=re.S) if len(parts) > 1 else ""
     focus_phrases = _clean_phrases(focus_text)
     background_phrases = _clean_phrases(background_text)
+    own = term_set(" ".join(focus_phrases))
+    names_subject = not background_phrases or bool(term_set(background_phrases[0]) & own)
+    if len(own) <= MIN_OWN_FOCUS_TERMS or not names_subject:
+        # "How do they differ?", "What exception is raised?", "Why does the input need to be
+        # sorted?": a follow-up clause of the question whose subject is named earlier in it; the
+        # background's first phrases say what it is about
+        lowered = {phrase.lower() for phrase in focus_phrases}
+        focus_phrases = [p for p in background_phrases[:2] if p.lower() not in lowered] + focus_phrases
     kind = next(((cues, hint) for pattern, cues, hint in _KINDS if pattern.search(focus_text)), (frozenset(), ""))
     return TaskTerms(
         focus=term_set(" ".join(focus_phrases)),

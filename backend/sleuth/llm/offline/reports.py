@@ -7,6 +7,7 @@ rearranges those cited sentences under the plan's steps, keeping their citations
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
@@ -16,6 +17,7 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     as_markdown,
     cited_units,
+    defined_term,
     entry_name,
     first_paragraph,
     is_dangling,
@@ -32,14 +34,20 @@ from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
-MAX_REPORT_SENTENCES = 10
-MAX_PER_SOURCE = 5
+MAX_REPORT_SENTENCES = 14
+MAX_PER_SOURCE = 8
+MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
+SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 MIN_RELEVANCE = 0.9
-SHORT_SENTENCE_WORDS = 9
+SHORT_SENTENCE_WORDS = 6
 SECTION_SENTENCES = 4
+MAX_SECTION_SENTENCES = 6
+QUESTION_SHARE = 0.5  # a section prefers, among its step's sentences, those on the question asked
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
 HEADING_SHARE = 0.5
+LEAD_BONUS = 2.0
+TERM_HEADING_SHARE = 1.0  # under a defined term ("- spawn"), every sentence is about that term
 HEADING_CAP = 4.0
 PAGE_TITLE_BONUS = 1.5
 
@@ -58,8 +66,9 @@ class Candidate:
     number: int
     position: int  # order within its page, to keep the page's reading order
     score: float
+    heading: str
     terms: set[str]
-    entry: str = ""  # the reference entry the sentence describes, when it does not name it itself
+    label: str = ""  # the entry or term the sentence describes, when it does not name it itself
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -86,16 +95,41 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
-def _score(sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float]) -> tuple[float, float, set[str]]:
+def _label(heading: str, sentence: str) -> str:
+    """What goes in front of a sentence whose heading names its subject: "`secrets.token_hex()`: "
+    for an API entry, "spawn: " for a defined term; "" when the sentence names it itself."""
+    entry = entry_name(heading)
+    if entry:
+        return "" if entry.rsplit(".", 1)[-1] in sentence else f"`{entry}()`: "
+    term = defined_term(heading)
+    return "" if not term or term.lower() in sentence.lower() else f"{term}: "
+
+
+def _score(
+    sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float], *, lead: bool = False
+) -> tuple[float, float, set[str]]:
     """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
 
     Relevance counts the sentence's own terms and, at a discount, those of the heading it sits
     under: in a reference manual the sentences below "@functools.lru_cache(maxsize=128)" are
-    about lru_cache even when they only say "the wrapped function"."""
+    about lru_cache even when they only say "the wrapped function". Under a defined term or an
+    entry the heading counts in full, and the `lead` sentence (the first below it, where such
+    entries give their definition) gains up to LEAD_BONUS when the heading is on the task."""
     sentence_terms = term_set(sentence)
     relevance = terms.weight(sentence_terms, rare)
-    relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(term_set(heading) - sentence_terms, rare))
+    # the name an entry defines ("tee" of "itertools.tee(iterable, n=2)"), not the module every
+    # entry of the page shares
+    name = term_set(entry_name(heading).rsplit(".", 1)[-1] or defined_term(heading))
+    context = term_set(heading) - name - sentence_terms
+    relevance += TERM_HEADING_SHARE * min(HEADING_CAP, terms.weight(name - sentence_terms, rare))
+    relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(context, rare))
+    if lead:
+        # not discounted by rarity: on a page where every sentence says "fork", the entry named
+        # "fork" is still the one that defines it, and its first sentence is that definition
+        relevance = max(relevance, terms.weight(name))
     score = relevance + 0.75 * terms.cue_bonus(sentence)
+    if lead:
+        score += LEAD_BONUS * min(1.0, terms.weight(name) / 2.0)
     if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
         score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
     if is_dangling(sentence):
@@ -124,25 +158,37 @@ def agent_report(request: OfflineRequest) -> Reply:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
         for position, (heading, sentence) in enumerate(sentences):
-            score, relevance, sentence_terms = _score(sentence, heading, terms, rare)
+            lead = position == 0 or sentences[position - 1][0] != heading
+            score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
-                entry = entry_name(heading)
-                named = entry.rsplit(".", 1)[-1] in sentence
+                label = _label(heading, sentence)
                 candidates.append(
-                    Candidate(sentence, page.number, position, score + prior, sentence_terms, "" if named else entry)
+                    Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
                 )
 
     chosen: list[Candidate] = []
     budget = int(_budget(request, facts) * 0.9)
     spent = 0
     ranked = sorted(candidates, key=lambda c: (-c.score, c.number, c.position))
-    # First pass leaves room for other pages (one page rarely tells the whole story); the
-    # second fills what is left from any page.
-    for per_source in (MAX_PER_SOURCE, MAX_REPORT_SENTENCES):
+    # The first pass leaves room for other pages (one page rarely tells the whole story) and for
+    # the other entries of a page (a question about three options wants each one's definition);
+    # the second lets an entry that is the whole answer say more; the third fills what is left.
+    # The spreading pass takes only strong sentences, so weak ones from other entries do not use up
+    # a page's share before the entry that answers the task has said what it can.
+    floor = SPREAD_FLOOR * ranked[0].score if ranked else 0.0
+    passes = (
+        (MAX_PER_SOURCE, MAX_PER_HEADING, floor),
+        (MAX_PER_SOURCE, MAX_REPORT_SENTENCES, 0.0),
+        (MAX_REPORT_SENTENCES, MAX_REPORT_SENTENCES, 0.0),
+    )
+    for per_source, per_heading, min_score in passes:
         for candidate in ranked:
-            if len(chosen) >= MAX_REPORT_SENTENCES:
+            if len(chosen) >= MAX_REPORT_SENTENCES or candidate.score < min_score:
                 break
             if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:
+                continue
+            same_entry = sum(1 for c in chosen if c.number == candidate.number and c.heading == candidate.heading)
+            if candidate.heading and same_entry >= per_heading:
                 continue
             if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
                 continue
@@ -163,11 +209,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
         # "Return a random byte string." says what, not of which function: the entry's name, copied
         # from its heading, goes in front
-        paragraphs.append(
-            " ".join(
-                f"{'`' + c.entry + '()`: ' if c.entry else ''}{as_markdown(c.sentence)} [{number}]" for c in in_order
-            )
-        )
+        paragraphs.append(" ".join(f"{c.label}{as_markdown(c.sentence)} [{number}]" for c in in_order))
     return Reply(text="\n\n".join(paragraphs))
 
 
@@ -224,6 +266,13 @@ def _assign(findings: list[Finding], plan: list[str]) -> dict[int, list[int]]:
     return owners
 
 
+def section_size(step: str) -> int:
+    """Sentences a section may hold: more when its step asks about several things ("spawn, fork
+    and forkserver"), one per extra item, within a bound so the report stays readable."""
+    items = 1 + len(re.findall(r",\s*\S|\s(?:and|or)\s", step))
+    return min(MAX_SECTION_SENTENCES, SECTION_SENTENCES + items - 1)
+
+
 def _pick(pool: list[tuple[float, CitedUnit]], used: list[CitedUnit], limit: int) -> list[CitedUnit]:
     picked: list[CitedUnit] = []
     for _, unit in sorted(pool, key=lambda item: -item[0]):
@@ -269,6 +318,7 @@ def final_report(request: OfflineRequest) -> Reply:
         return (
             (1.0 if owned else 0.0)
             + relevance
+            + QUESTION_SHARE * overlap(term_set(unit.bare), question_terms)
             + 0.25 * step_kinds[s_index].cue_bonus(unit.bare)
             - (0.3 if is_dangling(unit.bare) else 0.0)
         )
@@ -276,8 +326,11 @@ def final_report(request: OfflineRequest) -> Reply:
     # Sections draft in turns, each taking its best remaining sentence, so that agents that
     # found the same facts do not leave the later steps empty.
     picked: list[list[CitedUnit]] = [[] for _ in plan]
-    for _ in range(SECTION_SENTENCES):
+    sizes = [section_size(step) for step in plan]
+    for turn in range(max(sizes)):
         for s_index in range(len(plan)):
+            if turn >= sizes[s_index]:
+                continue
             pool = [(section_score(s_index, f_index, unit), unit) for f_index, unit in all_units]
             choice = _pick([item for item in pool if item[0] >= 0], used, 1)
             if choice:

@@ -156,8 +156,16 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Mr.", "Dr.", "No.", "ap
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(`*]?[A-Z0-9_])")
 # Sentences that only make sense next to something the reader cannot see.
 _DANGLING_START = re.compile(
-    r"^(?:This|That|These|Those|It|Its|They|Them|Such|Here|There|Also|However|But|And|Or|So|Thus|"
+    r"^(?:It|Its|They|Them|Such|Here|There|Also|However|But|And|Or|So|Thus|"
     r"Hence|Then|Otherwise|Likewise|Similarly|See|Like|Called|Example|For example|In this case)\b"
+)
+# "This" alone points back ("This is why..."); "This module provides..." names what it is about,
+# unless the noun is one that only points back ("This behaviour", "These cases").
+_DEMONSTRATIVE = re.compile(r"^(?:This|That|These|Those)\b(?P<next>\s+[\w-]+)?")
+_POINTING_NOUNS = frozenset(
+    "is was are were means meant can could will would may might has have had does do did should must also "
+    "allows makes ensures includes way ways approach approaches case cases behaviour behavior example examples "
+    "one ones step steps method methods feature features value values".split()
 )
 _CODE_HINT = re.compile(
     r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->)"
@@ -182,15 +190,43 @@ def _is_heading(paragraph: str) -> bool:
     return len(lines) == 1 and (single.startswith("#") or not re.search(r"[.!?:;]$|[.!?] ", single))
 
 
+ELISION = "[…]"  # where an excerpt of a page leaves text out
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def table_rows(block: str) -> list[str]:
+    """A markdown table's body rows as statements ("| "error" | turn … |" -> '"error": turn ….'), or
+    [] when `block` is not a table. Reference pages put whole lists of options in tables (a row
+    says what one value does); read as prose the rows are one run-on line nothing can quote."""
+    lines = [line.strip() for line in block.strip().splitlines()]
+    if len(lines) < 3 or not all(line.startswith("|") for line in lines) or not _TABLE_SEPARATOR.match(lines[1]):
+        return []
+    rows: list[str] = []
+    for line in lines[2:]:
+        cells = [normalise_space(cell) for cell in line.strip("|").split("|")]
+        cells = [cell for cell in cells if cell]
+        if len(cells) >= 2:
+            rows.append(f"{cells[0]}: {'; '.join(cells[1:]).rstrip('.')}.")
+    return rows
+
+
 def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
     """(nearest heading above, paragraph) for the prose paragraphs of a page, in order.
 
     A heading is any short line that is not a sentence: a title, or in reference manuals the
-    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped."""
+    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped;
+    each row of a table is a paragraph of its own."""
     out: list[tuple[str, str]] = []
     heading = ""
     for block in re.split(r"\n\s*\n", text):
         if not block.strip():
+            continue
+        if block.strip() == ELISION:
+            heading = ""  # text was left out here: the heading above may not cover what follows
+            continue
+        rows = table_rows(block)
+        if rows:
+            out.extend((heading, row) for row in rows)
             continue
         if _is_heading(block):
             heading = normalise_space(block.lstrip("#"))
@@ -240,10 +276,28 @@ def is_fact_sentence(sentence: str) -> bool:
 _SIGNATURE = re.compile(r"^(?:@|class |async |exception )?\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$")
 
 
+def is_term_heading(heading: str) -> bool:
+    """A defined term or documented entry as a heading: a one-line list item ("- spawn", "-
+    secrets.token_hex([nbytes=None])"), as extracted definition lists and API references give."""
+    return heading.startswith("- ") and len(heading.split()) <= 8
+
+
+def defined_term(heading: str) -> str:
+    """The term a short definition-list heading defines ("- spawn" -> "spawn", "-
+    @functools.singledispatch" -> "singledispatch"); "" for anything else, signatures included
+    (see `entry_name`)."""
+    if not is_term_heading(heading) or "(" in heading:
+        return ""
+    term = re.sub(r"^(?:@|class |exception |async |abstractmethod )+", "", heading[2:].strip().rstrip("¶").strip())
+    if re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", term):
+        return term.rsplit(".", 1)[-1]  # a dotted name: the part that tells entries apart
+    return term if 0 < len(term.split()) <= 3 else ""
+
+
 def entry_name(heading: str) -> str:
     """The name a reference entry documents, when its heading is a signature ("secrets.token_hex(
     [nbytes=None])¶" -> "secrets.token_hex"); "" for an ordinary title."""
-    match = _SIGNATURE.match(heading.strip())
+    match = _SIGNATURE.match(heading.strip().removeprefix("- "))  # a definition list's item mark
     return match.group(1) if match else ""
 
 
@@ -272,6 +326,10 @@ def is_navigation_page(text: str) -> bool:
 
 
 def is_dangling(sentence: str) -> bool:
+    demonstrative = _DEMONSTRATIVE.match(sentence)
+    if demonstrative:
+        following = (demonstrative.group("next") or "").strip().lower()
+        return not following or following in _POINTING_NOUNS
     return bool(_DANGLING_START.match(sentence))
 
 

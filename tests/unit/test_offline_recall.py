@@ -1,0 +1,157 @@
+"""What the offline model quotes from reference pages: table rows, defined terms, entry leads,
+follow-up clauses, heading context in excerpts, and section sizes. Small constructed pages only."""
+
+from __future__ import annotations
+
+from sleuth.llm.offline.agent import search_queries, task_terms
+from sleuth.llm.offline.reports import agent_report, section_size
+from sleuth.llm.offline.text import (
+    defined_term,
+    entry_name,
+    is_dangling,
+    is_term_heading,
+    sectioned_sentences,
+    table_rows,
+)
+from sleuth.prompting import render
+from sleuth.research.excerpts import GAP, focused_text
+from support.offline import agent_report_request
+
+TABLE = """The filter decides what happens to a warning.
+
+| Value | Disposition |
+| --- | --- |
+| "error" | turn matching warnings into exceptions |
+| "ignore" | never print matching warnings |"""
+
+START_METHODS = """Start methods
+
+The possible start methods are 'fork', 'spawn' and 'forkserver', and the fork and spawn start methods differ.
+
+Using the spawn or fork start methods with forkserver start methods needs care in a program.
+
+When the spawn and fork and forkserver start methods mix, fork and spawn start methods conflict.
+
+- spawn
+
+The parent process starts a fresh interpreter.
+
+- fork
+
+The parent process uses os.fork() to copy the interpreter.
+
+- forkserver
+
+A server process is started once and forks the children on request."""
+
+
+def _background(step: str, question: str) -> str:
+    return render("offline/agent_task", step=step, scope="", question=question)
+
+
+def test_table_rows_become_statements_under_the_heading_above() -> None:
+    assert table_rows(TABLE.split("\n\n")[1]) == [
+        '"error": turn matching warnings into exceptions.',
+        '"ignore": never print matching warnings.',
+    ]
+    assert table_rows("| just | a line |") == []  # no header separator: not a table
+    page = "## The Warnings Filter\n\n" + TABLE
+    assert ("The Warnings Filter", '"ignore": never print matching warnings.') in sectioned_sentences(page)
+
+
+def test_an_elision_ends_the_heading_above_it() -> None:
+    after = "Child processes inherit nothing else."
+    page = f"- spawn\n\nThe parent process starts a fresh interpreter.\n\n{GAP}\n\n{after}"
+    headings = {sentence: heading for heading, sentence in sectioned_sentences(page)}
+    assert headings["The parent process starts a fresh interpreter."] == "- spawn"
+    assert headings[after] == ""
+
+
+def test_definition_list_items_name_what_they_define() -> None:
+    assert is_term_heading("- spawn") and not is_term_heading("Contexts and start methods")
+    assert defined_term("- spawn") == "spawn"
+    assert defined_term("- @functools.singledispatch") == "singledispatch"
+    assert defined_term("- class enum.auto") == "auto"
+    assert defined_term("- secrets.token_hex([nbytes=None])") == ""  # a signature: see entry_name
+    assert entry_name("- secrets.token_hex([nbytes=None])") == "secrets.token_hex"
+
+
+def test_a_demonstrative_with_its_noun_is_not_dangling() -> None:
+    assert not is_dangling("This itertool may require significant auxiliary storage.")
+    assert is_dangling("This is why the input is sorted first.")
+    assert is_dangling("These cases need care.")
+    assert is_dangling("It returns a new group.")
+
+
+def test_each_defined_term_of_the_task_gets_its_definition_quoted() -> None:
+    page = {"number": 1, "title": "multiprocessing", "url": "corpus://d/mp.html", "text": START_METHODS}
+    reply = agent_report(agent_report_request("What are the start methods spawn, fork and forkserver?", [page], 900))
+    # the sentences that repeat every term rank high, yet each entry's first sentence is quoted,
+    # with the term it defines in front
+    assert "spawn: The parent process starts a fresh interpreter. [1]" in reply.text
+    assert "The parent process uses os.fork() to copy the interpreter. [1]" in reply.text
+    assert "fork: The parent process uses" not in reply.text  # the sentence names its term itself
+    assert "forkserver: A server process is started once" in reply.text
+
+
+def test_one_entry_that_is_the_whole_answer_may_say_more_than_two_sentences() -> None:
+    entry = "\n\n".join(
+        [
+            "- itertools.tee(iterable, n=2)",
+            "Return n independent iterators from a single tee iterable.",
+            "The tee iterators are not threadsafe.",
+            "The tee function may require significant auxiliary storage.",
+            "Once a tee has been created, the original iterable should not be used.",
+        ]
+    )
+    page = {"number": 1, "title": "itertools", "url": "corpus://d/it.html", "text": entry}
+    reply = agent_report(agent_report_request("How does itertools.tee split an iterable?", [page], 900))
+    assert "auxiliary storage" in reply.text and "not threadsafe" in reply.text
+
+
+def test_a_follow_up_clause_inherits_the_questions_subject() -> None:
+    question = "What are the multiprocessing start methods spawn and fork, and how do they differ?"
+    terms = task_terms(_background("How do they differ?", question))
+    assert {"multiprocess", "spawn"} <= terms.focus
+    assert any("multiprocessing" in query for query in search_queries(terms, 0, set()))
+    question = "How does itertools.groupby group elements and why does the input need to be sorted first?"
+    terms = task_terms(_background("Why does the input need to be sorted first?", question))
+    assert "itertools.groupby" in terms.focus
+    # a step that names the subject keeps its own focus
+    terms = task_terms(_background("How does itertools.groupby group elements?", question))
+    assert "sort" not in terms.focus
+
+
+def test_excerpts_keep_the_definition_under_a_matching_term() -> None:
+    def count(text: str) -> int:
+        return len(text.split())
+
+    filler = [f"Paragraph {i} talks about sockets and files in general terms here." for i in range(40)]
+    page = "\n\n".join([*filler[:20], "- forkserver", "A server process is started once.", *filler[20:]])
+    shown = focused_text(page, ["forkserver"], 60, count)
+    assert "A server process is started once." in shown
+
+
+def test_sections_grow_with_the_things_a_step_lists_within_a_bound() -> None:
+    assert section_size("How does functools.lru_cache evict entries?") == 4
+    assert section_size("What are the start methods spawn, fork and forkserver?") == 6
+    assert section_size("Compare a, b, c, d, e, f and g") == 6
+
+
+def test_weak_sentences_of_other_entries_do_not_crowd_out_the_entry_that_answers() -> None:
+    words = "red apples|green pears|blue plums|ripe figs|sour limes|dry dates|wild cherries|sweet melons|pale kiwis"
+    others = [
+        f"- itertools.other{i}(iterable)\n\nEach iterator here splits {fruit} into smaller baskets."
+        for i, fruit in enumerate(words.split("|"))
+    ]
+    tee = [
+        "- itertools.tee(iterable, n=2)",
+        "Return n independent iterators from a single tee iterable.",
+        "The tee iterators are not threadsafe, even when the tee input is.",
+        "The tee function may require significant auxiliary storage for its iterators.",
+        "Once a tee has been created, the original iterable should not be used by tee callers.",
+    ]
+    page = {"number": 1, "title": "itertools", "url": "corpus://d/it.html", "text": "\n\n".join([*others, *tee])}
+    reply = agent_report(agent_report_request("How does itertools.tee split an iterator?", [page], 150))
+    # every other entry mentions an iterator, none is about tee, and the budget holds about 8 sentences
+    assert "not threadsafe" in reply.text and "auxiliary storage" in reply.text
