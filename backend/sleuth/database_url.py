@@ -44,7 +44,7 @@ def database_target(url: str | None, data_dir: Path) -> DatabaseTarget:
     raw = (url or "").strip()
     if not raw:
         return DatabaseTarget("sqlite", str(database_path(data_dir)))
-    scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
+    scheme = raw.split(":", 1)[0] if ":" in raw else ""
     if scheme == "sqlite":
         return DatabaseTarget("sqlite", _sqlite_path(raw))
     if scheme in POSTGRES_SCHEMES:

@@ -85,7 +85,7 @@ class _Errors:
             raise DatabaseError(self.message(exc)) from exc
 
     def message(self, exc: BaseException) -> str:
-        return redact_values("PostgreSQL: " + " ".join(str(exc).split()), self._secrets)
+        return redact_values(" ".join(str(exc).split()), self._secrets)
 
 
 class PostgresDatabase:
@@ -103,7 +103,7 @@ class PostgresDatabase:
         try:
             psycopg.connect(target.location, **options).close()
         except psycopg.Error as exc:
-            raise DatabaseError(f"cannot connect to {target.describe()}: {self._errors.message(exc)}") from None
+            raise DatabaseError(self._errors.message(exc)) from None
         self._pool: ConnectionPool[psycopg.Connection[Row]] = ConnectionPool(
             target.location,
             min_size=1,

@@ -142,4 +142,6 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:
-        raise DatabaseError(f"SQLite: {exc}") from exc
+        raise DatabaseError(str(exc)) from exc
+    except OSError as exc:  # the folder for the file cannot be made
+        raise DatabaseError(f"{exc.strerror or exc}: {exc.filename}") from exc
