@@ -53,6 +53,17 @@ def test_sqlite_is_in_wal_mode_and_versioned_by_user_version(tmp_path: Path) -> 
     store.close()
 
 
+def test_both_backends_commit_with_the_same_durability(store: Store) -> None:
+    """Visible to every reader and safe from a crash of Sleuth at commit; not waiting for a disk
+    sync per packet batch (SQLite: WAL + synchronous=NORMAL; PostgreSQL: synchronous_commit=off)."""
+    database = store.database
+    if database.backend == "sqlite":
+        assert database.fetch_one("PRAGMA journal_mode") == {"journal_mode": "wal"}
+        assert database.fetch_one("PRAGMA synchronous") == {"synchronous": 1}  # NORMAL
+    else:
+        assert database.fetch_one("SHOW synchronous_commit") == {"synchronous_commit": "off"}
+
+
 def test_two_stores_opening_one_database_at_once_migrate_it_once() -> None:
     from concurrent.futures import ThreadPoolExecutor
 

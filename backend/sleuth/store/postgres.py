@@ -88,6 +88,14 @@ class _Errors:
         return redact_values(" ".join(str(exc).split()), self._secrets)
 
 
+def _configure(conn: psycopg.Connection[Row]) -> None:
+    """The durability SQLite's WAL with synchronous=NORMAL gives: a commit is visible to every
+    server at once and survives a crash of Sleuth; only a crash of the database machine can lose
+    its last fraction of a second. Waiting for the WAL flush instead costs a disk sync per packet
+    batch (4-8 ms median here), which is most of a packet's delivery delay."""
+    conn.execute("SET synchronous_commit = off")
+
+
 class PostgresDatabase:
     backend: Backend = "postgresql"
     ddl_words = DDL_WORDS
@@ -109,6 +117,7 @@ class PostgresDatabase:
             min_size=1,
             max_size=max(1, pool_size),
             kwargs=options,
+            configure=_configure,
             timeout=POOL_TIMEOUT_S,
             name="sleuth-store",
             open=True,
