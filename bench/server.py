@@ -1,13 +1,14 @@
 """Server benchmark (prints figures; not a test).
 
-    .venv/bin/python bench/server.py [--runs 100] [--latency 0.05]
+    .venv/bin/python bench/server.py [--runs 100] [--latency 0.05] [--database-url postgresql://...]
 
 Starts the scripted model (every reply delayed by --latency seconds), a `sleuth serve` process
 with SLEUTH_MAX_RUNS above --runs, and one SSE client per run, all at once. Prints completed
 runs, p50/p99 delay from packet creation (the server's `packets.created_at`) to receipt by the
 client, RSS per active run (server plus engine process, peak minus idle baseline), and the time to replay a finished
 10,000-packet run synthesised directly in the store. Targets (issue 4): 100 runs all complete,
-p99 <= 50 ms, <= 2 MB per active run, replay <= 200 ms.
+p99 <= 50 ms, <= 2 MB per active run, replay <= 200 ms. With --database-url (PostgreSQL) the
+server stores into a fresh schema of that database, dropped afterwards; default: SQLite.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import json
 import multiprocessing
 import os
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
+from sleuth.scripted.databases import fresh_schema
 from sleuth.scripted.scenarios import ResearchModel
 from sleuth.scripted.server import Reply, ScriptedLLM
 from sleuth.store import RunRecord, Store
@@ -121,8 +123,7 @@ async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
             pass
 
 
-def synthesise_run(data_dir: Path, count: int) -> str:
-    store = Store(data_dir)
+def synthesise_run(store: Store, count: int) -> str:
     run_id = "r_bench_replay"
     store.create_session("s_bench", "replay benchmark")
     store.create_run(
@@ -148,7 +149,6 @@ def synthesise_run(data_dir: Path, count: int) -> str:
         packet = Packet(seq=seq, run_id=run_id, placement=placement, obj=obj)
         rows.append((run_id, seq, obj.type, time.time(), packet.model_dump_json()))
     store.insert_packets(rows)
-    store.close()
     return run_id
 
 
@@ -166,9 +166,15 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.05, help="seconds before each scripted reply")
+    parser.add_argument("--database-url", default=None, help="a PostgreSQL URL; default: SQLite in a temp dir")
     args = parser.parse_args()
+    with fresh_schema(args.database_url) if args.database_url else nullcontext(None) as database_url:
+        await bench(args, database_url)
 
+
+async def bench(args: argparse.Namespace, database_url: str | None) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="sleuth-bench-"))
+    before_load = os.getloadavg()
     receiver, sender = multiprocessing.Pipe(duplex=False)
     model_stop = multiprocessing.Event()
     model = multiprocessing.Process(target=serve_model, args=(args.latency, sender, model_stop), daemon=True)
@@ -182,6 +188,7 @@ async def main() -> None:
             "SLEUTH_API_BASE": model_url,
             "SLEUTH_API_KEY": "sk-bench",
             "SLEUTH_MAX_RUNS": str(args.runs + 10),
+            **({"SLEUTH_DATABASE_URL": database_url} if database_url else {}),
         }
         port = free_port()
         proc = start_server(env, port, data_dir / "server.out")
@@ -203,19 +210,19 @@ async def main() -> None:
                 stop.set()
                 await sampler
 
-            conn = sqlite3.connect(data_dir / "sleuth.db")
+            store = Store(data_dir, database_url)
             delays: list[float] = []
             caught_up = 0
             for run_id, got in received.items():
-                created = dict(
-                    conn.execute("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,)).fetchall()
-                )
+                rows = store.database.fetch_all("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,))
+                created = {row["seq"]: row["created_at"] for row in rows}
                 live = [(at - created[seq]) * 1000 for seq, at in got if created[seq] >= subscribed[run_id]]
                 caught_up += len(got) - len(live)
                 delays += live
             packets = len(delays) + caught_up
-            replay_id = synthesise_run(data_dir, 10_000)
-            await replay_time(base_url, replay_id)  # first read warms SQLite's page cache
+            replay_id = synthesise_run(store, 10_000)
+            store.close()
+            await replay_time(base_url, replay_id)  # first read warms the database's page cache
             replay_s, replayed = await replay_time(base_url, replay_id)
         finally:
             proc.terminate()
@@ -226,6 +233,8 @@ async def main() -> None:
 
     delays.sort()
     completed = sum(1 for reason in reasons if reason == "completed")
+    backend = "PostgreSQL" if database_url else "SQLite"
+    print(f"store                          {backend}; load average before {before_load}, after {os.getloadavg()}")
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
     print(

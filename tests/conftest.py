@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,14 +13,30 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    from sleuth.redaction import redact_url
+    from support.databases import TEST_DATABASE_URL
+
+    return f"sleuth store: {redact_url(TEST_DATABASE_URL) if TEST_DATABASE_URL else 'SQLite under each test data dir'}"
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads the developer's .env or ~/.sleuth."""
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test reads the developer's .env or ~/.sleuth. With SLEUTH_TEST_DATABASE_URL, every test
+    stores into its own fresh PostgreSQL schema (settings and `sleuth` subprocesses alike)."""
+    from support.databases import TEST_DATABASE_URL, fresh_schema
+
     for key in list(os.environ):
         if key.startswith("SLEUTH_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
+    if TEST_DATABASE_URL is None:
+        yield
+        return
+    with fresh_schema(TEST_DATABASE_URL) as url:
+        monkeypatch.setenv("SLEUTH_DATABASE_URL", url)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,15 @@ def _data_dir(settings: Settings) -> Check:
     return Check("data dir", True, str(folder))
 
 
+def _database(settings: Settings) -> Check:
+    from sleuth.store.health import StoreUnavailable, check_database
+
+    try:
+        return Check("database", True, check_database(settings))
+    except StoreUnavailable as exc:
+        return Check("database", False, str(exc))
+
+
 async def _probe(settings: Settings, model: str, role: Role) -> Check:
     """One tiny real call, through the same gateway a run uses."""
     gateway = LLMGateway(settings.model_copy(update={"llm_retries": 1}), SystemClock())
@@ -56,14 +65,14 @@ async def _probes(settings: Settings) -> list[Check]:
 @click.command()
 @click.option("--probe", is_flag=True, help="Also make one tiny real call to each configured model.")
 def doctor(probe: bool) -> None:
-    """Check the settings, the models, the search providers and the corpus."""
+    """Check the settings, the database, the models, the search providers and the corpus."""
     color = sys.stdout.isatty()
     try:
         settings = load_settings()
     except SettingsError as exc:
         click.echo(_mark(Check("settings", False, str(exc)), color))
         sys.exit(1)
-    checks = [Check("settings", True, "loaded"), _data_dir(settings), *run_checks(settings)]
+    checks = [Check("settings", True, "loaded"), _data_dir(settings), _database(settings), *run_checks(settings)]
     for check in checks:
         click.echo(_mark(check, color))
     if probe:

@@ -24,7 +24,7 @@ def load_report(settings: Settings, report_id: str) -> ResearchResult:
     """A stored, completed report, or a one-line error naming what is wrong."""
     from sleuth.store import Store
 
-    store = Store(settings.data_dir)
+    store = Store.from_settings(settings)
     try:
         data = store.get_report(report_id.strip())
     finally:
@@ -104,7 +104,7 @@ def save_report(
     from sleuth.store.records import now_iso
     from sleuth.store.recovery import this_host
 
-    store = Store(settings.data_dir)
+    store = Store.from_settings(settings)
     try:
         if store.get_session(request.session_id) is None:
             store.create_session(request.session_id, title_from(request.question))

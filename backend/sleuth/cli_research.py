@@ -12,7 +12,7 @@ from sleuth.cli_exports import check_output_path, write_export
 from sleuth.cli_plan_review import TerminalReviewer
 from sleuth.cli_progress import ProgressPrinter
 from sleuth.cli_reports import save_report
-from sleuth.cli_settings import cli_settings
+from sleuth.cli_settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.durations import format_duration, parse_duration
 from sleuth.research.plan_review import AutoApprove, PlanReviewer
@@ -134,6 +134,7 @@ def research(
             raise click.UsageError("--review-plan asks in the terminal; add --approve-plan when there is none")
         reviewer = AutoApprove() if approve_plan else TerminalReviewer()
     export_format = check_output_path(output) if output else None
+    cli_check_database(settings)  # the finished report is saved there
 
     def json_sink(packet: Packet) -> None:
         sys.stdout.write(packet.model_dump_json() + "\n")

@@ -1,4 +1,4 @@
-"""Settings for a CLI command: a bad setting is one line and a non-zero exit, not a traceback."""
+"""Settings for a CLI command: a bad setting (or an unusable database) is one line and a non-zero exit."""
 
 from __future__ import annotations
 
@@ -11,4 +11,14 @@ def cli_settings() -> Settings:
     try:
         return load_settings()
     except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def cli_check_database(settings: Settings) -> None:
+    """Refuse to start, in one line, when the database the command will write to cannot be used."""
+    from sleuth.store.health import StoreUnavailable, check_database
+
+    try:
+        check_database(settings)
+    except StoreUnavailable as exc:
         raise click.ClickException(str(exc)) from None

@@ -9,6 +9,8 @@ import pydantic_settings
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from sleuth.database_url import database_target
+
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
 Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report", "judge"]
@@ -49,6 +51,14 @@ class Settings(BaseSettings):
     upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
     corpus_check_s: float = Field(
         default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="Unset: SQLite under the data dir. postgresql://user:password@host:port/db to share one "
+        "database between servers; sqlite:///absolute/path.db for another SQLite file.",
+    )
+    database_pool_size: int = Field(
+        default=10, ge=1, le=1000, description="Most connections one process holds to a PostgreSQL database."
     )
 
     # Web search providers and page fetching.
@@ -155,12 +165,20 @@ class Settings(BaseSettings):
         "api_key",
         "tavily_api_key",
         "brave_api_key",
+        "database_url",
         mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """`SLEUTH_API_KEY=` in a .env means unset, not an empty key."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _usable_database_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            database_target(value.get_secret_value(), Path("."))  # raises with the password masked
+        return value
 
     def time_budget_for(self, mode: Mode) -> float:
         """The default time budget of a mode."""

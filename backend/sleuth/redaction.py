@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 MASK = "[redacted]"
 # `access_token`, `api_key`, `token`, `password`... but not `input_tokens`.
@@ -31,3 +31,31 @@ def redact_query(query: str) -> str:
     """A URL query string with the values of secret-looking parameters masked."""
     pairs = parse_qsl(query, keep_blank_values=True)
     return urlencode([(k, MASK if SECRET_NAME.search(k) else v) for k, v in pairs])
+
+
+def redact_url(url: str) -> str:
+    """A URL with the password of its user info and secret-looking query values masked.
+
+    Database URLs carry their password inline (postgresql://user:secret@host/db); this is the
+    form that may appear in errors, logs and `sleuth doctor`.
+    """
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # e.g. a port that is not a number: mask everything after the scheme's user
+        return re.sub(r"(//[^/:@]*):[^@/]*@", rf"\1:{MASK}@", url)
+    netloc = parts.netloc
+    if password is not None:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}:{MASK}@{hostinfo}"
+    query = redact_query(parts.query) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def url_password(url: str) -> str | None:
+    """The password in a URL's user info, to mask it wherever a driver echoes it back."""
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import json
 import socket
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,6 +24,7 @@ from sleuth.config import Settings
 from sleuth.scripted.engine import scripted_settings
 from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
 from sleuth.scripted.server import ScriptedLLM
+from sleuth.store import Database
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -39,12 +38,14 @@ class LiveServer:
     app_state: Any = None  # the app's `state` (store, manager) for white-box checks
 
     @property
-    def db_path(self) -> Path:
-        return Path(self.settings.data_dir) / "sleuth.db"
+    def database(self) -> Database:
+        """The server's own database (SQLite or PostgreSQL), while it runs."""
+        database: Database = self.app_state.store.database
+        return database
 
     def stored_packets(self, run_id: str) -> list[str]:
-        with sqlite3.connect(self.db_path) as conn:
-            return [row[0] for row in conn.execute("SELECT json FROM packets WHERE run_id = ? ORDER BY seq", (run_id,))]
+        rows = self.database.fetch_all("SELECT json FROM packets WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [row["json"] for row in rows]
 
 
 @contextmanager

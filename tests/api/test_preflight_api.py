@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import httpx
 
@@ -13,8 +12,8 @@ from sleuth.scripted.server import ScriptedLLM
 
 
 def count(server: LiveServer, table: str) -> int:
-    with sqlite3.connect(server.db_path) as conn:
-        return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    row = server.database.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
+    return int(row["n"]) if row else 0
 
 
 async def test_a_missing_corpus_is_a_400_and_nothing_is_stored(llm: ScriptedLLM) -> None:

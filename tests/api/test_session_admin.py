@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import httpx
 
 from conftest import LiveServer, read_events, start_research
+from support.databases import table_columns
 
 
 def _rows_mentioning(server: LiveServer, session_id: str, run_id: str, report_id: str) -> dict[str, int]:
     """Rows left anywhere in the database that belong to the session, its run or its report."""
-    with sqlite3.connect(server.db_path) as conn:
-        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        left: dict[str, int] = {}
-        for table in tables:
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-            checks = [(c, v) for c, v in (("session_id", session_id), ("run_id", run_id), ("report_id", report_id))]
-            checks += [("id", session_id), ("id", run_id), ("id", report_id)]
-            count = sum(
-                conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", (value,)).fetchone()[0]
-                for column, value in checks
-                if column in columns
-            )
-            if count:
-                left[table] = count
+    database = server.database
+    left: dict[str, int] = {}
+    for table, columns in table_columns(database).items():
+        checks = [(c, v) for c, v in (("session_id", session_id), ("run_id", run_id), ("report_id", report_id))]
+        checks += [("id", session_id), ("id", run_id), ("id", report_id)]
+        count = 0
+        for column, value in checks:
+            if column in columns:
+                row = database.fetch_one(f"SELECT COUNT(*) AS n FROM {table} WHERE {column} = ?", (value,))
+                count += row["n"] if row else 0
+        if count:
+            left[table] = count
     return left
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -182,8 +181,7 @@ async def test_a_cited_web_document_opens_by_id_through_the_ssrf_guard(server: L
     from sleuth.store.store import _report_insert
 
     statement, params = _report_insert(result, run_id="run_x", session_id="s_x", created_at="2026-01-01T00:00:00Z")
-    with sqlite3.connect(server.db_path) as conn:
-        conn.execute(statement, params)
+    server.database.execute(statement, params)
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
         response = await client.get(f"/api/documents/{source.id}")
     # Found through the stored report, then refused by the same guard agents use: never fetched.

@@ -1,32 +1,79 @@
-"""The store on its own: versioned migrations, batched durable packet writes, crash recovery."""
+"""The store on its own: versioned migrations, batched durable packet writes, crash recovery.
+
+Run against SQLite, and against PostgreSQL when SLEUTH_TEST_DATABASE_URL is set (scripts/test
+does both): `open_store` opens whichever the test's settings name."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sleuth.config import Settings
 from sleuth.store import PacketWriter, RunRecord, Store, StoredPacket
-from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, migrate
+from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
 from sleuth.store.records import now_iso
 from sleuth.store.recovery import RESTART_MESSAGE, recover_orphaned_runs, this_host
 from sleuth.stream.packets import parse_packet
+from support.databases import table_columns
 
 
-def test_schema_is_created_versioned_and_in_wal_mode(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    conn = sqlite3.connect(store.path)
+def open_store() -> Store:
+    return Store.from_settings(Settings())
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    opened = open_store()
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def test_schema_is_created_versioned_and_refuses_a_newer_one(store: Store) -> None:
+    database = store.database
+    assert current_version(database) == len(MIGRATIONS)
+    assert {"sessions", "messages", "runs", "packets", "reports", "audio"} <= set(table_columns(database))
+    assert migrate(database) == len(MIGRATIONS)  # idempotent
+    with database.migration_transaction() as tx:
+        database.record_migration(tx, len(MIGRATIONS) + 1, "from_the_future")
+    with pytest.raises(SchemaTooNew):
+        open_store()
+
+
+def test_sqlite_is_in_wal_mode_and_versioned_by_user_version(tmp_path: Path) -> None:
+    store = Store(tmp_path)  # no URL: the embedded default, whatever the test run's database
+    conn = sqlite3.connect(tmp_path / "sleuth.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"sessions", "messages", "runs", "packets", "reports"} <= tables
-    assert migrate(store._conn()) == len(MIGRATIONS)  # idempotent
-    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
-    conn.commit()
-    with pytest.raises(SchemaTooNew):
-        Store(tmp_path)
+    store.close()
+
+
+def test_both_backends_commit_with_the_same_durability(store: Store) -> None:
+    """Visible to every reader and safe from a crash of Sleuth at commit; not waiting for a disk
+    sync per packet batch (SQLite: WAL + synchronous=NORMAL; PostgreSQL: synchronous_commit=off)."""
+    database = store.database
+    if database.backend == "sqlite":
+        assert database.fetch_one("PRAGMA journal_mode") == {"journal_mode": "wal"}
+        assert database.fetch_one("PRAGMA synchronous") == {"synchronous": 1}  # NORMAL
+    else:
+        assert database.fetch_one("SHOW synchronous_commit") == {"synchronous_commit": "off"}
+
+
+def test_two_stores_opening_one_database_at_once_migrate_it_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda _: open_store(), range(4)))
+    try:
+        assert all(current_version(s.database) == len(MIGRATIONS) for s in stores)
+    finally:
+        for opened in stores:
+            opened.close()
 
 
 def _dead_run(store: Store, run_id: str) -> None:
@@ -45,25 +92,29 @@ def _dead_run(store: Store, run_id: str) -> None:
     )
 
 
-async def test_writer_batches_and_flush_means_durable(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+async def test_writer_batches_and_flush_means_durable(store: Store) -> None:
     _dead_run(store, "r_1")
     commits: list[list[StoredPacket]] = []
-    writer = PacketWriter(store.path, commits.append)
+    writer = PacketWriter(store.database, commits.append)
     writer.start()
     for seq in range(5000):
-        writer.submit(StoredPacket("r_1", seq, "message_delta", 0.0, f'{{"seq": {seq}}}'))
+        writer.submit(StoredPacket("r_1", seq, "message_delta", 1.7e9 + seq / 1000, f'{{"seq": {seq}}}'))
     await writer.flush()
     # committed before flush returned: another connection sees every packet
-    count = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM packets").fetchone()[0]
+    other = open_store()
+    try:
+        count = len(other.packets_after("r_1", -1, limit=10_000))
+        times = other.database.fetch_all("SELECT created_at FROM packets WHERE run_id = ? ORDER BY seq", ("r_1",))
+    finally:
+        other.close()
     writer.close()
+    assert times[-1]["created_at"] == 1.7e9 + 4999 / 1000  # a unix time keeps its milliseconds
     assert count == 5000
     assert [p.seq for batch in commits for p in batch] == list(range(5000))
     assert writer.batches < 5000  # packets shared commits
 
 
-def test_recovery_appends_error_and_stop_after_the_last_packet(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> None:
     _dead_run(store, "r_dead")
     store.insert_packets([("r_dead", 0, "run_start", 0.0, '{"seq":0,"placement":{"turn_index":2}}')])
     live_pid = os.getppid()  # alive: a sibling worker's run is left alone

@@ -47,7 +47,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         # The database is opened (and migrated) here, not in the factory, so building the app
         # (e.g. to export its OpenAPI schema) touches no files.
         setup_logging(settings.data_dir)
-        store = Store(settings.data_dir)
+        store = Store.from_settings(settings)
         manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
         app.state.store = store
         app.state.manager = manager

@@ -61,7 +61,7 @@ class RunManager:
         self._engine = engine
         self._live: dict[str, LiveRun] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._writer = PacketWriter(store.path, self._on_commit_threadsafe)
+        self._writer = PacketWriter(store.database, self._on_commit_threadsafe)
         self._engine_process = self._new_engine_process()
         self._shutting_down = False
 

@@ -9,7 +9,7 @@ from sleuth.store import Store
 
 
 def audio_dir(store: Store) -> Path:
-    return store.path.parent / "audio"
+    return store.data_dir / "audio"
 
 
 def audio_file(store: Store, audio_id: str) -> Path | None:

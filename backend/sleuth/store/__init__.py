@@ -1,11 +1,14 @@
-"""Persistence: SQLite (WAL) under `data_dir` for sessions, messages, runs, packets and reports."""
+"""Persistence of sessions, messages, runs, packets and reports: SQLite under `data_dir`, or PostgreSQL."""
 
-from sleuth.store.db import database_path
+from sleuth.database_url import database_path
+from sleuth.store.database import Database, DatabaseError
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, SessionRecord
 from sleuth.store.store import Store
 
 __all__ = [
+    "Database",
+    "DatabaseError",
     "MessageRecord",
     "PacketRow",
     "PacketWriter",

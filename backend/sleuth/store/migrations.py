@@ -1,26 +1,38 @@
-"""Versioned schema. `PRAGMA user_version` holds the number of migrations applied.
+"""Versioned schema: one list of named migrations, one runner, for every backend.
 
 Append new migrations to MIGRATIONS; never edit one that has shipped. Each runs in its own
 transaction together with the version bump, so a crash mid-migration leaves the old version.
+The backend keeps the version (SQLite: `PRAGMA user_version`; PostgreSQL: a `schema_migrations`
+table) and spells the few DDL words that differ: `{REAL}` (a double), `{ROWID}` (the insertion
+order SQLite keeps implicitly and PostgreSQL needs a column for), `{WITHOUT_ROWID}`.
 """
 
 from __future__ import annotations
 
-import sqlite3
+from dataclasses import dataclass
 
-from sleuth.store.db import write_transaction
+from sleuth.store.database import Database
 
-MIGRATIONS: list[str] = [
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    sql: str
+
+
+MIGRATIONS: list[Migration] = [
     # 1: the initial schema. JSON columns hold lists/objects as JSON text so the tables stay
     # readable with the sqlite3 shell.
-    """
-    CREATE TABLE sessions (
+    Migration(
+        "initial",
+        """
+    CREATE TABLE sessions ({ROWID}
         id          TEXT PRIMARY KEY,
         title       TEXT NOT NULL,
         created_at  TEXT NOT NULL,
         updated_at  TEXT NOT NULL
     );
-    CREATE TABLE messages (
+    CREATE TABLE messages ({ROWID}
         id          TEXT PRIMARY KEY,
         session_id  TEXT NOT NULL REFERENCES sessions(id),
         role        TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
@@ -29,7 +41,7 @@ MIGRATIONS: list[str] = [
         created_at  TEXT NOT NULL
     );
     CREATE INDEX messages_by_session ON messages(session_id);
-    CREATE TABLE runs (
+    CREATE TABLE runs ({ROWID}
         id              TEXT PRIMARY KEY,
         session_id      TEXT NOT NULL REFERENCES sessions(id),
         message_id      TEXT,
@@ -53,11 +65,11 @@ MIGRATIONS: list[str] = [
         run_id      TEXT NOT NULL,
         seq         INTEGER NOT NULL,
         type        TEXT NOT NULL,
-        created_at  REAL NOT NULL,
+        created_at  {REAL} NOT NULL,
         json        TEXT NOT NULL,
         PRIMARY KEY (run_id, seq)
-    ) WITHOUT ROWID;
-    CREATE TABLE reports (
+    ) {WITHOUT_ROWID};
+    CREATE TABLE reports ({ROWID}
         id              TEXT PRIMARY KEY,
         run_id          TEXT NOT NULL,
         session_id      TEXT NOT NULL,
@@ -72,21 +84,27 @@ MIGRATIONS: list[str] = [
         clarification_questions TEXT NOT NULL,
         plan            TEXT NOT NULL,
         error           TEXT,
-        elapsed_s       REAL NOT NULL,
+        elapsed_s       {REAL} NOT NULL,
         input_tokens    INTEGER NOT NULL,
         output_tokens   INTEGER NOT NULL,
-        cost_usd        REAL NOT NULL,
+        cost_usd        {REAL} NOT NULL,
         created_at      TEXT NOT NULL
     );
     CREATE INDEX reports_by_session ON reports(session_id);
     """,
+    ),
     # 2: the report as an artifact: key findings and the engine's method note (JSON).
-    """
+    Migration(
+        "report_artifact",
+        """
     ALTER TABLE reports ADD COLUMN key_findings TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE reports ADD COLUMN method TEXT NOT NULL DEFAULT 'null';
     """,
+    ),
     # 3: spoken versions of reports; the audio file lives under the data dir, named by id.
-    """
+    Migration(
+        "audio",
+        """
     CREATE TABLE audio (
         id          TEXT PRIMARY KEY,
         report_id   TEXT NOT NULL,
@@ -95,16 +113,20 @@ MIGRATIONS: list[str] = [
         status      TEXT NOT NULL,
         error       TEXT,
         media_type  TEXT,
-        duration_s  REAL,
+        duration_s  {REAL},
         created_at  TEXT NOT NULL
     );
     CREATE INDEX audio_by_session ON audio(session_id);
     """,
+    ),
     # 4: who makes a pending audio file, so a restart can end the jobs a dead process left pending.
-    """
+    Migration(
+        "audio_owner",
+        """
     ALTER TABLE audio ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
     ALTER TABLE audio ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
     """,
+    ),
 ]
 
 
@@ -112,25 +134,32 @@ class SchemaTooNew(RuntimeError):
     """The database was written by a newer Sleuth; refusing to touch it."""
 
 
-def schema_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+def current_version(db: Database) -> int:
+    with db.migration_transaction() as tx:
+        return db.schema_version(tx)
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(db: Database) -> int:
     """Apply every pending migration in order; returns the resulting version."""
-    current = schema_version(conn)
+    current = current_version(db)
     if current > len(MIGRATIONS):
-        raise SchemaTooNew(f"database schema v{current} is newer than this Sleuth (v{len(MIGRATIONS)})")
-    for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-        # The write lock comes first, so two processes starting at once do not both apply the
-        # same migration: the second waits, then sees the new version.
-        with write_transaction(conn):
-            if schema_version(conn) >= version:
-                continue
-            for statement in _statements(script):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {version}")
-    return schema_version(conn)
+        raise SchemaTooNew(
+            f"database schema v{current} is newer than this Sleuth (v{len(MIGRATIONS)}): {db.describe()}"
+        )
+    for version, migration in enumerate(MIGRATIONS[current:], start=current + 1):
+        with db.migration_transaction() as tx:
+            if db.schema_version(tx) >= version:
+                continue  # another process applied it while this one waited for the lock
+            for statement in _statements(_render(migration.sql, db)):
+                tx.execute(statement)
+            db.record_migration(tx, version, migration.name)
+    return current_version(db)
+
+
+def _render(script: str, db: Database) -> str:
+    for word, spelling in db.ddl_words.items():
+        script = script.replace(word, spelling)
+    return script
 
 
 def _statements(script: str) -> list[str]:

@@ -14,14 +14,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from sleuth.store.db import connect
+from sleuth.store.database import Database, DatabaseError
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +49,8 @@ _STOP = _Stop()
 
 
 class PacketWriter:
-    def __init__(self, db_path: Path, on_commit: CommitCallback, *, max_batch: int = 2000) -> None:
-        self._db_path = db_path
+    def __init__(self, database: Database, on_commit: CommitCallback, *, max_batch: int = 2000) -> None:
+        self._database = database
         self._on_commit = on_commit
         self._max_batch = max_batch
         self._queue: queue.SimpleQueue[StoredPacket | _Flush | _Stop] = queue.SimpleQueue()
@@ -80,46 +78,42 @@ class PacketWriter:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        conn = connect(self._db_path)
-        try:
-            stopping = False
-            while not stopping:
-                batch: list[StoredPacket] = []
-                flushes: list[_Flush] = []
-                item = self._queue.get()
-                while True:
-                    if isinstance(item, _Stop):
-                        stopping = True
-                    elif isinstance(item, _Flush):
-                        flushes.append(item)
-                    else:
-                        batch.append(item)
-                    if len(batch) >= self._max_batch:
-                        break
-                    try:
-                        item = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                if batch:
-                    self._commit(conn, batch)
-                for flush in flushes:
-                    flush.loop.call_soon_threadsafe(_resolve, flush.future)
-        finally:
-            conn.close()
+        stopping = False
+        while not stopping:
+            batch: list[StoredPacket] = []
+            flushes: list[_Flush] = []
+            item = self._queue.get()
+            while True:
+                if isinstance(item, _Stop):
+                    stopping = True
+                elif isinstance(item, _Flush):
+                    flushes.append(item)
+                else:
+                    batch.append(item)
+                if len(batch) >= self._max_batch:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                self._commit(batch)
+            for flush in flushes:
+                flush.loop.call_soon_threadsafe(_resolve, flush.future)
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[StoredPacket]) -> None:
+    def _commit(self, batch: list[StoredPacket]) -> None:
         # One multi-row INSERT per chunk, in autocommit: a statement is its own transaction, and
-        # the fewer calls into SQLite, the fewer times this thread has to win the interpreter
+        # the fewer calls into the driver, the fewer times this thread has to win the interpreter
         # lock back from a busy engine thread (each call releases and re-takes it).
         for start in range(0, len(batch), _ROWS_PER_STATEMENT):
             chunk = batch[start : start + _ROWS_PER_STATEMENT]
             params = [value for p in chunk for value in (p.run_id, p.seq, p.type, p.created_at, p.json)]
-            sql = _INSERT + ",".join(["(?, ?, ?, ?, ?)"] * len(chunk))
+            sql = _INSERT + ",".join(["(?, ?, ?, ?, ?)"] * len(chunk)) + _ON_CONFLICT
             for attempt in range(5):
                 try:
-                    conn.execute(sql, params)
+                    self._database.execute(sql, params)
                     break
-                except sqlite3.Error:
+                except DatabaseError:
                     log.exception("packet batch commit failed (attempt %d)", attempt + 1)
                     time.sleep(0.05 * (attempt + 1))
             else:
@@ -130,9 +124,10 @@ class PacketWriter:
         self._on_commit(batch)
 
 
-# OR IGNORE: a packet re-submitted after a retried statement is not an error.
-_INSERT = "INSERT OR IGNORE INTO packets (run_id, seq, type, created_at, json) VALUES "
-_ROWS_PER_STATEMENT = 500  # 2,500 parameters, well under SQLite's limit of 32,766
+_INSERT = "INSERT INTO packets (run_id, seq, type, created_at, json) VALUES "
+# A packet re-submitted after a retried statement is not an error.
+_ON_CONFLICT = " ON CONFLICT (run_id, seq) DO NOTHING"
+_ROWS_PER_STATEMENT = 500  # 2,500 parameters, well under SQLite's 32,766 and PostgreSQL's 65,535
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from sleuth.config import Mode
 
@@ -27,7 +27,7 @@ class SessionRecord:
     updated_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> SessionRecord:
+    def from_row(cls, row: Mapping[str, Any]) -> SessionRecord:
         return cls(id=row["id"], title=row["title"], created_at=row["created_at"], updated_at=row["updated_at"])
 
 
@@ -41,7 +41,7 @@ class MessageRecord:
     created_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> MessageRecord:
+    def from_row(cls, row: Mapping[str, Any]) -> MessageRecord:
         return cls(
             id=row["id"],
             session_id=row["session_id"],
@@ -72,7 +72,7 @@ class RunRecord:
     finished_at: str | None = None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> RunRecord:
+    def from_row(cls, row: Mapping[str, Any]) -> RunRecord:
         return cls(
             id=row["id"],
             session_id=row["session_id"],

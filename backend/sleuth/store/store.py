@@ -1,60 +1,53 @@
 """The store: every read and write of sessions, messages, runs, reports and stored packets.
 
-Methods are synchronous and thread-safe (one SQLite connection per thread); the API calls them
-through `asyncio.to_thread` so the event loop never waits on the disk. Live packet writes go
-through `PacketWriter` instead, which batches them.
+Methods are synchronous and thread-safe; the API calls them through `asyncio.to_thread` so the
+event loop never waits on the database. Live packet writes go through `PacketWriter` instead,
+which batches them. The database is SQLite under the data dir unless SLEUTH_DATABASE_URL names
+a PostgreSQL one; the SQL here is portable and `Database` carries the differences.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sleuth.config import Settings
+from sleuth.database_url import database_target
 from sleuth.research.types import ResearchResult
-from sleuth.store.db import connect, database_path, write_transaction
+from sleuth.store.database import Database, like_pattern, open_database
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
+DEFAULT_POOL_SIZE = 10
 
 
 class Store:
-    def __init__(self, data_dir: Path) -> None:
-        self.path = database_path(data_dir)
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._all_lock = threading.Lock()
-        migrate(self._conn())
+    """Opens (and migrates) the database; DatabaseError if it cannot, DatabaseUrlError for a bad URL."""
 
-    # -- connections ------------------------------------------------------------------------
+    def __init__(self, data_dir: Path, database_url: str | None = None, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
+        self.data_dir = Path(data_dir)  # files that live beside the rows (audio) go under it
+        self.database: Database = open_database(database_target(database_url, self.data_dir), pool_size=pool_size)
+        try:
+            migrate(self.database)
+        except BaseException:
+            self.database.close()
+            raise
 
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self.path)
-            self._local.conn = conn
-            with self._all_lock:
-                self._all.append(conn)
-        return conn
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Store:
+        url = settings.database_url.get_secret_value() if settings.database_url else None
+        return cls(settings.data_dir, url, pool_size=settings.database_pool_size)
 
     def close(self) -> None:
-        with self._all_lock:
-            for conn in self._all:
-                try:
-                    conn.close()
-                except sqlite3.ProgrammingError:
-                    pass  # created in another thread that is gone; nothing to release
-            self._all.clear()
-        self._local = threading.local()
+        self.database.close()
 
     def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
-        with write_transaction(self._conn()) as conn:
+        with self.database.transaction() as tx:
             for sql, params in statements:
-                conn.execute(sql, params)
+                tx.execute(sql, params)
 
     # -- sessions and messages --------------------------------------------------------------
 
@@ -71,22 +64,17 @@ class Store:
         return SessionRecord(id=session_id, title=title, created_at=now, updated_at=now)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
-        row = self._conn().execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        row = self.database.fetch_one("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return SessionRecord.from_row(row) if row else None
 
     def list_sessions(self, limit: int, offset: int = 0, title_contains: str | None = None) -> list[SessionRecord]:
         """Newest first; `title_contains` keeps sessions whose title has it, ignoring case."""
         where, params = "", tuple[str, ...]()
         if title_contains:
-            escaped = title_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            where, params = "WHERE title LIKE ? ESCAPE '\\'", (f"%{escaped}%",)
-        rows = (
-            self._conn()
-            .execute(
-                f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                (*params, limit, offset),
-            )
-            .fetchall()
+            where, params = f"WHERE {self.database.ilike('title')}", (like_pattern(title_contains),)
+        rows = self.database.fetch_all(
+            f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
         )
         return [SessionRecord.from_row(row) for row in rows]
 
@@ -108,7 +96,7 @@ class Store:
         )
 
     def pending_audio(self) -> list[dict[str, Any]]:
-        rows = self._conn().execute("SELECT * FROM audio WHERE status = 'pending' ORDER BY rowid").fetchall()
+        rows = self.database.fetch_all("SELECT * FROM audio WHERE status = 'pending' ORDER BY created_at, id")
         return [dict(row) for row in rows]
 
     def finish_audio(
@@ -124,12 +112,11 @@ class Store:
         )
 
     def get_audio(self, audio_id: str) -> dict[str, Any] | None:
-        row = self._conn().execute("SELECT * FROM audio WHERE id = ?", (audio_id,)).fetchone()
-        return dict(row) if row else None
+        return self.database.fetch_one("SELECT * FROM audio WHERE id = ?", (audio_id,))
 
     def audio_ids(self, session_id: str) -> list[str]:
-        rows = self._conn().execute("SELECT id FROM audio WHERE session_id = ?", (session_id,)).fetchall()
-        return [row[0] for row in rows]
+        rows = self.database.fetch_all("SELECT id FROM audio WHERE session_id = ?", (session_id,))
+        return [row["id"] for row in rows]
 
     def delete_session(self, session_id: str) -> bool:
         """Remove the session with everything it owns: runs, their packets, messages, reports and audio."""
@@ -152,9 +139,7 @@ class Store:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
 
     def list_messages(self, session_id: str) -> list[MessageRecord]:
-        rows = (
-            self._conn().execute("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
-        )
+        rows = self.database.fetch_all("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,))
         return [MessageRecord.from_row(row) for row in rows]
 
     # -- runs -------------------------------------------------------------------------------
@@ -203,15 +188,15 @@ class Store:
         self._write(statements)
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        row = self._conn().execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self.database.fetch_one("SELECT * FROM runs WHERE id = ?", (run_id,))
         return RunRecord.from_row(row) if row else None
 
     def list_runs(self, session_id: str) -> list[RunRecord]:
-        rows = self._conn().execute("SELECT * FROM runs WHERE session_id = ? ORDER BY rowid", (session_id,)).fetchall()
+        rows = self.database.fetch_all("SELECT * FROM runs WHERE session_id = ? ORDER BY rowid", (session_id,))
         return [RunRecord.from_row(row) for row in rows]
 
     def running_runs(self) -> list[RunRecord]:
-        rows = self._conn().execute("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid").fetchall()
+        rows = self.database.fetch_all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid")
         return [RunRecord.from_row(row) for row in rows]
 
     def finish_run(
@@ -258,35 +243,26 @@ class Store:
     # -- reports ----------------------------------------------------------------------------
 
     def get_report(self, report_id: str) -> dict[str, Any] | None:
-        row = self._conn().execute("SELECT * FROM reports WHERE id = ?", (report_id,)).fetchone()
-        if row is None:
+        data = self.database.fetch_one("SELECT * FROM reports WHERE id = ?", (report_id,))
+        if data is None:
             return None
-        data = dict(row)
         for name in REPORT_JSON_FIELDS:
             data[name] = json.loads(data[name])
         data["report_id"] = data.pop("id")
         return data
 
     def latest_report_id(self, session_id: str) -> str | None:
-        row = (
-            self._conn()
-            .execute(
-                "SELECT id FROM reports WHERE session_id = ? AND status = 'completed' ORDER BY rowid DESC LIMIT 1",
-                (session_id,),
-            )
-            .fetchone()
+        row = self.database.fetch_one(
+            "SELECT id FROM reports WHERE session_id = ? AND status = 'completed' ORDER BY rowid DESC LIMIT 1",
+            (session_id,),
         )
-        return str(row[0]) if row else None
+        return str(row["id"]) if row else None
 
     def cited_url(self, doc_id: str) -> str | None:
         """The URL of a document some report cited, by its packet id (the newest report first)."""
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT sources FROM reports WHERE instr(sources, ?) > 0 ORDER BY rowid DESC LIMIT 20",
-                (f'"{doc_id}"',),
-            )
-            .fetchall()
+        rows = self.database.fetch_all(
+            f"SELECT sources FROM reports WHERE {self.database.contains('sources')} ORDER BY rowid DESC LIMIT 20",
+            (f'"{doc_id}"',),
         )
         for row in rows:
             for source in json.loads(row["sources"]):
@@ -296,14 +272,10 @@ class Store:
 
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT question, markdown FROM reports"
-                " WHERE session_id = ? AND status = 'completed' AND markdown != '' ORDER BY rowid",
-                (session_id,),
-            )
-            .fetchall()
+        rows = self.database.fetch_all(
+            "SELECT question, markdown FROM reports"
+            " WHERE session_id = ? AND status = 'completed' AND markdown != '' ORDER BY rowid",
+            (session_id,),
         )
         return [(row["question"], row["markdown"]) for row in rows]
 
@@ -314,28 +286,22 @@ class Store:
     ) -> list[PacketRow]:
         """Stored packets with seq > after_seq (and <= upto_seq), in order."""
         upper = upto_seq if upto_seq is not None else 2**62
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT seq, type, json FROM packets WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
-                (run_id, after_seq, upper, limit),
-            )
-            .fetchall()
+        rows = self.database.fetch_all(
+            "SELECT seq, type, json FROM packets WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            (run_id, after_seq, upper, limit),
         )
-        return [PacketRow(seq=row[0], type=row[1], json=row[2]) for row in rows]
+        return [PacketRow(seq=row["seq"], type=row["type"], json=row["json"]) for row in rows]
 
     def last_packet(self, run_id: str) -> PacketRow | None:
-        row = (
-            self._conn()
-            .execute("SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,))
-            .fetchone()
+        row = self.database.fetch_one(
+            "SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
         )
-        return PacketRow(seq=row[0], type=row[1], json=row[2]) if row else None
+        return PacketRow(seq=row["seq"], type=row["type"], json=row["json"]) if row else None
 
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
         """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
-        with write_transaction(self._conn()) as conn:
-            conn.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
+        with self.database.transaction() as tx:
+            tx.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
 
 
 def _report_insert(
@@ -343,10 +309,8 @@ def _report_insert(
 ) -> tuple[str, Sequence[Any]]:
     data = result.model_dump(mode="json")
     return (
-        "INSERT OR REPLACE INTO reports (id, run_id, session_id, status, stop_reason, question, title, summary,"
-        " markdown, sources, removed_citations, clarification_questions, plan, key_findings, method, error,"
-        " elapsed_s, input_tokens, output_tokens, cost_usd, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO reports ({', '.join(_REPORT_COLUMNS)}) VALUES ({', '.join('?' * len(_REPORT_COLUMNS))})"
+        f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in _REPORT_COLUMNS[1:])}",
         (
             result.report_id,
             run_id,
@@ -366,3 +330,23 @@ def _report_insert(
             created_at,
         ),
     )
+
+
+_REPORT_COLUMNS = (
+    "id",
+    "run_id",
+    "session_id",
+    "status",
+    "stop_reason",
+    "question",
+    "title",
+    "summary",
+    "markdown",
+    *REPORT_JSON_FIELDS,
+    "error",
+    "elapsed_s",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "created_at",
+)
