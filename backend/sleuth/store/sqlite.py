@@ -37,6 +37,22 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction on an autocommit connection: committed on success, rolled back on any error.
+
+    BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads before it writes
+    cannot be overtaken by another writer between the two. (The local corpus index uses it too.)
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 def _dict_row(cursor: sqlite3.Cursor, values: tuple[Any, ...]) -> Row:
     return {column[0]: value for column, value in zip(cursor.description, values, strict=True)}
 
@@ -95,18 +111,8 @@ class SqliteDatabase:
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads before it
-        writes cannot be overtaken by another writer between the two."""
-        conn = self._conn()
-        with _errors():
-            conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _errors(), write_transaction(self._conn()) as conn:
             yield _SqliteTransaction(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        with _errors():
-            conn.execute("COMMIT")
 
     def ilike(self, column: str) -> str:
         return f"{column} LIKE ? ESCAPE '\\'"  # SQLite's LIKE ignores (ASCII) case already

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from sleuth.documents import document_id
-from sleuth.store.db import write_transaction
+from sleuth.store.sqlite import write_transaction
 
 SCHEMA_VERSION = 2
 DB_FILENAME = "corpus.db"

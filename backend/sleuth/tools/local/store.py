@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sleuth.documents import document_id
-from sleuth.store.db import write_transaction
+from sleuth.store.sqlite import write_transaction
 from sleuth.tools.local.chunking import Chunk
 from sleuth.tools.local.urls import corpus_url
 
