@@ -3,11 +3,19 @@
     .venv/bin/python bench/server.py [--runs 100] [--latency 0.05]
 
 Starts the scripted model (every reply delayed by --latency seconds), a `sleuth serve` process
-with SLEUTH_MAX_RUNS above --runs, and one SSE client per run, all at once. Prints completed
-runs, p50/p99 delay from packet creation (the server's `packets.created_at`) to receipt by the
-client, RSS per active run (server plus engine process, peak minus idle baseline), and the time to replay a finished
-10,000-packet run synthesised directly in the store. Targets (issue 4): 100 runs all complete,
-p99 <= 50 ms, <= 2 MB per active run, replay <= 200 ms.
+with SLEUTH_MAX_RUNS above --runs, and one SSE client per run, all at once. Prints:
+
+- the first run after start: POST sent as soon as /api/health answers -> its first packet received;
+- completed runs, and POST -> first packet (created by the engine, and received by the client) p50/p99;
+- p50/p99 delay from packet creation (the server's `packets.created_at`) to receipt by the client;
+- engine CPU per run (user+sys of the engine processes over the concurrent runs, divided by the
+  runs) and the server process's CPU per run, from /proc;
+- RSS per active run (server plus engine processes, peak minus idle baseline), and the time to
+  replay a finished 10,000-packet run synthesised directly in the store.
+
+Targets (issues 4 and 12): 100 runs all complete, POST -> first packet p50 <= 100 ms, delivery
+p99 <= 50 ms, first run after start <= 100 ms to its first packet, <= 2 MB per active run,
+replay <= 200 ms. Timings depend on the machine's load: the load average is printed with them.
 """
 
 from __future__ import annotations
@@ -61,11 +69,20 @@ def serve_model(latency: float, port_out: Any, stop: Any) -> None:
         stop.wait()
 
 
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            pass
+    return found
+
+
 def rss_kb(pid: int) -> int:
-    """RSS of the server and its children (the engine process), in kB."""
+    """RSS of the server and its children (the engine processes), in kB."""
     total = 0
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    for each in [pid, *(int(c) for c in (children.read_text().split() if children.exists() else []))]:
+    for each in [pid, *children_of(pid)]:
         try:
             for line in Path(f"/proc/{each}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -75,33 +92,72 @@ def rss_kb(pid: int) -> int:
     return total
 
 
+def cpu_s(pid: int) -> float:
+    """user + sys CPU seconds of one process, from /proc (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def engine_pids(server_pid: int) -> list[int]:
+    """The server's engine processes: its multiprocessing children, not the resource tracker."""
+    pids = []
+    for child in children_of(server_pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except FileNotFoundError:
+            continue
+        if b"multiprocessing" in cmdline and b"resource_tracker" not in cmdline:
+            pids.append(child)
+    return pids
+
+
+def load_average() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(env: dict[str, str], port: int, log: Path) -> tuple[subprocess.Popen[bytes], float]:
+    """Start `sleuth serve`; returns it once /api/health answers, and how long that took."""
     script = Path(sys.executable).parent / "sleuth"
     command = [str(script), "serve", "--port", str(port), "--log-level", "warning"]
+    started = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    for _ in range(600):  # waiting for another process's port: bounded poll
+    for _ in range(6000):  # waiting for another process's port: bounded poll
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return proc
+                return proc, time.perf_counter() - started
         except httpx.TransportError:
-            time.sleep(0.05)
+            time.sleep(0.005)
     proc.kill()
     raise RuntimeError(log.read_text()[-3000:])
 
 
 async def one_run(
-    client: httpx.AsyncClient, received: dict[str, list[tuple[int, float]]], subscribed: dict[str, float]
+    client: httpx.AsyncClient,
+    received: dict[str, list[tuple[int, float]]],
+    subscribed: dict[str, float],
+    posted: dict[str, float] | None = None,
 ) -> str | None:
+    sent = time.time()
     response = await client.post("/api/research", json={"question": QUESTION, "clarify": False})
     if response.status_code != 202:
         return None
     run_id = str(response.json()["run_id"])
+    if posted is not None:
+        posted[run_id] = sent
     got: list[tuple[int, float]] = []
     received[run_id] = got
     reason = None
@@ -187,32 +243,54 @@ async def main() -> None:
             "SLEUTH_MAX_RUNS": str(args.runs + 10),
         }
         port = free_port()
-        proc = start_server(env, port, data_dir / "server.out")
+        load_at_start = load_average()
+        proc, health_s = start_server(env, port, data_dir / "server.out")
         base_url = f"http://127.0.0.1:{port}"
         try:
-            # warm-up run: imports, corpus index, litellm caches are not per-run memory
             limits = httpx.Limits(max_connections=args.runs * 2 + 10, max_keepalive_connections=args.runs * 2 + 10)
             async with httpx.AsyncClient(base_url=base_url, timeout=600, limits=limits) as client:
-                await one_run(client, {}, {})
+                # The first run, sent as soon as the server answers: does it wait for a cold engine?
+                first_received: dict[str, list[tuple[int, float]]] = {}
+                first_posted: dict[str, float] = {}
+                await one_run(client, first_received, {}, first_posted)
+                ((first_id, first_got),) = first_received.items()
+                first_run_ms = (first_got[0][1] - first_posted[first_id]) * 1000
+                # Further warm-up runs (one per engine process, at least), so the measured runs
+                # see warm caches, and the idle RSS includes what every engine loads once.
+                await asyncio.gather(*(one_run(client, {}, {}) for _ in range(os.cpu_count() or 1)))
+                engines = engine_pids(proc.pid)
                 baseline = rss_kb(proc.pid)
+                engine_cpu_before = sum(cpu_s(pid) for pid in engines)
+                server_cpu_before = cpu_s(proc.pid)
+                load_before = load_average()
                 peak = [baseline]
                 stop = asyncio.Event()
                 sampler = asyncio.create_task(sample_rss(proc.pid, peak, stop))
                 received: dict[str, list[tuple[int, float]]] = {}
                 subscribed: dict[str, float] = {}
+                posted: dict[str, float] = {}
                 started = time.perf_counter()
-                reasons = await asyncio.gather(*(one_run(client, received, subscribed) for _ in range(args.runs)))
+                reasons = await asyncio.gather(
+                    *(one_run(client, received, subscribed, posted) for _ in range(args.runs))
+                )
                 wall = time.perf_counter() - started
                 stop.set()
                 await sampler
+                engine_cpu = sum(cpu_s(pid) for pid in engines) - engine_cpu_before
+                server_cpu = cpu_s(proc.pid) - server_cpu_before
+                load_after = load_average()
 
             conn = sqlite3.connect(data_dir / "sleuth.db")
             delays: list[float] = []
+            first_created: list[float] = []
+            first_received_ms: list[float] = []
             caught_up = 0
             for run_id, got in received.items():
                 created = dict(
                     conn.execute("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,)).fetchall()
                 )
+                first_created.append((created[0] - posted[run_id]) * 1000)
+                first_received_ms.append((got[0][1] - posted[run_id]) * 1000)
                 live = [(at - created[seq]) * 1000 for seq, at in got if created[seq] >= subscribed[run_id]]
                 caught_up += len(got) - len(live)
                 delays += live
@@ -229,19 +307,33 @@ async def main() -> None:
 
     delays.sort()
     completed = sum(1 for reason in reasons if reason == "completed")
+    print(f"cores / engine processes       {os.cpu_count()} / {len(engines)}")
+    print(f"server start -> /api/health    {health_s * 1000:.0f} ms ({load_at_start} before start)")
+    print(f"first run: POST -> 1st packet  {first_run_ms:.0f} ms (sent as soon as /api/health answered)")
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
+    print(
+        f"POST -> 1st packet created     p50 {statistics.median(first_created):.0f}"
+        f" / p99 {percentile(first_created, 0.99):.0f} ms"
+    )
+    print(
+        f"POST -> 1st packet received    p50 {statistics.median(first_received_ms):.0f}"
+        f" / p99 {percentile(first_received_ms, 0.99):.0f} ms"
+    )
     print(
         f"packets delivered              {packets}"
         f" ({caught_up} created before their client subscribed: replayed, not timed)"
     )
     print(
         f"delivery delay p50 / p99 / max {statistics.median(delays):.1f}"
-        f" / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms"
+        f" / {percentile(delays, 0.99):.1f} / {delays[-1]:.1f} ms"
     )
+    print(f"engine CPU per run             {engine_cpu / args.runs:.3f} s (user+sys of the engine processes)")
+    print(f"server CPU per run             {server_cpu / args.runs:.3f} s (user+sys of the server process)")
     print(f"RSS idle / peak (server+engine)        {baseline / 1024:.1f} / {peak[0] / 1024:.1f} MB")
     print(f"RSS per active run             {(peak[0] - baseline) / 1024 / args.runs:.2f} MB")
     print(f"replay of {replayed} packets    {replay_s * 1000:.0f} ms")
+    print(f"load                           {load_before} before the runs, {load_after} after")
 
 
 if __name__ == "__main__":

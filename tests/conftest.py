@@ -14,9 +14,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads the developer's .env or ~/.sleuth."""
+    """No test reads the developer's .env or ~/.sleuth. SLEUTH_ENGINE_PROCESSES is the test run's
+    own choice (the API tests run with 1 and with 2), so it is kept."""
     for key in list(os.environ):
-        if key.startswith("SLEUTH_"):
+        if key.startswith("SLEUTH_") and key != "SLEUTH_ENGINE_PROCESSES":
             monkeypatch.delenv(key)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)

@@ -1,17 +1,22 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
-Started by `EngineProcess` (spawn). It receives commands on a pipe and answers with tuples:
+Started by `EngineProcess` (spawn). It warms up first (litellm and its tool path, the search
+tools), says `ready`, then receives commands on a pipe and answers with tuples:
 
     parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("plan", run_id, PlanAnswer) · ("shutdown",)
-    child -> parent   ("packet", run_id, seq, type, created_at, json)
+    child -> parent   ("ready",)
+                      ("packet", run_id, seq, type, created_at, json)
                       ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
 
-Packets are serialised here, once; the parent stores and sends that very text.
+Commands sent during the warm-up wait in the pipe. Packets are serialised here, once; the parent
+stores and sends that very text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import signal
 import threading
 import time
@@ -20,10 +25,13 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Error, Packet, Placement
+
+log = logging.getLogger(__name__)
 
 
 def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
@@ -32,6 +40,21 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
     # ended as interrupted in order instead of the engine dying first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     asyncio.run(_Worker(conn, settings, engine).serve())
+
+
+async def warm_up(settings: Settings) -> None:
+    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools."""
+    await warm_litellm(settings)
+    try:
+        from sleuth.tools.factory import build_toolbox
+
+        build_toolbox(settings)
+    except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
+        log.info("search tools not warmed: %s", exc)
+    # What is loaded by now lives as long as the process: freezing it keeps every later full
+    # collection from walking litellm's heap again (a run's own garbage is still collected).
+    gc.collect()
+    gc.freeze()
 
 
 class _Worker:
@@ -47,6 +70,8 @@ class _Worker:
         self._parent_gone = False
 
     async def serve(self) -> None:
+        await warm_up(self._settings)
+        self._send(("ready",))
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()
         commands: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
