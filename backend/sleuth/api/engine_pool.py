@@ -81,6 +81,10 @@ class EnginePool:
     def pids(self) -> list[int]:
         return [pid for pid in (p.pid for p in self._slots) if pid is not None]
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Block until every engine has warmed up (False on timeout)."""
+        return all(process.ready.wait(timeout) for process in list(self._slots))
+
     def pid_of(self, run_id: str) -> int | None:
         """The engine process a live run was placed on."""
         process = self._placed.get(run_id)
