@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import signal
 import threading
 import time
@@ -33,12 +34,18 @@ from sleuth.stream.packets import Error, Packet, Placement
 
 log = logging.getLogger(__name__)
 
+ENGINE_NICENESS = 5
+
 
 def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
     # Ctrl-C in a terminal reaches the whole process group; the server decides when the
     # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
     # ended as interrupted in order instead of the engine dying first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # When every core is busy with runs, the server process (storing and sending packets, answering
+    # requests) must still get the CPU at once: engines yield to it. A run's own speed is bounded
+    # by the cores either way.
+    os.nice(ENGINE_NICENESS)
     asyncio.run(_Worker(conn, settings, engine).serve())
 
 
@@ -70,7 +77,10 @@ class _Worker:
         self._parent_gone = False
 
     async def serve(self) -> None:
-        await warm_up(self._settings)
+        try:
+            await warm_up(self._settings)
+        except Exception:  # a process that died here would be replaced, and die again, forever
+            log.exception("engine warm-up failed; runs will pay for it, or fail with its error")
         self._send(("ready",))
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()
