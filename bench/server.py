@@ -137,17 +137,20 @@ def start_server(
     script = Path(sys.executable).parent / "sleuth"
     command = [str(script), "serve", "--port", str(port), "--log-level", "warning"]
     proc = subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    for _ in range(6000):  # waiting for another process's port: bounded poll
-        try:
-            health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
-            if health.status_code == 200:
-                body = health.json()
-                warm = f"{body.get('engines_ready', '?')} of {body.get('engines', '?')} engines warm"
-                return proc, time.perf_counter() - started, warm
-        except httpx.TransportError:
-            time.sleep(0.005)
-    proc.kill()
-    raise RuntimeError(log.read_text()[-3000:])
+    try:
+        for _ in range(6000):  # waiting for another process's port: bounded poll
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
+                if health.status_code == 200:
+                    body = health.json()
+                    warm = f"{body.get('engines_ready', '?')} of {body.get('engines', '?')} engines warm"
+                    return proc, time.perf_counter() - started, warm
+            except httpx.TransportError:
+                time.sleep(0.005)
+        raise RuntimeError(log.read_text()[-3000:])
+    except BaseException:  # interrupted or failed: leave no server behind
+        proc.kill()
+        raise
 
 
 async def wait_warm(client: httpx.AsyncClient, started: float) -> float:

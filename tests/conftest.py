@@ -15,10 +15,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the developer's .env or ~/.sleuth. SLEUTH_ENGINE_PROCESSES is the test run's
-    own choice (the API tests run with 1 and with 2), so it is kept."""
+    own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test tests/api`), one unless it says otherwise:
+    every engine warms up at start, and one per test server is enough for what is not about the pool."""
+    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "1")
     for key in list(os.environ):
-        if key.startswith("SLEUTH_") and key != "SLEUTH_ENGINE_PROCESSES":
+        if key.startswith("SLEUTH_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("SLEUTH_ENGINE_PROCESSES", engines)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
 

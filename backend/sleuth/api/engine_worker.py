@@ -42,10 +42,6 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
     # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
     # ended as interrupted in order instead of the engine dying first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # When every core is busy with runs, the server process (storing and sending packets, answering
-    # requests) must still get the CPU at once: engines yield to it. A run's own speed is bounded
-    # by the cores either way.
-    os.nice(ENGINE_NICENESS)
     asyncio.run(_Worker(conn, settings, engine).serve())
 
 
@@ -81,6 +77,10 @@ class _Worker:
             await warm_up(self._settings)
         except Exception:  # a process that died here would be replaced, and die again, forever
             log.exception("engine warm-up failed; runs will pay for it, or fail with its error")
+        # When every core is busy with runs, the server process (storing and sending packets,
+        # answering requests) must still get the CPU at once: running engines yield to it. Not
+        # before: the warm-up should finish as soon as it can. Throughput is bounded by the cores.
+        os.nice(ENGINE_NICENESS)
         self._send(("ready",))
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()

@@ -55,7 +55,17 @@ class LiveRun:
 
 
 class RunManager:
-    def __init__(self, settings: Settings, store: Store, *, max_runs: int, engine: Engine) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        max_runs: int,
+        engine: Engine,
+        executor: Callable[[RunEvents], RunExecutor] | None = None,
+    ) -> None:
+        """`executor` builds where runs execute from the events it must report; by default
+        `SLEUTH_ENGINE_PROCESSES` engine processes on this machine."""
         self._settings = settings
         self._store = store
         self._max_runs = max_runs
@@ -66,7 +76,10 @@ class RunManager:
         events = RunEvents(
             on_packet=self._on_packet, on_done=self._on_done_threadsafe, on_exit=self._on_engine_exit_threadsafe
         )
-        self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
+        if executor is None:
+            self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
+        else:
+            self._executor = executor(events)
         self._shutting_down = False
 
     # -- lifecycle --------------------------------------------------------------------------
