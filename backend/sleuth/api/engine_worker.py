@@ -8,8 +8,8 @@ tools), says `ready`, then receives commands on a pipe and answers with tuples:
                       ("packet", run_id, seq, type, created_at, json)
                       ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
 
-Commands sent during the warm-up wait in the pipe. Packets are serialised here, once; the parent
-stores and sends that very text.
+Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
+here, once; the parent stores and sends that very text.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.llm.setup import litellm_module
 from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -47,6 +48,7 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
 
 async def warm_up(settings: Settings) -> None:
     """Pay the first run's one-off costs now: litellm's import and tool path, the search tools."""
+    await asyncio.to_thread(litellm_module)  # the long import, off the loop: commands are still served
     await warm_litellm(settings)
     try:
         from sleuth.tools.factory import build_toolbox
@@ -73,15 +75,6 @@ class _Worker:
         self._parent_gone = False
 
     async def serve(self) -> None:
-        try:
-            await warm_up(self._settings)
-        except Exception:  # a process that died here would be replaced, and die again, forever
-            log.exception("engine warm-up failed; runs will pay for it, or fail with its error")
-        # When every core is busy with runs, the server process (storing and sending packets,
-        # answering requests) must still get the CPU at once: running engines yield to it. Not
-        # before: the warm-up should finish as soon as it can. Throughput is bounded by the cores.
-        os.nice(ENGINE_NICENESS)
-        self._send(("ready",))
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()
         commands: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
@@ -94,24 +87,56 @@ class _Worker:
                 loop.call_soon_threadsafe(commands.put_nowait, ("shutdown",))
 
         threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
+        # Commands are served during the warm-up: runs wait for it, but a cancel of a waiting run
+        # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
+        warming = asyncio.create_task(warm_up(self._settings))
+        warming.add_done_callback(lambda _: commands.put_nowait(("warm",)))
+        waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():
             command = await commands.get()
-            if command[0] == "start":
-                driver = asyncio.create_task(self._drive(command[1], command[2]))
-                self._drivers.add(driver)
-                driver.add_done_callback(self._drivers.discard)
+            if command[0] == "warm":
+                self._warmed(warming)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
+            elif command[0] == "start":
+                if warming.done():
+                    self._start(command[1], command[2])
+                else:
+                    waiting[command[1]] = command[2]
             elif command[0] == "cancel":
                 self._cancel(command[1])
+                if command[1] in waiting:
+                    self._start(command[1], waiting.pop(command[1]))
             elif command[0] == "plan":
                 inbox = self._inboxes.get(command[1])
                 if inbox is not None:
                     inbox.deliver(command[2])
             elif command[0] == "shutdown":
-                for run_id in list(self._tasks):
+                for run_id in [*self._tasks, *waiting]:
                     self._cancel(run_id)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
                 if self._drivers:
                     await asyncio.wait(list(self._drivers), timeout=10)
                 stopping.set()
+        warming.cancel()
+
+    def _warmed(self, warming: asyncio.Task[None]) -> None:
+        if not warming.cancelled() and warming.exception() is not None:
+            # Not fatal: a process that died here would be replaced, and die again, forever.
+            log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
+        # When every core is busy with runs, the server process (storing and sending packets,
+        # answering requests) must still get the CPU at once: running engines yield to it. Not
+        # before: the warm-up should finish as soon as it can. Throughput is bounded by the cores.
+        os.nice(ENGINE_NICENESS)
+        self._send(("ready",))
+
+    def _start(self, run_id: str, request: ResearchRequest) -> None:
+        driver = asyncio.create_task(self._drive(run_id, request))
+        self._drivers.add(driver)
+        driver.add_done_callback(self._drivers.discard)
 
     def _cancel(self, run_id: str) -> None:
         task = self._tasks.get(run_id)
