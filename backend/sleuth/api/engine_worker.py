@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import signal
 import threading
 import time
@@ -26,7 +25,6 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
-from sleuth.llm.setup import litellm_module
 from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -34,8 +32,6 @@ from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Error, Packet, Placement
 
 log = logging.getLogger(__name__)
-
-ENGINE_NICENESS = 5
 
 
 def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
@@ -47,19 +43,23 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
 
 
 async def warm_up(settings: Settings) -> None:
-    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools."""
-    await asyncio.to_thread(litellm_module)  # the long import, off the loop: commands are still served
-    await warm_litellm(settings)
+    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
+    On a thread: the loop keeps serving commands (a cancel) meanwhile."""
+    await asyncio.to_thread(_warm_up, settings)
+    # What is loaded by now lives as long as the process: freezing it keeps every later full
+    # collection from walking litellm's heap again (a run's own garbage is still collected).
+    gc.collect()
+    gc.freeze()
+
+
+def _warm_up(settings: Settings) -> None:
+    warm_litellm(settings)
     try:
         from sleuth.tools.factory import build_toolbox
 
         build_toolbox(settings)
     except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
         log.info("search tools not warmed: %s", exc)
-    # What is loaded by now lives as long as the process: freezing it keeps every later full
-    # collection from walking litellm's heap again (a run's own garbage is still collected).
-    gc.collect()
-    gc.freeze()
 
 
 class _Worker:
@@ -127,10 +127,6 @@ class _Worker:
         if not warming.cancelled() and warming.exception() is not None:
             # Not fatal: a process that died here would be replaced, and die again, forever.
             log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
-        # When every core is busy with runs, the server process (storing and sending packets,
-        # answering requests) must still get the CPU at once: running engines yield to it. Not
-        # before: the warm-up should finish as soon as it can. Throughput is bounded by the cores.
-        os.nice(ENGINE_NICENESS)
         self._send(("ready",))
 
     def _start(self, run_id: str, request: ResearchRequest) -> None:

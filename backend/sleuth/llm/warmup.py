@@ -26,12 +26,16 @@ _TOOL: dict[str, Any] = {
 }
 
 
-async def warm_litellm(settings: Settings) -> None:
-    """Import litellm and run one mocked tool-offering streamed call per distinct model."""
+def warm_litellm(settings: Settings) -> None:
+    """Import litellm and run one mocked tool-offering streamed call per distinct model.
+
+    Synchronous on purpose: a caller with an event loop runs it on a thread, so the loop keeps
+    serving while litellm imports and builds its schemas.
+    """
     litellm = litellm_module()
     for model in dict.fromkeys(settings.model_for(role) for role in get_args(Role)):
         try:
-            stream = await litellm.acompletion(
+            stream = litellm.completion(
                 model=litellm_model_name(model),
                 messages=[{"role": "user", "content": "warm-up"}],
                 tools=[_TOOL],
@@ -42,7 +46,7 @@ async def warm_litellm(settings: Settings) -> None:
                 max_retries=0,
                 num_retries=0,
             )
-            async for _ in stream:
+            for _ in stream:
                 pass
             cost_usd(model, 1, 1)
         except Exception as exc:  # a model litellm cannot resolve fails for real at the run's preflight
