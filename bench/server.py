@@ -3,12 +3,21 @@
     .venv/bin/python bench/server.py [--runs 100] [--latency 0.05] [--database-url postgresql://...]
 
 Starts the scripted model (every reply delayed by --latency seconds), a `sleuth serve` process
-with SLEUTH_MAX_RUNS above --runs, and one SSE client per run, all at once. Prints completed
-runs, p50/p99 delay from packet creation (the server's `packets.created_at`) to receipt by the
-client, RSS per active run (server plus engine process, peak minus idle baseline), and the time to replay a finished
-10,000-packet run synthesised directly in the store. Targets (issue 4): 100 runs all complete,
-p99 <= 50 ms, <= 2 MB per active run, replay <= 200 ms. With --database-url (PostgreSQL) the
-server stores into a fresh schema of that database, dropped afterwards; default: SQLite.
+with SLEUTH_MAX_RUNS above --runs, and one SSE client per run, all at once. Prints:
+
+- the first run after start: POST sent as soon as /api/health answers -> its first packet received;
+- completed runs, and POST -> first packet (created by the engine, and received by the client) p50/p99;
+- p50/p99 delay from packet creation (the server's `packets.created_at`) to receipt by the client;
+- engine CPU per run (user+sys of the engine processes over the concurrent runs, divided by the
+  runs) and the server process's CPU per run, from /proc;
+- RSS per active run (server plus engine processes, peak minus idle baseline), and the time to
+  replay a finished 10,000-packet run synthesised directly in the store.
+
+Targets (issues 4 and 12): 100 runs all complete, POST -> first packet p50 <= 100 ms, delivery
+p99 <= 50 ms, first run after start <= 100 ms to its first packet, <= 2 MB per active run,
+replay <= 200 ms. With --database-url (PostgreSQL) the server stores into a fresh schema of that
+database, dropped afterwards; default: SQLite. Timings depend on the machine's load: the load
+average is printed with them.
 """
 
 from __future__ import annotations
@@ -60,11 +69,20 @@ def serve_model(latency: float, port_out: Any, stop: Any) -> None:
         stop.wait()
 
 
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            pass
+    return found
+
+
 def rss_kb(pid: int) -> int:
-    """RSS of the server and its children (the engine process), in kB."""
+    """RSS of the server and its children (the engine processes), in kB."""
     total = 0
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    for each in [pid, *(int(c) for c in (children.read_text().split() if children.exists() else []))]:
+    for each in [pid, *children_of(pid)]:
         try:
             for line in Path(f"/proc/{each}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -74,33 +92,93 @@ def rss_kb(pid: int) -> int:
     return total
 
 
+def cpu_s(pid: int) -> float:
+    """user + sys CPU seconds of one process, from /proc (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def engine_pids(server_pid: int) -> list[int]:
+    """The server's engine processes: its multiprocessing children, not the resource tracker."""
+    pids = []
+    for child in children_of(server_pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except FileNotFoundError:
+            continue
+        if b"multiprocessing" in cmdline and b"resource_tracker" not in cmdline:
+            pids.append(child)
+    return pids
+
+
+def load_average() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    env: dict[str, str], port: int, log: Path, started: float
+) -> tuple[subprocess.Popen[bytes], float, str]:
+    """Start `sleuth serve`; returns it once /api/health answers, how long that took, and how many
+    engines were warm then."""
     script = Path(sys.executable).parent / "sleuth"
     command = [str(script), "serve", "--port", str(port), "--log-level", "warning"]
     proc = subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    for _ in range(600):  # waiting for another process's port: bounded poll
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(log.read_text()[-3000:])
+    try:
+        for _ in range(6000):  # waiting for another process's port: bounded poll
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
+                if health.status_code == 200:
+                    body = health.json()
+                    warm = f"{body.get('engines_ready', '?')} of {body.get('engines', '?')} engines warm"
+                    return proc, time.perf_counter() - started, warm
+            except httpx.TransportError:
+                time.sleep(0.005)
+        raise RuntimeError(log.read_text()[-3000:])
+    except BaseException:  # interrupted or failed: leave no server behind
+        proc.kill()
+        raise
+
+
+async def wait_warm(client: httpx.AsyncClient, started: float) -> float:
+    """Poll /api/health until every engine process is warm; seconds since `started`."""
+    for _ in range(12000):  # another process's state, with nothing to await: bounded poll
+        health = (await client.get("/api/health")).json()
+        if health.get("engines_ready", 0) >= health.get("engines", 1):
+            return time.perf_counter() - started
+        await asyncio.sleep(0.005)
+    raise RuntimeError("the engines did not warm up within a minute")
 
 
 async def one_run(
-    client: httpx.AsyncClient, received: dict[str, list[tuple[int, float]]], subscribed: dict[str, float]
+    client: httpx.AsyncClient,
+    received: dict[str, list[tuple[int, float]]],
+    subscribed: dict[str, float],
+    posted: dict[str, float] | None = None,
+    answered: dict[str, float] | None = None,
 ) -> str | None:
+    sent = time.time()
     response = await client.post("/api/research", json={"question": QUESTION, "clarify": False})
     if response.status_code != 202:
         return None
     run_id = str(response.json()["run_id"])
+    if posted is not None:
+        posted[run_id] = sent
+    if answered is not None:
+        answered[run_id] = time.time()
     got: list[tuple[int, float]] = []
     received[run_id] = got
     reason = None
@@ -167,6 +245,11 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.05, help="seconds before each scripted reply")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL URL; default: SQLite in a temp dir")
+    parser.add_argument(
+        "--first-run-at-health",
+        action="store_true",
+        help="send the first run as soon as /api/health answers, not once the engines are warm",
+    )
     args = parser.parse_args()
     with fresh_schema(args.database_url) if args.database_url else nullcontext(None) as database_url:
         await bench(args, database_url)
@@ -174,7 +257,6 @@ async def main() -> None:
 
 async def bench(args: argparse.Namespace, database_url: str | None) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="sleuth-bench-"))
-    before_load = os.getloadavg()
     receiver, sender = multiprocessing.Pipe(duplex=False)
     model_stop = multiprocessing.Event()
     model = multiprocessing.Process(target=serve_model, args=(args.latency, sender, model_stop), daemon=True)
@@ -191,31 +273,59 @@ async def bench(args: argparse.Namespace, database_url: str | None) -> None:
             **({"SLEUTH_DATABASE_URL": database_url} if database_url else {}),
         }
         port = free_port()
-        proc = start_server(env, port, data_dir / "server.out")
+        load_at_start = load_average()
+        started_at = time.perf_counter()
+        proc, health_s, warm_at_health = start_server(env, port, data_dir / "server.out", started_at)
         base_url = f"http://127.0.0.1:{port}"
         try:
-            # warm-up run: imports, corpus index, litellm caches are not per-run memory
             limits = httpx.Limits(max_connections=args.runs * 2 + 10, max_keepalive_connections=args.runs * 2 + 10)
             async with httpx.AsyncClient(base_url=base_url, timeout=600, limits=limits) as client:
-                await one_run(client, {}, {})
+                # The first run, sent once /api/health says the engines have warmed up: does it still
+                # pay for imports? (--first-run-at-health sends it as soon as health answers.)
+                warm_s = health_s
+                if not args.first_run_at_health:
+                    warm_s = await wait_warm(client, started_at)
+                first_received: dict[str, list[tuple[int, float]]] = {}
+                first_posted: dict[str, float] = {}
+                await one_run(client, first_received, {}, first_posted)
+                ((first_id, first_got),) = first_received.items()
+                first_run_ms = (first_got[0][1] - first_posted[first_id]) * 1000
+                # Further warm-up runs (one per engine process, at least), so the measured runs
+                # see warm caches, and the idle RSS includes what every engine loads once.
+                await asyncio.gather(*(one_run(client, {}, {}) for _ in range(os.cpu_count() or 1)))
+                engines = engine_pids(proc.pid)
                 baseline = rss_kb(proc.pid)
+                engine_cpu_before = sum(cpu_s(pid) for pid in engines)
+                server_cpu_before = cpu_s(proc.pid)
+                load_before = load_average()
                 peak = [baseline]
                 stop = asyncio.Event()
                 sampler = asyncio.create_task(sample_rss(proc.pid, peak, stop))
                 received: dict[str, list[tuple[int, float]]] = {}
                 subscribed: dict[str, float] = {}
+                posted: dict[str, float] = {}
+                answered: dict[str, float] = {}
                 started = time.perf_counter()
-                reasons = await asyncio.gather(*(one_run(client, received, subscribed) for _ in range(args.runs)))
+                reasons = await asyncio.gather(
+                    *(one_run(client, received, subscribed, posted, answered) for _ in range(args.runs))
+                )
                 wall = time.perf_counter() - started
                 stop.set()
                 await sampler
+                engine_cpu = sum(cpu_s(pid) for pid in engines) - engine_cpu_before
+                server_cpu = cpu_s(proc.pid) - server_cpu_before
+                load_after = load_average()
 
             store = Store(data_dir, database_url)
             delays: list[float] = []
+            first_created: list[float] = []
+            first_received_ms: list[float] = []
             caught_up = 0
             for run_id, got in received.items():
                 rows = store.database.fetch_all("SELECT seq, created_at FROM packets WHERE run_id = ?", (run_id,))
                 created = {row["seq"]: row["created_at"] for row in rows}
+                first_created.append((created[0] - posted[run_id]) * 1000)
+                first_received_ms.append((got[0][1] - posted[run_id]) * 1000)
                 live = [(at - created[seq]) * 1000 for seq, at in got if created[seq] >= subscribed[run_id]]
                 caught_up += len(got) - len(live)
                 delays += live
@@ -234,20 +344,42 @@ async def bench(args: argparse.Namespace, database_url: str | None) -> None:
     delays.sort()
     completed = sum(1 for reason in reasons if reason == "completed")
     backend = "PostgreSQL" if database_url else "SQLite"
-    print(f"store                          {backend}; load average before {before_load}, after {os.getloadavg()}")
+    print(f"store                          {backend}")
+    print(f"cores / engine processes       {os.cpu_count()} / {len(engines)}")
+    print(
+        f"server start -> /api/health    {health_s * 1000:.0f} ms ({warm_at_health} then; {load_at_start} before start)"
+    )
+    when = "as soon as /api/health answered" if args.first_run_at_health else "once the engines were warm"
+    print(f"server start -> engines warm   {warm_s * 1000:.0f} ms")
+    print(f"first run: POST -> 1st packet  {first_run_ms:.0f} ms (sent {when})")
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
+    post_ms = [(answered[run_id] - posted[run_id]) * 1000 for run_id in answered]
+    print(
+        f"POST -> 202 answered           p50 {statistics.median(post_ms):.0f} / p99 {percentile(post_ms, 0.99):.0f} ms"
+    )
+    print(
+        f"POST -> 1st packet created     p50 {statistics.median(first_created):.0f}"
+        f" / p99 {percentile(first_created, 0.99):.0f} ms"
+    )
+    print(
+        f"POST -> 1st packet received    p50 {statistics.median(first_received_ms):.0f}"
+        f" / p99 {percentile(first_received_ms, 0.99):.0f} ms"
+    )
     print(
         f"packets delivered              {packets}"
         f" ({caught_up} created before their client subscribed: replayed, not timed)"
     )
     print(
         f"delivery delay p50 / p99 / max {statistics.median(delays):.1f}"
-        f" / {delays[int(len(delays) * 0.99)]:.1f} / {delays[-1]:.1f} ms"
+        f" / {percentile(delays, 0.99):.1f} / {delays[-1]:.1f} ms"
     )
+    print(f"engine CPU per run             {engine_cpu / args.runs:.3f} s (user+sys of the engine processes)")
+    print(f"server CPU per run             {server_cpu / args.runs:.3f} s (user+sys of the server process)")
     print(f"RSS idle / peak (server+engine)        {baseline / 1024:.1f} / {peak[0] / 1024:.1f} MB")
     print(f"RSS per active run             {(peak[0] - baseline) / 1024 / args.runs:.2f} MB")
     print(f"replay of {replayed} packets    {replay_s * 1000:.0f} ms")
+    print(f"load                           {load_before} before the runs, {load_after} after")
 
 
 if __name__ == "__main__":

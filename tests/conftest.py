@@ -23,12 +23,17 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test reads the developer's .env or ~/.sleuth. With SLEUTH_TEST_DATABASE_URL, every test
-    stores into its own fresh PostgreSQL schema (settings and `sleuth` subprocesses alike)."""
+    stores into its own fresh PostgreSQL schema (settings and `sleuth` subprocesses alike).
+    SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
+    tests/api`), one unless it says otherwise: every engine warms up at start, and one per test
+    server is enough for what is not about the pool."""
     from support.databases import TEST_DATABASE_URL, fresh_schema
 
+    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "1")
     for key in list(os.environ):
         if key.startswith("SLEUTH_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("SLEUTH_ENGINE_PROCESSES", engines)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
     if TEST_DATABASE_URL is None:

@@ -41,6 +41,15 @@ def _database(settings: Settings) -> Check:
         return Check("database", False, str(exc))
 
 
+def _server(settings: Settings) -> Check:
+    return Check(
+        "server",
+        True,
+        f"{settings.engine_processes} engine processes (SLEUTH_ENGINE_PROCESSES), "
+        f"up to {settings.max_runs} concurrent runs (SLEUTH_MAX_RUNS)",
+    )
+
+
 async def _probe(settings: Settings, model: str, role: Role) -> Check:
     """One tiny real call, through the same gateway a run uses."""
     gateway = LLMGateway(settings.model_copy(update={"llm_retries": 1}), SystemClock())
@@ -72,7 +81,13 @@ def doctor(probe: bool) -> None:
     except SettingsError as exc:
         click.echo(_mark(Check("settings", False, str(exc)), color))
         sys.exit(1)
-    checks = [Check("settings", True, "loaded"), _data_dir(settings), _database(settings), *run_checks(settings)]
+    checks = [
+        Check("settings", True, "loaded"),
+        _data_dir(settings),
+        _database(settings),
+        _server(settings),
+        *run_checks(settings),
+    ]
     for check in checks:
         click.echo(_mark(check, color))
     if probe:

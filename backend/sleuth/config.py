@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -135,6 +136,12 @@ class Settings(BaseSettings):
 
     # Server.
     max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
+    engine_processes: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        ge=1,
+        le=64,
+        description="Engine processes that execute a server's runs; unset: one per core.",
+    )
     api_token: SecretStr | None = Field(
         default=None, description="When set, every /api route but health needs it as a bearer token."
     )

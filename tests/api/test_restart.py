@@ -188,7 +188,7 @@ async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_serve
     async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=30) as client:
         run_id = await start_research(client, clarify=False)
         await read_events(client, run_id, until_type="plan_done")
-        old_pid = manager.engine_pid
+        old_pid = manager.executor.pid_of(run_id)
         os.kill(old_pid, signal.SIGKILL)
         events = await read_events(client, run_id)
         assert json.loads(events[-2].data)["obj"]["message"] == "interrupted: the engine process exited"
@@ -197,5 +197,6 @@ async def test_a_dead_engine_process_ends_its_runs_and_is_replaced(hanging_serve
         # the next run gets a fresh engine process
         second = await start_research(client, clarify=False)
         await read_events(client, second, until_type="plan_done")
-        assert manager.engine_pid not in (None, old_pid)
+        assert manager.executor.pid_of(second) not in (None, old_pid)
+        assert old_pid not in manager.executor.pids
         await client.post(f"/api/runs/{second}/cancel")

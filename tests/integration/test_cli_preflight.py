@@ -73,6 +73,14 @@ def test_doctor_passes_on_the_offline_defaults(tmp_path: Path) -> None:
     assert any(line.startswith("✓ model offline") for line in lines)
 
 
+def test_doctor_shows_the_engine_processes_and_refuses_a_bad_count(tmp_path: Path) -> None:
+    three = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "3"}, tmp_path)
+    none = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "0"}, tmp_path)
+    assert "✓ server: 3 engine processes (SLEUTH_ENGINE_PROCESSES)" in three.stdout.splitlines()[2]
+    assert none.returncode == 1 and "Traceback" not in none.stdout + none.stderr
+    assert "invalid setting SLEUTH_ENGINE_PROCESSES: Input should be greater than or equal to 1" in none.stdout
+
+
 def test_doctor_marks_each_failing_check_and_exits_non_zero(tmp_path: Path) -> None:
     env = {"SLEUTH_CORPUS": "/nonexistent", "SLEUTH_SEARCH": "local,tavily", "SLEUTH_MODEL": "gpt-nonsense-9"}
     done = sleuth(["doctor", "--probe"], env, tmp_path)

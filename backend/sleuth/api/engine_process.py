@@ -1,4 +1,4 @@
-"""The parent side of the engine process.
+"""The parent side of one engine process.
 
 Why a process: a run is CPU-heavy Python (litellm parsing streamed chunks, token counting,
 search), and in the server's process it would hold the interpreter lock for long stretches,
@@ -6,9 +6,9 @@ so packet commits and SSE writes would queue behind it (measured: p99 delivery o
 100 concurrent runs with the engine on a thread). In its own process the engine can be as busy
 as it likes; the server process only stores and forwards its packets.
 
-A reader thread receives the worker's messages: packets go straight to the packet writer (no
-event-loop hop before the commit), `done` messages and an unexpected exit are handed to the
-callbacks, which the RunManager bounces onto its loop.
+A reader thread receives the worker's messages: packets go straight to `on_packet` (no
+event-loop hop before the commit); `ready`, `done` messages and an unexpected exit are handed
+to their callbacks. `EnginePool` runs several of these.
 """
 
 from __future__ import annotations
@@ -20,15 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 from sleuth.api.engine_worker import worker_main
-from sleuth.api.run_manager_types import Engine
+from sleuth.api.run_manager_types import DoneMessage, Engine
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest
 from sleuth.store import StoredPacket
 
 log = logging.getLogger(__name__)
-
-DoneMessage = tuple[str, str | None, str | None, bool, str | None]  # run_id, result_json, error, cancelled, stop_reason
 
 
 class EngineProcess:
@@ -40,12 +38,14 @@ class EngineProcess:
         on_packet: Callable[[StoredPacket], None],
         on_done: Callable[[DoneMessage], None],
         on_exit: Callable[[], None],
+        name: str = "sleuth-engine",
     ) -> None:
         self._settings = settings
         self._engine = engine
         self._on_packet = on_packet
         self._on_done = on_done
         self._on_exit = on_exit
+        self._name = name
         # spawn, not fork: the server process has threads (writer, uvicorn), which fork would
         # copy in whatever state their locks happen to be in.
         self._ctx = multiprocessing.get_context("spawn")
@@ -54,6 +54,7 @@ class EngineProcess:
         self._reader: threading.Thread | None = None
         self._send_lock = threading.Lock()
         self._stopping = False
+        self.ready = threading.Event()  # set once the worker has warmed up
 
     @property
     def pid(self) -> int | None:
@@ -62,13 +63,13 @@ class EngineProcess:
     def start(self) -> None:
         parent, child = self._ctx.Pipe(duplex=True)
         self._process = self._ctx.Process(
-            target=worker_main, args=(child, self._settings, self._engine), name="sleuth-engine", daemon=True
+            target=worker_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
         )
         self._process.start()
         child.close()  # the child holds its end; when the child dies, our reads see EOF
         self._conn = parent
         self._stopping = False
-        self._reader = threading.Thread(target=self._read, name="sleuth-engine-reader", daemon=True)
+        self._reader = threading.Thread(target=self._read, name=f"{self._name}-reader", daemon=True)
         self._reader.start()
 
     def start_run(self, run_id: str, request: ResearchRequest) -> None:
@@ -80,13 +81,20 @@ class EngineProcess:
     def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
         self._send(("plan", run_id, answer))
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Ask the worker to cancel its runs and exit; kill it if it does not within `timeout`."""
+    def request_stop(self) -> None:
+        """Ask the worker to cancel its runs and exit. A worker still warming up has no run to end
+        in order: it is killed rather than waited for."""
         self._stopping = True
+        if self._process is not None and not self.ready.is_set():
+            self._process.kill()
+            return
         try:
             self._send(("shutdown",))
         except OSError:
             pass
+
+    def wait_stopped(self, timeout: float) -> None:
+        """After `request_stop`: wait for the exit; kill the worker if it takes over `timeout`."""
         if self._process is not None:
             self._process.join(timeout)
             if self._process.is_alive():
@@ -107,8 +115,10 @@ class EngineProcess:
                     self._on_packet(StoredPacket(*message[1:]))
                 elif message[0] == "done":
                     self._on_done(message[1:])
+                elif message[0] == "ready":
+                    self.ready.set()
         except (EOFError, OSError):
             pass
         if not self._stopping:
-            log.error("the engine process exited unexpectedly (exit code %s)", self._process.exitcode)
+            log.error("the engine process %s exited unexpectedly (exit code %s)", self.pid, self._process.exitcode)
             self._on_exit()

@@ -1,17 +1,22 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
-Started by `EngineProcess` (spawn). It receives commands on a pipe and answers with tuples:
+Started by `EngineProcess` (spawn). It warms up first (litellm and its tool path, the search
+tools), says `ready`, then receives commands on a pipe and answers with tuples:
 
     parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("plan", run_id, PlanAnswer) · ("shutdown",)
-    child -> parent   ("packet", run_id, seq, type, created_at, json)
+    child -> parent   ("ready",)
+                      ("packet", run_id, seq, type, created_at, json)
                       ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
 
-Packets are serialised here, once; the parent stores and sends that very text.
+Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
+here, once; the parent stores and sends that very text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import signal
 import threading
 import time
@@ -20,10 +25,13 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Error, Packet, Placement
+
+log = logging.getLogger(__name__)
 
 
 def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
@@ -32,6 +40,26 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
     # ended as interrupted in order instead of the engine dying first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     asyncio.run(_Worker(conn, settings, engine).serve())
+
+
+async def warm_up(settings: Settings) -> None:
+    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
+    On a thread: the loop keeps serving commands (a cancel) meanwhile."""
+    await asyncio.to_thread(_warm_up, settings)
+    # What is loaded by now lives as long as the process: freezing it keeps every later full
+    # collection from walking litellm's heap again (a run's own garbage is still collected).
+    gc.collect()
+    gc.freeze()
+
+
+def _warm_up(settings: Settings) -> None:
+    warm_litellm(settings)
+    try:
+        from sleuth.tools.factory import build_toolbox
+
+        build_toolbox(settings)
+    except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
+        log.info("search tools not warmed: %s", exc)
 
 
 class _Worker:
@@ -59,24 +87,52 @@ class _Worker:
                 loop.call_soon_threadsafe(commands.put_nowait, ("shutdown",))
 
         threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
+        # Commands are served during the warm-up: runs wait for it, but a cancel of a waiting run
+        # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
+        warming = asyncio.create_task(warm_up(self._settings))
+        warming.add_done_callback(lambda _: commands.put_nowait(("warm",)))
+        waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():
             command = await commands.get()
-            if command[0] == "start":
-                driver = asyncio.create_task(self._drive(command[1], command[2]))
-                self._drivers.add(driver)
-                driver.add_done_callback(self._drivers.discard)
+            if command[0] == "warm":
+                self._warmed(warming)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
+            elif command[0] == "start":
+                if warming.done():
+                    self._start(command[1], command[2])
+                else:
+                    waiting[command[1]] = command[2]
             elif command[0] == "cancel":
                 self._cancel(command[1])
+                if command[1] in waiting:
+                    self._start(command[1], waiting.pop(command[1]))
             elif command[0] == "plan":
                 inbox = self._inboxes.get(command[1])
                 if inbox is not None:
                     inbox.deliver(command[2])
             elif command[0] == "shutdown":
-                for run_id in list(self._tasks):
+                for run_id in [*self._tasks, *waiting]:
                     self._cancel(run_id)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
                 if self._drivers:
                     await asyncio.wait(list(self._drivers), timeout=10)
                 stopping.set()
+        warming.cancel()
+
+    def _warmed(self, warming: asyncio.Task[None]) -> None:
+        if not warming.cancelled() and warming.exception() is not None:
+            # Not fatal: a process that died here would be replaced, and die again, forever.
+            log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
+        self._send(("ready",))
+
+    def _start(self, run_id: str, request: ResearchRequest) -> None:
+        driver = asyncio.create_task(self._drive(run_id, request))
+        self._drivers.add(driver)
+        driver.add_done_callback(self._drivers.discard)
 
     def _cancel(self, run_id: str) -> None:
         task = self._tasks.get(run_id)

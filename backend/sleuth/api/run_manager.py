@@ -1,10 +1,10 @@
 """Runs as server-side tasks, independent of any HTTP connection.
 
-The manager starts a run in the engine process, owns its `RunChannel` while it is live,
-persists its outcome when it ends, cancels it on request, and at shutdown ends what is still
-running as interrupted. Closing a browser only ends that browser's SSE generator; the run goes
-on. Public methods run on the server's event loop; the engine's messages arrive on the
-engine reader thread and are bounced onto the loop, except packets, which go straight to the
+The manager hands a run to its executor (engine processes), owns its `RunChannel` while it is
+live, persists its outcome when it ends, cancels it on request, and at shutdown ends what is
+still running as interrupted. Closing a browser only ends that browser's SSE generator; the run
+goes on. Public methods run on the server's event loop; the executor's messages arrive on its
+reader threads and are bounced onto the loop, except packets, which go straight to the
 (thread-safe) packet writer.
 """
 
@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sleuth.api.channel import RunChannel
-from sleuth.api.engine_process import DoneMessage, EngineProcess
+from sleuth.api.engine_pool import EnginePool
 from sleuth.api.logs import log_run_event
-from sleuth.api.run_manager_types import Engine
+from sleuth.api.run_executor import RunEvents, RunExecutor
+from sleuth.api.run_manager_types import DoneMessage, Engine
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -54,7 +55,17 @@ class LiveRun:
 
 
 class RunManager:
-    def __init__(self, settings: Settings, store: Store, *, max_runs: int, engine: Engine) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        max_runs: int,
+        engine: Engine,
+        executor: Callable[[RunEvents], RunExecutor] | None = None,
+    ) -> None:
+        """`executor` builds where runs execute from the events it must report; by default
+        `SLEUTH_ENGINE_PROCESSES` engine processes on this machine."""
         self._settings = settings
         self._store = store
         self._max_runs = max_runs
@@ -62,25 +73,23 @@ class RunManager:
         self._live: dict[str, LiveRun] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = PacketWriter(store.database, self._on_commit_threadsafe)
-        self._engine_process = self._new_engine_process()
-        self._shutting_down = False
-
-    def _new_engine_process(self) -> EngineProcess:
-        return EngineProcess(
-            self._settings,
-            self._engine,
-            on_packet=self._on_packet,
-            on_done=self._on_done_threadsafe,
-            on_exit=self._on_engine_exit_threadsafe,
+        events = RunEvents(
+            on_packet=self._on_packet, on_done=self._on_done_threadsafe, on_exit=self._on_engine_exit_threadsafe
         )
+        if executor is None:
+            self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
+        else:
+            self._executor = executor(events)
+        self._shutting_down = False
 
     # -- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> list[str]:
-        """Start the writer and the engine; end runs a dead process left behind (their ids)."""
+        """Start the writer and the engines (they warm up meanwhile); end runs a dead process left
+        behind (their ids)."""
         self._loop = asyncio.get_running_loop()
         self._writer.start()
-        self._engine_process.start()
+        self._executor.start()
         recovered = await asyncio.to_thread(recover_orphaned_runs, self._store)
         for run_id in recovered:
             log_run_event("run_interrupted", run_id, reason="server restart")
@@ -92,7 +101,7 @@ class RunManager:
         live = list(self._live.values())
         for run in live:
             run.channel.frozen = True  # the engine's own `stop cancelled` is not what happened
-        await asyncio.to_thread(self._engine_process.stop, grace_s)
+        await asyncio.to_thread(self._executor.stop, grace_s)
         pending = [run.done for run in live if not run.done.done()]
         if pending:
             await asyncio.wait(pending, timeout=grace_s)
@@ -113,8 +122,8 @@ class RunManager:
         return self._max_runs
 
     @property
-    def engine_pid(self) -> int | None:
-        return self._engine_process.pid
+    def executor(self) -> RunExecutor:
+        return self._executor
 
     def channel(self, run_id: str) -> RunChannel | None:
         live = self._live.get(run_id)
@@ -175,7 +184,7 @@ class RunManager:
             del self._live[record.id]
             raise
         try:
-            self._engine_process.start_run(record.id, request)
+            self._executor.start_run(record.id, request)
         except OSError:  # the engine process just died; it is being replaced
             await self._interrupt(live, ENGINE_EXIT_MESSAGE)
             self._release(live)
@@ -190,7 +199,7 @@ class RunManager:
         if not live.cancel_requested:
             # Once only: a second cancel would interrupt the engine's own cancellation handling.
             live.cancel_requested = True
-            self._engine_process.cancel(run_id)
+            self._executor.cancel(run_id)
             log_run_event("run_cancel_requested", run_id)
         try:
             await asyncio.wait_for(asyncio.shield(live.done), timeout=wait_s)
@@ -207,7 +216,7 @@ class RunManager:
             return "not_waiting"
         live.awaiting_plan = False
         try:
-            self._engine_process.answer_plan(run_id, answer)
+            self._executor.answer_plan(run_id, answer)
         except OSError:
             return "not_live"
         log_run_event("plan_answered", run_id, approve=answer.approve, edited=answer.steps is not None)
@@ -226,8 +235,8 @@ class RunManager:
     def _on_done_threadsafe(self, message: DoneMessage) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._finish(*message)))
 
-    def _on_engine_exit_threadsafe(self) -> None:
-        self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited()))
+    def _on_engine_exit_threadsafe(self, run_ids: list[str]) -> None:
+        self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited(run_ids)))
 
     def _call_on_loop(self, callback: Callable[[], object]) -> None:
         loop = self._loop
@@ -254,20 +263,21 @@ class RunManager:
         finally:
             self._release(live)
 
-    async def _engine_exited(self) -> None:
-        """The engine process died (killed, out of memory): its runs end as interrupted; restart it."""
+    async def _engine_exited(self, run_ids: list[str]) -> None:
+        """An engine process died (killed, out of memory): the runs it held end as interrupted.
+        The executor has already replaced it; runs in other processes are not affected."""
         if self._shutting_down:
             return
-        await self._writer.flush()
-        for live in [run for run in self._live.values() if not run.finishing]:
-            live.channel.frozen = True
+        lost = [live for live in (self._live.get(run_id) for run_id in run_ids) if live and not live.finishing]
+        for live in lost:
+            live.channel.frozen = True  # nothing more from that process may be stored
+        await self._writer.flush()  # its packets read before the exit are stored first
+        for live in lost:
             try:
                 await self._interrupt(live, ENGINE_EXIT_MESSAGE)
             finally:
                 self._release(live)
             log_run_event("run_interrupted", live.record.id, reason="engine process exited")
-        self._engine_process = self._new_engine_process()
-        self._engine_process.start()
 
     async def _interrupt(self, live: LiveRun, message: str) -> None:
         """End a live run with `error` + `stop` written directly, and show them to its watchers."""

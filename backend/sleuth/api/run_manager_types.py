@@ -1,4 +1,4 @@
-"""Types shared by the run manager and the engine process (kept apart to avoid an import cycle)."""
+"""Types shared by the run manager and the engine processes (kept apart to avoid an import cycle)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from sleuth.config import Settings
 from sleuth.research.plan_review import PlanReviewer
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.stream.emitter import Emitter
+
+DoneMessage = tuple[str, str | None, str | None, bool, str | None]  # run_id, result_json, error, cancelled, stop_reason
 
 
 class Engine(Protocol):

@@ -189,6 +189,8 @@ class HealthOut(BaseModel):
     version: str
     active_runs: int
     max_runs: int
+    engines: int = Field(description="Engine processes that execute runs.")
+    engines_ready: int = Field(description="Those warmed up; a run sent before any is ready waits for one.")
 
 
 class ErrorOut(BaseModel):

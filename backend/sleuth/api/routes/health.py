@@ -14,4 +14,12 @@ router = APIRouter(tags=["health"])
 @router.get("/health", response_model=HealthOut)
 async def health(request: Request) -> HealthOut:
     manager = manager_of(request)
-    return HealthOut(status="ok", version=__version__, active_runs=manager.active_count, max_runs=manager.max_runs)
+    ready, total = manager.executor.readiness()
+    return HealthOut(
+        status="ok",
+        version=__version__,
+        active_runs=manager.active_count,
+        max_runs=manager.max_runs,
+        engines=total,
+        engines_ready=ready,
+    )
