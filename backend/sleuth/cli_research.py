@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import sys
 
 import click
 
+from sleuth import event_loop
 from sleuth.cli_exports import check_output_path, write_export
 from sleuth.cli_plan_review import TerminalReviewer
 from sleuth.cli_progress import ProgressPrinter
@@ -144,7 +144,7 @@ def research(
     sink: PacketSink = json_sink if as_json else printer
     try:
         run_id, kept = new_run_id(), list[Packet]()
-        result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
+        result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -158,7 +158,7 @@ def research(
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
-            result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
+            result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
