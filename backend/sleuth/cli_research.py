@@ -5,29 +5,25 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from sleuth import event_loop
-from sleuth.cli_exports import check_output_path, write_export
-from sleuth.cli_plan_review import TerminalReviewer
-from sleuth.cli_progress import ProgressPrinter
-from sleuth.cli_reports import save_report
-from sleuth.cli_settings import cli_settings
-from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
-from sleuth.durations import format_duration, parse_duration
-from sleuth.research.plan_review import AutoApprove, PlanReviewer
-from sleuth.research.run import new_run_id, run_research
-from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
-from sleuth.stream.emitter import Emitter, PacketSink
-from sleuth.stream.packets import Packet, packet_json_schema
-from sleuth.tools.sources import clean_names
+if TYPE_CHECKING:  # the engine loads when a command runs, not for `sleuth --help`
+    from sleuth.config import Mode, Settings, Strategy
+    from sleuth.research.plan_review import PlanReviewer
+    from sleuth.research.types import ResearchRequest, ResearchResult
+    from sleuth.stream.emitter import PacketSink
+    from sleuth.stream.packets import Packet
 
 
 class TimeBudget(click.ParamType[float]):
     name = "duration"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
+        from sleuth.durations import format_duration, parse_duration
+
         if isinstance(value, float):
             return value
         try:
@@ -52,6 +48,8 @@ async def _run(
     kept: list[Packet] | None = None,
 ) -> ResearchResult:
     from sleuth.research.preflight import PreflightError, preflight
+    from sleuth.research.run import new_run_id, run_research
+    from sleuth.stream.emitter import Emitter
     from sleuth.tools.factory import build_toolbox
 
     try:
@@ -117,6 +115,18 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
+    from sleuth import event_loop
+    from sleuth.cli_exports import check_output_path, write_export
+    from sleuth.cli_plan_review import TerminalReviewer
+    from sleuth.cli_progress import ProgressPrinter
+    from sleuth.cli_reports import save_report
+    from sleuth.cli_settings import cli_settings
+    from sleuth.research.plan_review import AutoApprove
+    from sleuth.research.run import new_run_id
+    from sleuth.research.types import ClarificationExchange, ResearchRequest
+    from sleuth.stream.packets import Packet
+    from sleuth.tools.sources import clean_names
+
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = cli_settings()
@@ -192,4 +202,6 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of a packet (every `obj` type), for other clients."""
+    from sleuth.stream.packets import packet_json_schema
+
     click.echo(json.dumps(packet_json_schema(), indent=2))
