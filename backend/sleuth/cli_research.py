@@ -47,13 +47,13 @@ async def _run(
     run_id: str | None = None,
     kept: list[Packet] | None = None,
 ) -> ResearchResult:
-    from sleuth.research.preflight import PreflightError, preflight
+    from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
     from sleuth.research.run import new_run_id, run_research
     from sleuth.stream.emitter import Emitter
     from sleuth.tools.factory import build_toolbox
 
     try:
-        preflight(settings, request)
+        preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
     except PreflightError as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -64,7 +64,7 @@ async def _run(
     if kept is not None:
         sinks.append(kept.append)
     emitter = Emitter(run_id or new_run_id(), sinks)
-    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer)
+    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer, check_models=True)
 
 
 @click.command()
@@ -115,6 +115,9 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
+    from sleuth.llm.setup import preload
+
+    preload()  # litellm loads on another thread while the run sets up and sends its first packet
     from sleuth import event_loop
     from sleuth.cli_exports import check_output_path, write_export
     from sleuth.cli_plan_review import TerminalReviewer

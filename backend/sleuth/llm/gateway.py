@@ -13,7 +13,7 @@ from sleuth.llm.capabilities import cost_usd
 from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
 from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_cause
-from sleuth.llm.setup import litellm_module
+from sleuth.llm.setup import litellm_ready
 from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
 from sleuth.redaction import redact_values
@@ -105,7 +105,6 @@ class LLMGateway:
         self.settings = settings
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
-        self._litellm = litellm_module()
         self._call_counter = 0
 
     async def complete(
@@ -143,11 +142,12 @@ class LLMGateway:
 
         self._call_counter += 1
         prefix = f"call_{self._call_counter}"
+        litellm = await litellm_ready()  # a command may still be importing it (see llm/setup.py)
         attempt = 0
         while True:
             acc = _Accumulator(handlers)
             try:
-                stream = await self._litellm.acompletion(**kwargs)
+                stream = await litellm.acompletion(**kwargs)
                 async for chunk in stream:
                     await acc.add(chunk)
                 break

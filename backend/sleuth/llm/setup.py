@@ -1,12 +1,33 @@
-"""Process-wide litellm preparation, done once before litellm is first imported."""
+"""Process-wide litellm preparation, done once before litellm is first imported.
+
+Importing litellm and making its first call with tools (which loads its MCP handler and builds
+pydantic models) cost seconds of CPU. `preload` starts that work on a background thread as a
+command starts, so a run can send its first packet meanwhile; `litellm_ready` awaits it without
+blocking the event loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import os
-from functools import cache
+import threading
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
+
+log = logging.getLogger(__name__)
+
+_lock = threading.RLock()
+_module: ModuleType | None = None
+_preloading: threading.Thread | None = None
+
+# A tool schema for the warm-up call: offering any tool makes litellm load its tool-call path.
+_WARM_TOOL = {
+    "type": "function",
+    "function": {"name": "warm_up", "description": "", "parameters": {"type": "object", "properties": {}}},
+}
 
 
 def _tiktoken_dir() -> str | None:
@@ -17,9 +38,7 @@ def _tiktoken_dir() -> str | None:
     return str(path) if path.is_dir() else None
 
 
-@cache
-def litellm_module() -> ModuleType:
-    """Import litellm configured for an offline machine: local cost map, bundled tiktoken files."""
+def _load() -> ModuleType:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     tiktoken_dir = _tiktoken_dir()
     if tiktoken_dir:
@@ -34,3 +53,69 @@ def litellm_module() -> ModuleType:
 
     register_offline_provider(litellm)
     return litellm
+
+
+def litellm_module() -> ModuleType:
+    """litellm, imported once (thread-safe) and configured for an offline machine: local cost map,
+    bundled tiktoken files."""
+    global _module
+    if _module is None:
+        with _lock:
+            if _module is None:
+                _module = _load()
+    return _module
+
+
+async def litellm_ready() -> ModuleType:
+    """litellm, loaded (and warmed, when `preload` started), waiting off the event loop.
+
+    A preload under way is waited for whole, not just its import: a call made while the warm-up is
+    still importing the same modules on the other thread could meet a half-initialised module.
+    """
+    thread = _preloading
+    if thread is not None and thread.is_alive():
+        await asyncio.to_thread(thread.join)
+    if _module is not None:
+        return _module
+    return await asyncio.to_thread(litellm_module)
+
+
+def _warm_tool_path(litellm: ModuleType) -> None:
+    """One mocked call with a tool (no network): litellm loads what its first real tool call needs."""
+    response = litellm.completion(
+        model="openai/warm-up",
+        api_key="warm-up",
+        messages=[{"role": "user", "content": "warm up"}],
+        tools=[_WARM_TOOL],
+        stream=True,
+        mock_response="ok",
+    )
+    for _ in response:
+        pass
+
+
+def _preload() -> None:
+    try:
+        _warm_tool_path(litellm_module())
+    except Exception as exc:  # warming is an optimisation; the first real call does the same work
+        log.debug("litellm warm-up failed: %s", exc)
+    finally:
+        # What was imported lives for the whole process: move it out of the collector's sight, so
+        # no later collection walks litellm's heap again (and exit does not either).
+        gc.freeze()
+        gc.enable()
+
+
+def preload() -> None:
+    """Start importing and warming litellm on a background thread (once per process).
+
+    The collector is paused until then: importing creates hundreds of thousands of objects and no
+    garbage worth collecting, and every collection in between would walk all of them.
+    """
+    global _preloading
+    with _lock:
+        if _preloading is not None or _module is not None:
+            return
+        gc.disable()
+        _preloading = threading.Thread(target=_preload, name="litellm-preload", daemon=True)
+        _preloading.start()
