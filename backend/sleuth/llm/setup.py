@@ -13,6 +13,7 @@ import gc
 import logging
 import os
 import threading
+from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
@@ -80,8 +81,20 @@ async def litellm_ready() -> ModuleType:
     return await asyncio.to_thread(litellm_module)
 
 
+# What litellm's first real streamed call still imports after the mocked one (measured with litellm
+# 1.106): the OpenAI SDK's client resources, anyio's asyncio backend (the end-of-stream thread hop)
+# and litellm's service logger. On the event loop, they held it for a second; here they cost nothing
+# on it. A name that a later version no longer has is skipped.
+_FIRST_CALL_MODULES = ("openai.resources", "anyio._backends._asyncio", "litellm._service_logger")
+
+
 def _warm_tool_path(litellm: ModuleType) -> None:
     """One mocked call with a tool (no network): litellm loads what its first real tool call needs."""
+    for name in _FIRST_CALL_MODULES:
+        try:
+            import_module(name)
+        except ImportError:
+            log.debug("litellm warm-up: no module %s", name)
     response = litellm.completion(
         model="openai/warm-up",
         api_key="warm-up",
