@@ -1,5 +1,5 @@
 """`python -m sleuth` is the `sleuth` command."""
 
-from sleuth.cli import main
+from sleuth.cli import run
 
-main()
+run()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+
 import click
 
 from sleuth import __version__
@@ -22,3 +26,33 @@ def main() -> None:
 
 for command in (research, schema, doctor, eval_command, sources, show, index, serve, export, ask, narrate):
     main.add_command(command)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """What the interpreter would exit with for `exc` (printing a message code, as it does)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def run() -> None:
+    """The console script: the command, then an exit that skips the interpreter's teardown.
+
+    Once a command has returned, all it wrote is flushed here; tearing down litellm's modules and
+    walking its heap one last time would only add half a second to every command.
+    """
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written anyway
+            pass
+    os._exit(code)

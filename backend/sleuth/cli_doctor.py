@@ -6,14 +6,13 @@ import asyncio
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from sleuth.clock import SystemClock
-from sleuth.config import Role, Settings, SettingsError, load_settings
-from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
-from sleuth.prompting import render
-from sleuth.research.preflight import ROLES, Check, run_checks
+if TYPE_CHECKING:  # loaded when the command runs, not for `sleuth --help`
+    from sleuth.config import Role, Settings
+    from sleuth.research.preflight import Check
 
 
 def _mark(check: Check, color: bool) -> str:
@@ -22,6 +21,8 @@ def _mark(check: Check, color: bool) -> str:
 
 
 def _data_dir(settings: Settings) -> Check:
+    from sleuth.research.preflight import Check
+
     folder = Path(settings.data_dir).expanduser()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -33,6 +34,7 @@ def _data_dir(settings: Settings) -> Check:
 
 
 def _database(settings: Settings) -> Check:
+    from sleuth.research.preflight import Check
     from sleuth.store.health import StoreUnavailable, check_database
 
     try:
@@ -42,6 +44,8 @@ def _database(settings: Settings) -> Check:
 
 
 def _server(settings: Settings) -> Check:
+    from sleuth.research.preflight import Check
+
     return Check(
         "server",
         True,
@@ -52,6 +56,11 @@ def _server(settings: Settings) -> Check:
 
 async def _probe(settings: Settings, model: str, role: Role) -> Check:
     """One tiny real call, through the same gateway a run uses."""
+    from sleuth.clock import SystemClock
+    from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
+    from sleuth.prompting import render
+    from sleuth.research.preflight import Check
+
     gateway = LLMGateway(settings.model_copy(update={"llm_retries": 1}), SystemClock())
     clock = SystemClock()
     started = clock.now()
@@ -65,6 +74,8 @@ async def _probe(settings: Settings, model: str, role: Role) -> Check:
 
 
 async def _probes(settings: Settings) -> list[Check]:
+    from sleuth.research.preflight import ROLES
+
     first_role: dict[str, Role] = {}
     for role in ROLES:
         first_role.setdefault(settings.model_for(role), role)
@@ -75,6 +86,9 @@ async def _probes(settings: Settings) -> list[Check]:
 @click.option("--probe", is_flag=True, help="Also make one tiny real call to each configured model.")
 def doctor(probe: bool) -> None:
     """Check the settings, the database, the models, the search providers and the corpus."""
+    from sleuth.config import SettingsError, load_settings
+    from sleuth.research.preflight import Check, run_checks
+
     color = sys.stdout.isatty()
     try:
         settings = load_settings()

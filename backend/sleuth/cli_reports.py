@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from sleuth.cli_exports import write_export
-from sleuth.config import Settings
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
-from sleuth.research.types import Followup, ResearchRequest, ResearchResult
-from sleuth.stream.packets import Packet
+
+if TYPE_CHECKING:  # loaded when a command runs, not for `sleuth --help`
+    from sleuth.config import Settings
+    from sleuth.research.types import ResearchRequest, ResearchResult
+    from sleuth.stream.packets import Packet
 
 
 def _settings() -> Settings:
@@ -22,6 +25,7 @@ def _settings() -> Settings:
 
 def load_report(settings: Settings, report_id: str) -> ResearchResult:
     """A stored, completed report, or a one-line error naming what is wrong."""
+    from sleuth.research.types import ResearchResult
     from sleuth.store import Store
 
     store = Store.from_settings(settings)
@@ -65,6 +69,7 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
     from sleuth.cli_research import _run
+    from sleuth.research.types import Followup, ResearchRequest
 
     if not question.strip():
         raise click.UsageError("the question is empty")

@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from sleuth.cli_exports import check_output_path, write_export
-from sleuth.cli_plan_review import TerminalReviewer
-from sleuth.cli_progress import ProgressPrinter
-from sleuth.cli_reports import save_report
-from sleuth.cli_settings import cli_check_database, cli_settings
-from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
-from sleuth.durations import format_duration, parse_duration
-from sleuth.research.plan_review import AutoApprove, PlanReviewer
-from sleuth.research.run import new_run_id, run_research
-from sleuth.research.types import ClarificationExchange, ResearchRequest, ResearchResult
-from sleuth.stream.emitter import Emitter, PacketSink
-from sleuth.stream.packets import Packet, packet_json_schema
-from sleuth.tools.sources import clean_names
+if TYPE_CHECKING:  # the engine loads when a command runs, not for `sleuth --help`
+    from sleuth.config import Mode, Settings, Strategy
+    from sleuth.research.plan_review import PlanReviewer
+    from sleuth.research.types import ResearchRequest, ResearchResult
+    from sleuth.stream.emitter import PacketSink
+    from sleuth.stream.packets import Packet
 
 
 class TimeBudget(click.ParamType[float]):
     name = "duration"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
+        from sleuth.durations import format_duration, parse_duration
+
         if isinstance(value, float):
             return value
         try:
@@ -50,11 +46,13 @@ async def _run(
     run_id: str | None = None,
     kept: list[Packet] | None = None,
 ) -> ResearchResult:
-    from sleuth.research.preflight import PreflightError, preflight
+    from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
+    from sleuth.research.run import new_run_id, run_research
+    from sleuth.stream.emitter import Emitter
     from sleuth.tools.factory import build_toolbox
 
     try:
-        preflight(settings, request)
+        preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
     except PreflightError as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -65,7 +63,7 @@ async def _run(
     if kept is not None:
         sinks.append(kept.append)
     emitter = Emitter(run_id or new_run_id(), sinks)
-    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer)
+    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer, check_models=True)
 
 
 @click.command()
@@ -116,6 +114,21 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
+    from sleuth.llm.setup import preload
+
+    preload()  # litellm loads on another thread while the run sets up and sends its first packet
+    from sleuth import event_loop
+    from sleuth.cli_exports import check_output_path, write_export
+    from sleuth.cli_plan_review import TerminalReviewer
+    from sleuth.cli_progress import ProgressPrinter
+    from sleuth.cli_reports import save_report
+    from sleuth.cli_settings import cli_check_database, cli_settings
+    from sleuth.research.plan_review import AutoApprove
+    from sleuth.research.run import new_run_id
+    from sleuth.research.types import ClarificationExchange, ResearchRequest
+    from sleuth.stream.packets import Packet
+    from sleuth.tools.sources import clean_names
+
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = cli_settings()
@@ -144,7 +157,7 @@ def research(
     sink: PacketSink = json_sink if as_json else printer
     try:
         run_id, kept = new_run_id(), list[Packet]()
-        result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
+        result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -158,7 +171,7 @@ def research(
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
-            result = asyncio.run(_run(request, settings, sink, reviewer, run_id, kept))
+            result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
@@ -190,4 +203,6 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of a packet (every `obj` type), for other clients."""
+    from sleuth.stream.packets import packet_json_schema
+
     click.echo(json.dumps(packet_json_schema(), indent=2))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from sleuth.config import Settings, SettingsError, load_settings
+if TYPE_CHECKING:
+    from sleuth.config import Settings
 
 
 def cli_settings() -> Settings:
+    from sleuth.config import SettingsError, load_settings
+
     try:
         return load_settings()
     except SettingsError as exc:

@@ -157,6 +157,14 @@ class Settings(BaseSettings):
     llm_backoff_max_s: float = Field(default=20.0, ge=0)
     llm_timeout_s: float = Field(default=120.0, gt=0)
 
+    # Diagnostics.
+    slow_callback_ms: float | None = Field(
+        default=None,
+        gt=0,
+        description="Log (to stderr) every event-loop step of a CLI run that takes this long; "
+        "turns on asyncio's debug mode, which slows the run.",
+    )
+
     @field_validator(
         "api_base",
         "corpus",

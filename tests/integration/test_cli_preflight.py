@@ -27,13 +27,22 @@ def test_a_missing_corpus_is_refused_before_any_packet(tmp_path: Path) -> None:
     assert len(lines) == 1 and "SLEUTH_CORPUS='/nonexistent'" in lines[0]
 
 
-def test_a_model_without_its_key_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_without_its_key_is_refused_before_any_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model check needs litellm, which the CLI loads while the run sends `run_start`: a model
+    # without its key ends the run right after it, with one line saying why and nothing else.
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     env = {"SLEUTH_MODEL": "openai/gpt-4o-mini"}
     done = sleuth(["research", "--no-clarify", QUESTION], env, tmp_path)
-    assert done.returncode == 1
+    assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "OPENAI_API_KEY" in lines[0] and "Traceback" not in done.stderr
+    assert lines[-1].startswith("sleuth: research failed: ") and "OPENAI_API_KEY" in lines[-1]
+    assert done.stderr.count("OPENAI_API_KEY") == 1
+    as_json = sleuth(["research", "--json", "--no-clarify", QUESTION], env, tmp_path)
+    types = [parse_packet(line).obj.type for line in as_json.stdout.splitlines()]
+    assert as_json.returncode == 1 and types[0] == "run_start" and types[-2:] == ["summary", "stop"]
+    assert "error" in types and not {"plan_start", "message_start"} & set(types)
 
 
 def test_a_refused_model_ends_the_run_with_one_line_not_three(tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from sleuth.research.types import ResearchResult
+if TYPE_CHECKING:  # the CLI lists FORMATS for `--help` without loading the report model
+    from sleuth.research.types import ResearchResult
 
 ExportFormat = Literal["md", "pdf", "docx"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "pdf", "docx")

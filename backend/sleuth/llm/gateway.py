@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import random
@@ -13,12 +14,15 @@ from sleuth.llm.capabilities import cost_usd
 from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
 from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_cause
-from sleuth.llm.setup import litellm_module
+from sleuth.llm.setup import litellm_ready
 from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
 from sleuth.redaction import redact_values
 
 log = logging.getLogger(__name__)
+
+# Stream chunks handled between two yields to the event loop (about 2 ms of work through litellm).
+YIELD_EVERY_CHUNKS = 8
 
 
 class LLMError(Exception):
@@ -50,6 +54,7 @@ class _Accumulator:
         self._calls: dict[int, dict[str, str]] = {}
         self.delivered = False
         self.usage: tuple[int, int] | None = None
+        self.chunks = 0
 
     async def add(self, chunk: Any) -> None:
         usage = getattr(chunk, "usage", None)
@@ -105,7 +110,6 @@ class LLMGateway:
         self.settings = settings
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
-        self._litellm = litellm_module()
         self._call_counter = 0
 
     async def complete(
@@ -143,13 +147,19 @@ class LLMGateway:
 
         self._call_counter += 1
         prefix = f"call_{self._call_counter}"
+        litellm = await litellm_ready()  # a command may still be importing it (see llm/setup.py)
         attempt = 0
         while True:
             acc = _Accumulator(handlers)
             try:
-                stream = await self._litellm.acompletion(**kwargs)
+                stream = await litellm.acompletion(**kwargs)
                 async for chunk in stream:
                     await acc.add(chunk)
+                    acc.chunks += 1
+                    if acc.chunks % YIELD_EVERY_CHUNKS == 0:
+                        # Chunks that arrived together are handed over without a pause: give the
+                        # other lanes and runs their turn, or a long burst holds the loop for its whole length.
+                        await asyncio.sleep(0)
                 break
             except Exception as exc:  # litellm raises its own hierarchy; classify, don't enumerate
                 if acc.delivered:

@@ -1,12 +1,35 @@
-"""Process-wide litellm preparation, done once before litellm is first imported."""
+"""Process-wide litellm preparation, done once before litellm is first imported.
+
+Importing litellm and making its first call with tools (which loads its MCP handler and builds
+pydantic models) cost seconds of CPU. `preload` starts that work on a background thread as a
+command starts, so a run can send its first packet meanwhile; `litellm_ready` awaits it without
+blocking the event loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import os
-from functools import cache
+import threading
+from collections.abc import Iterable
+from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
+
+log = logging.getLogger(__name__)
+
+_lock = threading.RLock()
+_module: ModuleType | None = None
+_preloading: threading.Thread | None = None
+
+# A tool schema for the warm-up call: offering any tool makes litellm load its tool-call path.
+_WARM_TOOL = {
+    "type": "function",
+    "function": {"name": "warm_up", "description": "", "parameters": {"type": "object", "properties": {}}},
+}
 
 
 def _tiktoken_dir() -> str | None:
@@ -17,9 +40,7 @@ def _tiktoken_dir() -> str | None:
     return str(path) if path.is_dir() else None
 
 
-@cache
-def litellm_module() -> ModuleType:
-    """Import litellm configured for an offline machine: local cost map, bundled tiktoken files."""
+def _load() -> ModuleType:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     tiktoken_dir = _tiktoken_dir()
     if tiktoken_dir:
@@ -34,3 +55,90 @@ def litellm_module() -> ModuleType:
 
     register_offline_provider(litellm)
     return litellm
+
+
+def litellm_module() -> ModuleType:
+    """litellm, imported once (thread-safe) and configured for an offline machine: local cost map,
+    bundled tiktoken files."""
+    global _module
+    if _module is None:
+        with _lock:
+            if _module is None:
+                _module = _load()
+    return _module
+
+
+async def litellm_ready() -> ModuleType:
+    """litellm, loaded (and warmed, when `preload` started), waiting off the event loop.
+
+    A preload under way is waited for whole, not just its import: a call made while the warm-up is
+    still importing the same modules on the other thread could meet a half-initialised module.
+    """
+    thread = _preloading
+    if thread is not None and thread.is_alive():
+        await asyncio.to_thread(thread.join)
+    if _module is not None:
+        return _module
+    return await asyncio.to_thread(litellm_module)
+
+
+# What litellm's first real streamed call still imports after the mocked one (measured with litellm
+# 1.106): the OpenAI SDK's client resources, anyio's asyncio backend (the end-of-stream thread hop)
+# and litellm's service logger. On the event loop, they held it for a second; here they cost nothing
+# on it. A name that a later version no longer has is skipped.
+_FIRST_CALL_MODULES = ("openai.resources", "anyio._backends._asyncio", "litellm._service_logger")
+
+
+def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
+    """One mocked streamed call offering a tool per model: litellm walks the path of a real call
+    (provider resolution, tool handling, stream wrapper, cost lookup) and loads what its first real
+    tool call needs, but answers itself, so nothing leaves the machine and no key is spent."""
+    litellm = litellm_module()
+    for name in _FIRST_CALL_MODULES:
+        try:
+            import_module(name)
+        except ImportError:
+            log.debug("litellm warm-up: no module %s", name)
+    for model in models:
+        try:
+            response = litellm.completion(
+                model=model,
+                api_key="warm-up",
+                messages=[{"role": "user", "content": "warm up"}],
+                tools=[_WARM_TOOL],
+                stream=True,
+                stream_options={"include_usage": True},
+                mock_response="ok",
+                max_retries=0,
+            )
+            for _ in response:
+                pass
+        except Exception as exc:  # a model litellm cannot resolve fails for real at the run's preflight
+            log.info("litellm warm-up of %s skipped: %s", model, type(exc).__name__)
+
+
+def _preload() -> None:
+    try:
+        warm_tool_path()
+    except Exception as exc:  # warming is an optimisation; the first real call does the same work
+        log.debug("litellm warm-up failed: %s", exc)
+    finally:
+        # What was imported lives for the whole process: move it out of the collector's sight, so
+        # no later collection walks litellm's heap again (and exit does not either).
+        gc.freeze()
+        gc.enable()
+
+
+def preload() -> None:
+    """Start importing and warming litellm on a background thread (once per process).
+
+    The collector is paused until then: importing creates hundreds of thousands of objects and no
+    garbage worth collecting, and every collection in between would walk all of them.
+    """
+    global _preloading
+    with _lock:
+        if _preloading is not None or _module is not None:
+            return
+        gc.disable()
+        _preloading = threading.Thread(target=_preload, name="litellm-preload", daemon=True)
+        _preloading.start()

@@ -124,15 +124,22 @@ def check_sources(settings: Settings, request: ResearchRequest | None) -> Iterab
         yield Check("sources", True, ", ".join(names))
 
 
-CHECKS: list[Checker] = [check_models, check_search, check_corpus, check_sources]
+# The checks that need no model client: the CLI makes them before `run_start`, the model check after.
+LOCAL_CHECKS: list[Checker] = [check_search, check_corpus, check_sources]
+CHECKS: list[Checker] = [check_models, *LOCAL_CHECKS]
 
 
 def run_checks(settings: Settings, request: ResearchRequest | None = None) -> list[Check]:
     return [check for checker in CHECKS for check in checker(settings, request)]
 
 
-def preflight(settings: Settings, request: ResearchRequest | None = None) -> None:
+def preflight(settings: Settings, request: ResearchRequest | None = None, checks: list[Checker] = CHECKS) -> None:
     """Raise PreflightError with the first problem that would make this run fail; before any packet."""
-    for check in run_checks(settings, request):
+    for check in (check for checker in checks for check in checker(settings, request)):
         if not check.ok:
             raise PreflightError(check.detail)
+
+
+def model_problem(settings: Settings) -> str | None:
+    """The first configured model that cannot be called, and why; None when all can."""
+    return next((check.detail for check in check_models(settings, None) if not check.ok), None)

@@ -9,18 +9,18 @@ from dataclasses import dataclass, field
 
 from sleuth.clock import Clock, SystemClock
 from sleuth.config import Role, Settings
-from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.offline_registration import is_offline
+from sleuth.llm.setup import litellm_ready
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
 from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
 from sleuth.research.followup import FollowupAnswer, answer_followup
-from sleuth.research.modes import mode_limits
 from sleuth.research.orchestrator import orchestrate
 from sleuth.research.plan import make_plan
 from sleuth.research.plan_review import AutoApprove, PlanReviewer, review_plan
+from sleuth.research.preflight import model_problem
 from sleuth.research.report import fallback_report, publish_report, start_report, write_report
 from sleuth.research.state import RunState
 from sleuth.research.types import ResearchRequest, ResearchResult, ResultStatus
@@ -51,8 +51,6 @@ def new_state(
     request: ResearchRequest, settings: Settings, emitter: Emitter, clock: Clock, toolbox: Toolbox
 ) -> RunState:
     mode = request.mode or settings.mode
-    reasoning = supports_reasoning(settings.model_for("orchestrator"), settings.reasoning)
-    limits = mode_limits(settings, mode, reasoning)
     state = RunState(
         run_id=emitter.run_id,
         request=request,
@@ -61,16 +59,19 @@ def new_state(
         gateway=LLMGateway(settings, clock),
         toolbox=toolbox,
         clock=clock,
-        deadlines=RunDeadlines.start(settings, clock.now(), request.time_budget_s or limits.time_budget_s),
+        deadlines=RunDeadlines.start(settings, clock.now(), request.time_budget_s or settings.time_budget_for(mode)),
         unsafe_url=is_unsafe_citation_url,
-        reasoning_model=reasoning,
-        limits=limits,
     )
     emitter.add_sink(state.tally.observe)
     return state
 
 
-async def _pipeline(state: RunState, reviewer: PlanReviewer | None) -> _Outcome:
+async def _pipeline(state: RunState, reviewer: PlanReviewer | None, check_models: bool) -> _Outcome:
+    await litellm_ready()  # a CLI run starts while litellm is still loading on another thread
+    if check_models:
+        problem = await asyncio.to_thread(model_problem, state.settings)
+        if problem:
+            raise ModelAccessError(problem)
     request = state.request
     if request.followup is not None:
         return _Outcome(reason="completed", followup=await answer_followup(state, request.followup))
@@ -170,8 +171,13 @@ async def run_research(
     clock: Clock | None = None,
     toolbox: Toolbox | None = None,
     reviewer: PlanReviewer | None = None,
+    check_models: bool = False,
 ) -> ResearchResult:
     """Run one research request, emitting every packet through `emitter`; always ends with `stop`.
+
+    `check_models`: check that the models can be called (known to litellm, keys present) after
+    `run_start` rather than before it, for a caller that has not loaded litellm yet (the CLI); a
+    problem ends the run with an error packet before any model call.
 
     The run cannot outlive its deadline (the effective time budget): at the deadline all work is cancelled
     and the report is assembled from what exists. Cancelling the task running this coroutine ends
@@ -197,7 +203,7 @@ async def run_research(
         )
     )
     try:
-        outcome = await run_until(clock, lambda: state.deadlines.deadline_at, _pipeline(state, reviewer))
+        outcome = await run_until(clock, lambda: state.deadlines.deadline_at, _pipeline(state, reviewer, check_models))
     except DeadlineReached:
         await _cancel_agents(state)
         state.emit(

@@ -10,12 +10,13 @@ from typing import Generic, TypeVar
 
 from sleuth.clock import Clock
 from sleuth.config import Mode, Settings
+from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
 from sleuth.research.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.deadlines import Pace, RunDeadlines
 from sleuth.research.method_note import RunTally
-from sleuth.research.modes import ModeLimits
+from sleuth.research.modes import ModeLimits, mode_limits
 from sleuth.research.sources import SourceRegistry
 from sleuth.research.types import ResearchRequest
 from sleuth.stream.emitter import Emitter
@@ -92,8 +93,6 @@ class RunState:
     clock: Clock
     deadlines: RunDeadlines
     unsafe_url: UnsafeUrlCheck
-    reasoning_model: bool
-    limits: ModeLimits
     turn: int = 0
     plan: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -110,6 +109,22 @@ class RunState:
     pace: Pace = field(default_factory=Pace)
     tally: RunTally = field(default_factory=RunTally)
     published: Report | None = None  # the `report` packet, once sent
+    _reasoning: bool | None = field(default=None, init=False, repr=False)
+    _limits: ModeLimits | None = field(default=None, init=False, repr=False)
+
+    @property
+    def reasoning_model(self) -> bool:
+        """Whether the orchestrator model reasons natively; asked of litellm on first use, which is
+        after the run has started (a CLI run sends `run_start` while litellm is still loading)."""
+        if self._reasoning is None:
+            self._reasoning = supports_reasoning(self.settings.model_for("orchestrator"), self.settings.reasoning)
+        return self._reasoning
+
+    @property
+    def limits(self) -> ModeLimits:
+        if self._limits is None:
+            self._limits = mode_limits(self.settings, self.mode, self.reasoning_model)
+        return self._limits
 
     @property
     def max_cycles(self) -> int:

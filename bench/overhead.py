@@ -1,0 +1,269 @@
+"""What the engine adds to the model's own time, for a whole `sleuth research --json` process (prints figures).
+
+Starts its own fixed-latency fake OpenAI-compatible endpoint (bench/fake_openai.py: 16 model calls,
+6 searches over the built-in local corpus, 3 parallel lanes, token-by-token streams), runs the CLI
+as a subprocess, and prints per latency (min / median / max over the runs):
+
+  overhead ratio     wall from the first model request to the `stop` packet
+                     / the time at least one model call was in flight
+  first packet       launch -> first packet on stdout
+  first request      launch -> first model request at the endpoint
+  peak RSS           of the process tree (sampled, and the kernel's high-water mark)
+  user CPU           of the process tree (wait4)
+  model calls        requests the endpoint answered
+
+It also times `sleuth --help`, and runs once with asyncio's debug mode reporting every callback
+that holds the event loop for 20 ms or more (SLEUTH_SLOW_CALLBACK_MS), and prints the longest.
+
+Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3]
+Wall figures depend on the machine's load; the load average is printed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fake_openai import CallRecord, FakeOpenAI  # noqa: E402
+
+QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+SLOW_CALLBACK = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
+TARGETS = {
+    "overhead ratio": {0.3: 1.05, 1.0: 1.02},
+    "launch -> first packet (s)": 1.0,
+    "launch -> first model request (s)": 2.0,
+    "peak RSS (MiB)": 200.0,
+    "user CPU (s)": 2.0,
+}
+
+
+@dataclass
+class RunFigures:
+    ratio: float
+    first_packet_s: float
+    first_request_s: float
+    peak_rss_mib: float
+    user_cpu_s: float
+    model_calls: int
+    slow_callbacks: list[tuple[float, str]] = field(default_factory=list)  # seconds, what ran
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def busy_seconds(calls: list[CallRecord]) -> float:
+    """Length of the union of the calls' in-flight intervals."""
+    total, end = 0.0, float("-inf")
+    for call in sorted(calls, key=lambda c: c.arrived):
+        start, stop = max(call.arrived, end), call.finished
+        if stop > start:
+            total += stop - start
+        end = max(end, stop)
+    return total
+
+
+def _tree(pid: int) -> list[int]:
+    pids, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        pids.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                queue += [int(c) for c in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
+        except OSError:
+            continue
+    return pids
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class RssSampler(threading.Thread):
+    """The process tree's summed RSS every 20 ms, keeping the peak."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak_kib, self.done = pid, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.peak_kib = max(self.peak_kib, sum(_rss_kib(p) for p in _tree(self.pid)))
+
+
+def sleuth_command() -> list[str]:
+    exe = Path(sys.executable).with_name("sleuth")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "sleuth"]
+
+
+def _env(base_url: str, data_dir: str, extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env.update(
+        SLEUTH_MODEL="openai/bench",
+        SLEUTH_API_BASE=base_url,
+        SLEUTH_API_KEY="sk-bench",
+        SLEUTH_DATA_DIR=data_dir,
+        SLEUTH_SEARCH="local",
+        SLEUTH_CLARIFY="true",
+        SLEUTH_MAX_PARALLEL_AGENTS="3",
+        NO_PROXY="127.0.0.1",
+        no_proxy="127.0.0.1",
+    )
+    env.update(extra)
+    return env
+
+
+def _check_packets(packets: list[dict[str, object]]) -> None:
+    seqs = [p["seq"] for p in packets]
+    if seqs != list(range(len(packets))):
+        raise RuntimeError("packet seq is not 0, 1, 2, ... without gaps")
+    stops = [p for p in packets if isinstance(p["obj"], dict) and p["obj"].get("type") == "stop"]
+    if len(stops) != 1 or stops[0] is not packets[-1]:
+        raise RuntimeError("the run did not end with exactly one stop")
+    reason = packets[-1]["obj"]["reason"]  # type: ignore[index]
+    if reason != "completed":
+        errors = [p["obj"] for p in packets if p["obj"].get("type") == "error"]  # type: ignore[union-attr]
+        raise RuntimeError(f"the run stopped with {reason}: {errors}")
+
+
+def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = None) -> RunFigures:
+    with FakeOpenAI(latency) as fake, tempfile.TemporaryFile("w+") as stderr:
+        env = _env(fake.base_url, data_dir, extra_env or {})
+        command = [*sleuth_command(), "research", QUESTION, "--mode", "heavy", "--json"]
+        packets: list[dict[str, object]] = []
+        stamps: list[float] = []
+        launched = time.perf_counter()
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        sampler = RssSampler(proc.pid)
+        sampler.start()
+
+        def read() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                stamps.append(time.perf_counter())
+                packets.append(json.loads(line))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        reader.join(10)
+        sampler.done.set()
+        sampler.join()
+        stderr.seek(0)
+        errors = stderr.read()
+        if proc.returncode != 0 or not packets:
+            raise RuntimeError(f"sleuth exited {proc.returncode}: {errors[-2000:]}")
+        _check_packets(packets)
+        calls = list(fake.calls)
+    first_request = min(c.arrived for c in calls)
+    stop_at = stamps[-1]
+    return RunFigures(
+        ratio=(stop_at - first_request) / busy_seconds(calls),
+        first_packet_s=stamps[0] - launched,
+        first_request_s=first_request - launched,
+        peak_rss_mib=max(sampler.peak_kib, usage.ru_maxrss) / 1024,
+        user_cpu_s=usage.ru_utime,
+        model_calls=len(calls),
+        slow_callbacks=[(float(seconds), what) for what, seconds in SLOW_CALLBACK.findall(errors)],
+    )
+
+
+def help_figures(runs: int) -> tuple[list[float], list[float]]:
+    """Wall and user CPU of `sleuth --help`."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        proc = subprocess.Popen([*sleuth_command(), "--help"], stdout=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0
+        walls.append(time.perf_counter() - started)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return walls, cpus
+
+
+def spread(values: list[float], digits: int = 2) -> str:
+    return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
+
+
+def verdict(value: float, target: float) -> str:
+    return "met" if value <= target else "NOT met"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency", type=float, nargs="+", default=[0.3, 1.0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--help-runs", type=int, default=5)
+    parser.add_argument("--no-loop-check", action="store_true", help="skip the asyncio debug-mode run")
+    args = parser.parse_args()
+    print(f"load average at start: {load_average()}")
+    with tempfile.TemporaryDirectory() as data_dir:
+        run_once(0.0, data_dir)  # unmeasured: builds the local corpus index and warms the page cache
+        results: dict[float, list[RunFigures]] = {}
+        for latency in args.latency:
+            results[latency] = []
+            for _ in range(args.runs):
+                results[latency].append(run_once(latency, data_dir))
+                print(f"  {latency:.1f} s run {len(results[latency])}: load {load_average()}", file=sys.stderr)
+        blocks = None
+        if not args.no_loop_check:
+            blocks = run_once(0.3, data_dir, {"SLEUTH_SLOW_CALLBACK_MS": "20"}).slow_callbacks
+    help_walls, help_cpus = help_figures(args.help_runs)
+    load_end = load_average()
+
+    rows: list[tuple[str, Callable[[RunFigures], float], int]] = [
+        ("overhead ratio", lambda r: r.ratio, 3),
+        ("launch -> first packet (s)", lambda r: r.first_packet_s, 2),
+        ("launch -> first model request (s)", lambda r: r.first_request_s, 2),
+        ("peak RSS (MiB)", lambda r: r.peak_rss_mib, 0),
+        ("user CPU (s)", lambda r: r.user_cpu_s, 2),
+        ("model calls", lambda r: r.model_calls, 0),
+    ]
+    print(f"\nsleuth research --mode heavy --json, {args.runs} runs per latency (min / median / max)")
+    for latency, runs in results.items():
+        print(f"\nlatency {latency:.1f} s per model call")
+        for name, get, digits in rows:
+            values = [float(get(r)) for r in runs]
+            target = TARGETS.get(name)
+            if isinstance(target, dict):
+                target = target.get(latency)
+            note = f"  target <= {target}: {verdict(statistics.median(values), target)}" if target else ""
+            print(f"  {name:<36} {spread(values, digits)}{note}")
+    print(
+        f"\nsleuth --help: wall {spread(help_walls)} s, CPU {spread(help_cpus)} s"
+        f"  target wall <= 0.2: {verdict(statistics.median(help_walls), 0.2)}"
+    )
+    if blocks is not None:
+        longest = max((seconds for seconds, _ in blocks), default=0.0)
+        print(
+            f"event-loop blocks >= 20 ms (asyncio debug mode, one 0.3 s run): {len(blocks)}, "
+            f"longest {longest * 1000:.0f} ms  target none over 20 ms: {verdict(longest, 0.020)}"
+        )
+        for seconds, what in sorted(blocks, reverse=True)[:5]:
+            print(f"  {seconds * 1000:6.0f} ms  {what[:150]}")
+    print(f"load average at end: {load_end}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Start-up: commands load heavy dependencies only when they run; litellm loads off the event loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from sleuth.lazy import lazy_exports
+
+
+def _python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_command_line_loads_no_heavy_dependency_before_a_command_runs() -> None:
+    heavy = ["litellm", "fastapi", "bs4", "pypdf", "httpx", "pydantic", "sleuth.research.run"]
+    loaded = _python(f"import sys, sleuth.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    assert loaded == ""
+
+
+def test_importing_one_light_submodule_does_not_load_its_package_siblings() -> None:
+    loaded = _python(
+        "import sys, sleuth.tools.web.credibility, sleuth.tools.extraction.errors, sleuth.tools.local.urls; "
+        "print(','.join(m for m in ('bs4', 'pypdf', 'httpx', 'sleuth.tools.web.fetch') if m in sys.modules))"
+    )
+    assert loaded == ""
+
+
+def test_lazy_exports_resolve_on_first_use_and_refuse_unknown_names() -> None:
+    from sleuth.tools import web
+
+    assert web.WebReader.__name__ == "WebReader"
+    assert callable(web.credibility)  # the function, though a submodule of that name exists
+    getattr_ = lazy_exports("sleuth.tools.web", {"WebReader": "reader"})
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        getattr_("Nope")
+
+
+def test_preload_loads_litellm_then_freezes_the_heap_and_restarts_the_collector() -> None:
+    out = _python(
+        "import asyncio, gc\n"
+        "from sleuth.llm import setup\n"
+        "setup.preload()\n"
+        "paused = not gc.isenabled()\n"
+        "module = asyncio.run(setup.litellm_ready())\n"
+        "print(paused, module.__name__, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+    )
+    assert out == "True litellm True True"
