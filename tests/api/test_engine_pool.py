@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from support.engine import scripted_settings
-from support.scripted_llm import ScriptedLLM
 
 from conftest import LiveServer, assert_contiguous, live_server, read_events, start_research
 from sleuth.api.engine_pool import EnginePool
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.server import ScriptedLLM
 
 
 @pytest.fixture
