@@ -76,6 +76,13 @@ def test_two_stores_opening_one_database_at_once_migrate_it_once() -> None:
             opened.close()
 
 
+def test_text_with_a_nul_character_is_stored_on_either_backend(store: Store) -> None:
+    # PostgreSQL text cannot hold NUL; the store keeps the rest of the text (U+FFFD in its place).
+    store.create_session("s_nul", "before\x00after")
+    session = store.get_session("s_nul")
+    assert session is not None and session.title.replace("\ufffd", "\x00") == "before\x00after"
+
+
 def _dead_run(store: Store, run_id: str) -> None:
     store.create_session("s_1", "t")
     store.create_run(

@@ -83,8 +83,9 @@ async def test_a_short_explicit_force_report_still_researches(force_report_s: fl
 
 async def test_no_agents_are_dispatched_that_could_not_report_in_time() -> None:
     with ScriptedLLM(ResearchModel()) as llm:
-        # a grace nearly as long as the research window: no agent dispatched now could report in time
-        settings = scripted_settings(llm, agent_report_grace_s=50)
+        # a grace longer than the research window (51.2 s of a 60 s budget): no agent dispatched at
+        # any moment could report in time, however fast the plan was written
+        settings = scripted_settings(llm, agent_report_grace_s=55)
         request = ResearchRequest(question=QUESTION, time_budget_s=60, clarify=False)
         run = await run_engine(settings, request, clock=ScaledClock(6))
         orchestrator_calls = len(llm.requests_for("orchestrator"))

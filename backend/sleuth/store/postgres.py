@@ -19,8 +19,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.abc import Buffer
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import RowMaker
+from psycopg.types.string import StrDumperUnknown
 from psycopg_pool import ConnectionPool
 
 from sleuth.database_url import Backend, DatabaseTarget
@@ -94,6 +96,15 @@ def _configure(conn: psycopg.Connection[Row]) -> None:
     its last fraction of a second. Waiting for the WAL flush instead costs a disk sync per packet
     batch (4-8 ms median here), which is most of a packet's delivery delay."""
     conn.execute("SET synchronous_commit = off")
+    conn.adapters.register_dumper(str, _TextDumper)
+
+
+class _TextDumper(StrDumperUnknown):
+    """PostgreSQL text cannot hold NUL (0x00), which SQLite stores and a request may carry: it is
+    stored as U+FFFD, so such a request succeeds on both backends instead of failing on one."""
+
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(obj.replace("\x00", "\ufffd"))
 
 
 class PostgresDatabase:

@@ -30,11 +30,31 @@ def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     conn.row_factory = _dict_row
-    conn.execute("PRAGMA journal_mode=WAL")
+    _use_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL (a persistent mode, so only its first opener really changes it).
+
+    The switch does not wait on the busy timeout: a second process opening a new file at the same
+    moment gets "database is locked" at once. Reading the mode does wait, so it learns whether the
+    first one has switched the file already.
+    """
+    for _ in range(3):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            row = conn.execute("PRAGMA journal_mode").fetchone()
+            if row and str(next(iter(row.values()))).lower() == "wal":
+                return
+    conn.execute("PRAGMA journal_mode=WAL")
 
 
 @contextmanager
