@@ -1,7 +1,8 @@
 """A fixed-latency fake OpenAI-compatible chat endpoint that plays a sensible research model (bench only).
 
-Self-contained on purpose (asyncio streams, no web framework, nothing from tests/): it runs in a
-thread of the benchmark process and must cost little CPU of its own.
+Its own server (asyncio streams, no web framework): it runs in a thread of the benchmark process
+and must cost little CPU of its own. Which step sent a request is told the way the tests' scripted
+model tells it (`sleuth.scripted.server.classify`).
 
 Every call lasts exactly `latency` seconds from the request's arrival to its last byte: the
 headers and first token come after half of it, the other tokens evenly over the second half, one
@@ -27,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sleuth.scripted.server import classify, tool_names, user_text
+
 TOKEN_CHARS = 4
 _SOURCE = re.compile(r"^\[(\d+)\] (.*)\nURL: (\S+)", re.M)
 _SOURCE_LINE = re.compile(r"^\[(\d+)\] .* — (\S+)$", re.M)
@@ -51,14 +54,6 @@ class CallRecord:
     finished: float = 0.0  # when its last byte was written
 
 
-def _tool_names(body: dict[str, Any]) -> set[str]:
-    return {tool["function"]["name"] for tool in body.get("tools") or []}
-
-
-def _texts(body: dict[str, Any], role: str) -> str:
-    return "\n".join(str(m.get("content") or "") for m in body["messages"] if m["role"] == role)
-
-
 def _assistant_calls(body: dict[str, Any]) -> list[list[str]]:
     return [
         [c["function"]["name"] for c in m.get("tool_calls") or []] for m in body["messages"] if m["role"] == "assistant"
@@ -73,29 +68,6 @@ def _last_tool_texts(body: dict[str, Any]) -> str:
         if message["role"] == "tool":
             out.append(str(message.get("content") or ""))
     return "\n".join(out)
-
-
-def step_of(body: dict[str, Any]) -> str:
-    """Which Sleuth step sent the request, from what a real model sees: tools offered and the system prompt."""
-    names = _tool_names(body)
-    if "record_artifact" in names:
-        return "artifact"
-    if names == {"generate_plan"}:
-        return "clarifier"
-    if "research_agent" in names:
-        return "orchestrator"
-    if "open_url" in names:
-        return "agent"
-    if names:
-        return "other"
-    system = _texts(body, "system").lower()
-    if "intermediate report" in system:
-        return "agent_report"
-    if "final report" in system:
-        return "report"
-    if "plan" in system:
-        return "planner"
-    return "other"
 
 
 TASKS = [
@@ -116,7 +88,7 @@ def _sentences(topic: str, numbers: list[int], count: int) -> str:
 
 def answer(body: dict[str, Any]) -> Answer:
     """The scripted research model's answer to one request."""
-    step = step_of(body)
+    step = classify(body)
     if step == "clarifier":
         return Answer(tool_calls=[ToolCall("generate_plan", {})])
     if step == "planner":
@@ -127,7 +99,7 @@ def answer(body: dict[str, Any]) -> Answer:
             return Answer(
                 tool_calls=[ToolCall("research_agent", {"task": t, "plan_step": i}) for i, t in enumerate(TASKS, 1)]
             )
-        if "think_tool" in _tool_names(body) and (not turns or turns[-1] != ["think_tool"]):
+        if "think_tool" in tool_names(body) and (not turns or turns[-1] != ["think_tool"]):
             reasoning = "All three plan steps are covered by the findings, with sources for each. Next: the report."
             return Answer(tool_calls=[ToolCall("think_tool", {"reasoning": reasoning})])
         return Answer(tool_calls=[ToolCall("generate_report", {})])
@@ -141,14 +113,14 @@ def answer(body: dict[str, Any]) -> Answer:
             calls.append(ToolCall("open_url", {"urls": urls}))
         return Answer(tool_calls=[*calls, ToolCall("generate_report", {})])
     if step == "agent_report":
-        numbers = [int(n) for n, _, _ in _SOURCE.findall(_texts(body, "user"))][:3]
+        numbers = [int(n) for n, _, _ in _SOURCE.findall(user_text(body))][:3]
         return Answer(text=_sentences("this task", numbers, 6))
     if step == "report":
-        numbers = [int(n) for n, _ in _SOURCE_LINE.findall(_texts(body, "user"))][:6]
+        numbers = [int(n) for n, _ in _SOURCE_LINE.findall(user_text(body))][:6]
         sections = "\n\n".join(f"## Part {i}\n\n{_sentences(f'part {i}', numbers, 5)}" for i in range(1, 5))
         return Answer(text=f"Descriptors take precedence over __getattr__ [{(numbers or [1])[0]}].\n\n{sections}\n")
     if step == "artifact":
-        numbers = [int(n) for n in re.findall(r"\[(\d+)\]", _texts(body, "user"))][:3] or [1]
+        numbers = [int(n) for n in re.findall(r"\[(\d+)\]", user_text(body))][:3] or [1]
         findings = [{"text": f"Finding backed by source {n}.", "citations": [n]} for n in dict.fromkeys(numbers)]
         arguments = {
             "title": "Descriptors and __getattr__",
@@ -215,7 +187,7 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self.port}/v1"
 
     async def _respond(self, body: dict[str, Any], writer: asyncio.StreamWriter) -> None:
-        record = CallRecord(step=step_of(body), arrived=time.perf_counter())
+        record = CallRecord(step=classify(body), arrived=time.perf_counter())
         self.calls.append(record)
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body["messages"])
         chunks = events(answer(body), prompt_chars)
