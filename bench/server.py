@@ -27,7 +27,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ import httpx
 from httpx_sse import aconnect_sse
 
 from sleuth.scripted.databases import fresh_schema
+from sleuth.scripted.net import free_port
 from sleuth.scripted.scenarios import ResearchModel
 from sleuth.scripted.server import Reply, ScriptedLLM
 from sleuth.store import RunRecord, Store
@@ -121,12 +121,6 @@ def load_average() -> str:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start_server(

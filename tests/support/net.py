@@ -1,11 +1,7 @@
-"""A free TCP port on 127.0.0.1, for servers started in another process."""
+"""A free TCP port on 127.0.0.1 (shared with the benchmarks: `sleuth.scripted.net`)."""
 
 from __future__ import annotations
 
-import socket
+from sleuth.scripted.net import free_port
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["free_port"]
