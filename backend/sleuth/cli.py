@@ -15,6 +15,7 @@ from sleuth.cli_eval import eval_command
 from sleuth.cli_reports import ask, export, narrate
 from sleuth.cli_research import research, schema
 from sleuth.cli_sources import show, sources
+from sleuth.scaleout.commands import worker
 from sleuth.tools.local.commands import index
 
 
@@ -24,7 +25,7 @@ def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
 
 
-for command in (research, schema, doctor, eval_command, sources, show, index, serve, export, ask, narrate):
+for command in (research, schema, doctor, eval_command, sources, show, index, serve, worker, export, ask, narrate):
     main.add_command(command)
 
 

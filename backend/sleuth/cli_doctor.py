@@ -43,6 +43,18 @@ def _database(settings: Settings) -> Check:
         return Check("database", False, str(exc))
 
 
+def _redis(settings: Settings) -> Check:
+    from sleuth.research.preflight import Check
+    from sleuth.scaleout.connection import RedisUnavailable, check_redis
+
+    if settings.redis_url is None:
+        return Check("redis", True, "not used: runs execute inside the server (set SLEUTH_REDIS_URL for workers)")
+    try:
+        return Check("redis", True, check_redis(settings) + "; runs execute on `sleuth worker` processes")
+    except RedisUnavailable as exc:
+        return Check("redis", False, str(exc))
+
+
 def _server(settings: Settings) -> Check:
     from sleuth.research.preflight import Check
 
@@ -99,6 +111,7 @@ def doctor(probe: bool) -> None:
         Check("settings", True, "loaded"),
         _data_dir(settings),
         _database(settings),
+        _redis(settings),
         _server(settings),
         *run_checks(settings),
     ]

@@ -19,6 +19,18 @@ def cli_settings() -> Settings:
         raise click.ClickException(str(exc)) from None
 
 
+def cli_check_redis(settings: Settings) -> None:
+    """With SLEUTH_REDIS_URL: refuse to start, in one line, when Redis does not answer."""
+    from sleuth.scaleout.connection import RedisUnavailable, check_redis
+
+    if settings.redis_url is None:
+        return
+    try:
+        check_redis(settings)
+    except RedisUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def cli_check_database(settings: Settings) -> None:
     """Refuse to start, in one line, when the database the command will write to cannot be used."""
     from sleuth.store.health import StoreUnavailable, check_database

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Literal
 
 import pydantic_settings
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from sleuth.database_url import database_target
+from sleuth.database_url import POSTGRES_SCHEMES, database_target
+from sleuth.redis_url import check_redis_url
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
@@ -60,6 +61,23 @@ class Settings(BaseSettings):
     )
     database_pool_size: int = Field(
         default=10, ge=1, le=1000, description="Most connections one process holds to a PostgreSQL database."
+    )
+    redis_url: SecretStr | None = Field(
+        default=None,
+        description="Unset: runs execute inside the server. redis://[:password@]host:port/db (with a PostgreSQL "
+        "database): servers only accept and stream runs, `sleuth worker` processes execute them.",
+    )
+    redis_prefix: str = Field(
+        default="sleuth", min_length=1, max_length=64, description="Prefix of every Redis key and channel Sleuth uses."
+    )
+    run_lease_s: float = Field(
+        default=30.0,
+        ge=0.5,
+        le=3600,
+        description="With workers: a run whose worker has not renewed its lease for this long ends as interrupted.",
+    )
+    stream_ttl_s: float = Field(
+        default=3600.0, ge=1, description="With workers: a run's live packet stream is kept this long after it ends."
     )
 
     # Web search providers and page fetching.
@@ -181,6 +199,7 @@ class Settings(BaseSettings):
         "tavily_api_key",
         "brave_api_key",
         "database_url",
+        "redis_url",
         mode="before",
     )
     @classmethod
@@ -194,6 +213,31 @@ class Settings(BaseSettings):
         if value is not None:
             database_target(value.get_secret_value(), Path("."))  # raises with the password masked
         return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _usable_redis_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            check_redis_url(value.get_secret_value())  # raises with the password masked
+        return value
+
+    @model_validator(mode="after")
+    def _workers_need_a_shared_database(self) -> Settings:
+        if self.redis_url is not None and not self.uses_postgres:
+            raise ValueError(
+                "SLEUTH_REDIS_URL needs SLEUTH_DATABASE_URL=postgresql://... (workers and servers share one database)"
+            )
+        return self
+
+    @property
+    def uses_postgres(self) -> bool:
+        url = self.database_url.get_secret_value() if self.database_url else ""
+        return url.split(":", 1)[0] in POSTGRES_SCHEMES
+
+    @property
+    def distributed(self) -> bool:
+        """Runs execute on `sleuth worker` processes, reached through Redis and the job queue."""
+        return self.redis_url is not None
 
     def time_budget_for(self, mode: Mode) -> float:
         """The default time budget of a mode."""
@@ -235,8 +279,11 @@ def load_settings() -> Settings:
     except ValidationError as exc:
         errors = exc.errors()
         first = errors[0]
-        name = "SLEUTH_" + "_".join(str(part) for part in first["loc"]).upper()
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise SettingsError(f"invalid setting {name}: {first['msg']}{more}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        if not first["loc"]:  # a rule across settings: its message names them
+            raise SettingsError(f"invalid settings: {message}{more}") from None
+        name = "SLEUTH_" + "_".join(str(part) for part in first["loc"]).upper()
+        raise SettingsError(f"invalid setting {name}: {message}{more}") from None
     except pydantic_settings.SettingsError as exc:  # e.g. a .env value that should be JSON and is not
         raise SettingsError(f"invalid settings: {exc}") from None

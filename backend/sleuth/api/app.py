@@ -17,6 +17,7 @@ from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
+from sleuth.api.run_service import RunService
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
@@ -48,7 +49,13 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         # (e.g. to export its OpenAPI schema) touches no files.
         setup_logging(settings.data_dir)
         store = Store.from_settings(settings)
-        manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
+        manager: RunService
+        if settings.distributed:  # runs execute on `sleuth worker` processes
+            from sleuth.scaleout.dispatch import Dispatcher
+
+            manager = Dispatcher(settings, store)
+        else:
+            manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
         app.state.store = store
         app.state.manager = manager
         app.state.audio = AudioJobs(settings, store)

@@ -19,10 +19,11 @@ def serve(host: str, port: int, log_level: str) -> None:
     import uvicorn
 
     from sleuth.api.app import create_app
-    from sleuth.cli_settings import cli_check_database, cli_settings
+    from sleuth.cli_settings import cli_check_database, cli_check_redis, cli_settings
 
     settings = cli_settings()
     cli_check_database(settings)
+    cli_check_redis(settings)
     app = create_app(settings)
     # uvicorn's own access log is off; ours (JSON lines under the data dir) replaces it.
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from sleuth.api.channel import RunChannel
 from sleuth.api.engine_pool import EnginePool
 from sleuth.api.logs import log_run_event
 from sleuth.api.run_executor import RunEvents, RunExecutor
 from sleuth.api.run_manager_types import DoneMessage, Engine
+from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -31,17 +31,7 @@ from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, reco
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
 
-PlanDelivery = Literal["sent", "not_live", "not_waiting"]
-
 __all__ = ["Engine", "RunManager", "SessionBusy", "TooManyRuns"]
-
-
-class TooManyRuns(Exception):
-    """The server already runs its maximum number of runs."""
-
-
-class SessionBusy(Exception):
-    """The session already has a run in progress."""
 
 
 @dataclass
@@ -63,9 +53,11 @@ class RunManager:
         max_runs: int,
         engine: Engine,
         executor: Callable[[RunEvents], RunExecutor] | None = None,
+        recover: Callable[[], Awaitable[list[str]]] | None = None,
     ) -> None:
         """`executor` builds where runs execute from the events it must report; by default
-        `SLEUTH_ENGINE_PROCESSES` engine processes on this machine."""
+        `SLEUTH_ENGINE_PROCESSES` engine processes on this machine. `recover` ends the runs a dead
+        process left behind at start (their ids); by default those whose owner process is gone."""
         self._settings = settings
         self._store = store
         self._max_runs = max_runs
@@ -80,6 +72,7 @@ class RunManager:
             self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
         else:
             self._executor = executor(events)
+        self._recover = recover
         self._shutting_down = False
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -90,7 +83,10 @@ class RunManager:
         self._loop = asyncio.get_running_loop()
         self._writer.start()
         self._executor.start()
-        recovered = await asyncio.to_thread(recover_orphaned_runs, self._store)
+        if self._recover is not None:
+            recovered = await self._recover()
+        else:
+            recovered = await asyncio.to_thread(recover_orphaned_runs, self._store)
         for run_id in recovered:
             log_run_event("run_interrupted", run_id, reason="server restart")
         return recovered
@@ -108,7 +104,8 @@ class RunManager:
         await self._writer.flush()
         for run in live:
             if not run.done.done():  # its `done` never came: end it here
-                await asyncio.to_thread(end_run_as_interrupted, self._store, run.record, SHUTDOWN_MESSAGE)
+                await self._interrupt(run, SHUTDOWN_MESSAGE)
+                self._release(run)
         self._writer.close()
 
     # -- queries ----------------------------------------------------------------------------
@@ -131,6 +128,23 @@ class RunManager:
 
     def session_busy(self, session_id: str) -> bool:
         return any(run.record.session_id == session_id for run in self._live.values())
+
+    # -- RunService (what the routes call) ----------------------------------------------------
+
+    async def active_runs(self) -> int:
+        return len(self._live)
+
+    async def session_in_use(self, session_id: str) -> bool:
+        return self.session_busy(session_id)
+
+    def readiness(self) -> tuple[int, int]:
+        return self._executor.readiness()
+
+    async def open_channel(self, run_id: str) -> RunChannel | None:
+        return self.channel(run_id)
+
+    async def deliver_plan_answer(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:
+        return self.answer_plan(run_id, answer)
 
     # -- starting and cancelling ------------------------------------------------------------
 
@@ -190,6 +204,31 @@ class RunManager:
             self._release(live)
         log_run_event("run_started", record.id, session_id=session_id, kind=kind, mode=request.mode)
         return record
+
+    def adopt(self, record: RunRecord, request: ResearchRequest) -> tuple[RunChannel, asyncio.Future[None]]:
+        """Execute a run whose record another process stored (a worker taking a queued run): its
+        channel, and a future resolved once its outcome is stored."""
+        live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
+        self._live[record.id] = live
+        try:
+            self._executor.start_run(record.id, request)
+        except OSError:  # the engine process just died; it is being replaced
+            asyncio.ensure_future(self._end_unstarted(live))
+        log_run_event("run_started", record.id, session_id=record.session_id, kind=record.kind, mode=request.mode)
+        return live.channel, live.done
+
+    def abandon(self, run_id: str) -> None:
+        """Another process has ended this run: store and send nothing more of it, and stop it."""
+        live = self._live.get(run_id)
+        if live is not None:
+            live.channel.frozen = True
+            self._executor.cancel(run_id)
+
+    async def _end_unstarted(self, live: LiveRun) -> None:
+        try:
+            await self._interrupt(live, ENGINE_EXIT_MESSAGE)
+        finally:
+            self._release(live)
 
     async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
         """Cancel a live run and wait (bounded) for it to end. False if it is not live here."""

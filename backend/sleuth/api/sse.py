@@ -13,7 +13,8 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from sleuth.api.run_manager import RunManager
+from sleuth.api.channel import RunChannel
+from sleuth.api.run_service import RunService
 from sleuth.store import PacketRow, Store
 
 PAGE = 1000  # packets per store read
@@ -31,23 +32,33 @@ HEARTBEAT = b": heartbeat\n"
 
 
 async def packet_stream(
-    manager: RunManager, store: Store, run_id: str, *, after: int, heartbeat_s: float
+    manager: RunService, store: Store, run_id: str, *, after: int, heartbeat_s: float
 ) -> AsyncIterator[bytes]:
-    pos = after + 1
-    channel = manager.channel(run_id)
+    channel = await manager.open_channel(run_id)
     if channel is None:
-        async for chunk in _from_store(store, run_id, pos, heartbeat_s):
+        async for chunk in _from_store(store, run_id, after + 1, heartbeat_s):
             yield chunk
         return
+    async for rows in channel_rows(channel, store, after=after, wait_s=heartbeat_s):
+        yield encode(rows) if rows else HEARTBEAT
+
+
+async def channel_rows(
+    channel: RunChannel, store: Store, *, after: int, wait_s: float
+) -> AsyncIterator[list[PacketRow]]:
+    """The packets a live run's channel makes visible after seq `after`, in batches, up to and
+    including `stop`; an empty batch after `wait_s` without one. Shared by SSE clients and by a
+    worker publishing its runs to Redis, so both see exactly what is committed."""
+    pos = after + 1
     while True:
         changed = channel.changed  # taken before reading state: a commit after this sets it
         upto = channel.visible_upto
         if pos <= upto:
             rows = channel.window_slice(pos, upto)
-            if rows is None:  # this client is behind the in-memory window: committed, so stored
-                rows = await asyncio.to_thread(store.packets_after, run_id, pos - 1, PAGE, upto)
+            if rows is None:  # behind the in-memory window: committed, so stored
+                rows = await asyncio.to_thread(store.packets_after, channel.run_id, pos - 1, PAGE, upto)
             if rows:
-                yield encode(rows)
+                yield rows
                 pos = rows[-1].seq + 1
                 if rows[-1].type == "stop":
                     return
@@ -55,9 +66,9 @@ async def packet_stream(
         if channel.done:
             return
         try:
-            await asyncio.wait_for(changed.wait(), timeout=heartbeat_s)
+            await asyncio.wait_for(changed.wait(), timeout=wait_s)
         except TimeoutError:
-            yield HEARTBEAT
+            yield []
 
 
 async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -> AsyncIterator[bytes]:

@@ -298,6 +298,15 @@ class Store:
         )
         return PacketRow(seq=row["seq"], type=row["type"], json=row["json"]) if row else None
 
+    def last_packet_of(self, run_id: str, types: tuple[str, ...]) -> PacketRow | None:
+        """The run's latest stored packet of one of these types."""
+        marks = ", ".join("?" * len(types))
+        row = self.database.fetch_one(
+            f"SELECT seq, type, json FROM packets WHERE run_id = ? AND type IN ({marks}) ORDER BY seq DESC LIMIT 1",
+            (run_id, *types),
+        )
+        return PacketRow(seq=row["seq"], type=row["type"], json=row["json"]) if row else None
+
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
         """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
         with self.database.transaction() as tx:

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from sleuth.api.limits import ApiLimits
-from sleuth.api.run_manager import RunManager
+from sleuth.api.run_service import RunService
 from sleuth.api.schemas import ErrorOut
 from sleuth.config import Settings
 from sleuth.store import Store
@@ -18,8 +18,8 @@ def store_of(request: Request) -> Store:
     return store
 
 
-def manager_of(request: Request) -> RunManager:
-    manager: RunManager = request.app.state.manager
+def manager_of(request: Request) -> RunService:
+    manager: RunService = request.app.state.manager
     return manager
 
 

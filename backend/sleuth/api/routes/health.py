@@ -14,11 +14,11 @@ router = APIRouter(tags=["health"])
 @router.get("/health", response_model=HealthOut)
 async def health(request: Request) -> HealthOut:
     manager = manager_of(request)
-    ready, total = manager.executor.readiness()
+    ready, total = manager.readiness()
     return HealthOut(
         status="ok",
         version=__version__,
-        active_runs=manager.active_count,
+        active_runs=await manager.active_runs(),
         max_runs=manager.max_runs,
         engines=total,
         engines_ready=ready,

@@ -9,7 +9,7 @@ from fastapi import HTTPException, Request
 from sleuth.api.conversation import PlannedRun, plan_run
 from sleuth.api.followups import NoReport, followup_request
 from sleuth.api.routes.deps import limits_of, manager_of, settings_of, store_of
-from sleuth.api.run_manager import SessionBusy, TooManyRuns
+from sleuth.api.run_service import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
 from sleuth.research.preflight import PreflightError, preflight
@@ -26,11 +26,11 @@ def check_length(request: Request, text: str) -> None:
         raise HTTPException(status_code=413, detail=f"message is {len(text)} characters; the limit is {limit}")
 
 
-def check_capacity(request: Request, session_id: str | None = None) -> None:
+async def check_capacity(request: Request, session_id: str | None = None) -> None:
     manager = manager_of(request)
-    if manager.active_count >= manager.max_runs:
+    if await manager.active_runs() >= manager.max_runs:
         raise too_many(request)
-    if session_id is not None and manager.session_busy(session_id):
+    if session_id is not None and await manager.session_in_use(session_id):
         raise busy()
 
 

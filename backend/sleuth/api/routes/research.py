@@ -21,7 +21,7 @@ router = APIRouter(tags=["research"])
 )
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
-    check_capacity(request)  # before creating a session that would stay empty
+    await check_capacity(request)  # before creating a session that would stay empty
     chosen = chosen_sources(body.sources)
     await check_preflight(
         request,

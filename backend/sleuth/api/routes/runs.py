@@ -81,7 +81,7 @@ async def answer_plan(request: Request, run_id: str, body: PlanAnswerIn) -> Plan
         steps=tuple(body.steps) if body.steps is not None else None,
         feedback=body.feedback,
     )
-    delivery = manager_of(request).answer_plan(run_id, answer)
+    delivery = await manager_of(request).deliver_plan_answer(run_id, answer)
     if delivery != "sent":
         raise HTTPException(status_code=409, detail="this run is not waiting for a plan review")
     return PlanAnswerOut(run_id=run_id, accepted=True)

@@ -56,7 +56,7 @@ async def delete_session(request: Request, session_id: str) -> Response:
     store = store_of(request)
     if await asyncio.to_thread(store.get_session, session_id) is None:
         raise not_found("session", session_id)
-    if manager_of(request).session_busy(session_id):
+    if await manager_of(request).session_in_use(session_id):
         raise HTTPException(status_code=409, detail="this session has a run in progress; cancel it first")
     await delete_session_data(store, session_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -93,7 +93,7 @@ async def post_message(request: Request, session_id: str, body: MessageCreate) -
     check_length(request, body.content)
     if await asyncio.to_thread(store_of(request).get_session, session_id) is None:
         raise not_found("session", session_id)
-    check_capacity(request, session_id)
+    await check_capacity(request, session_id)
     chosen = chosen_sources(body.sources)
     return await start_run(
         request,

@@ -1,0 +1,63 @@
+"""What the routes need from whoever owns runs: `RunManager` (runs execute in this server's
+engine processes) or `Dispatcher` (runs are queued for `sleuth worker` processes and streamed
+back over Redis). One interface, so the HTTP API is the same in both topologies."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from sleuth.api.channel import RunChannel
+from sleuth.research.plan_review import PlanAnswer
+from sleuth.research.types import ResearchRequest
+from sleuth.store import MessageRecord, RunRecord
+from sleuth.store.records import RunKind
+
+PlanDelivery = Literal["sent", "not_live", "not_waiting"]
+
+
+class TooManyRuns(Exception):
+    """The maximum number of concurrent runs is reached."""
+
+
+class SessionBusy(Exception):
+    """The session already has a run in progress."""
+
+
+class RunService(Protocol):
+    @property
+    def max_runs(self) -> int: ...
+
+    async def start(self) -> list[str]:
+        """Start; returns the ids of runs found orphaned and ended."""
+
+    async def shutdown(self, grace_s: float = 5.0) -> None: ...
+
+    async def active_runs(self) -> int:
+        """Runs counted against `max_runs`."""
+
+    async def session_in_use(self, session_id: str) -> bool:
+        """Whether the session has a run in progress."""
+
+    def readiness(self) -> tuple[int, int]:
+        """(ready, total) engines of this process, for health."""
+
+    async def open_channel(self, run_id: str) -> RunChannel | None:
+        """The live channel of a running run, or None when the store alone can serve it."""
+
+    async def launch(
+        self,
+        request: ResearchRequest,
+        *,
+        session_id: str,
+        kind: RunKind,
+        answers_run_id: str | None,
+        message: MessageRecord | None,
+        new_session_title: str | None = None,
+    ) -> RunRecord:
+        """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything."""
+
+    async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
+        """Cancel a running run and wait (bounded) for it to end. False if it is not running."""
+
+    async def deliver_plan_answer(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:
+        """Send the user's answer to a run waiting for plan review; one answer per review."""

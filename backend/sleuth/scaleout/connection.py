@@ -1,0 +1,46 @@
+"""Connecting to SLEUTH_REDIS_URL, and saying in one line (password masked) when it cannot be."""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis
+
+from sleuth.config import Settings
+from sleuth.redaction import redact_url
+
+
+class RedisUnavailable(Exception):
+    """Redis cannot be used; the message names it with its password masked."""
+
+
+def redis_url(settings: Settings) -> str:
+    if settings.redis_url is None:
+        raise RedisUnavailable("SLEUTH_REDIS_URL is not set")
+    return settings.redis_url.get_secret_value()
+
+
+def open_redis(settings: Settings) -> Redis:
+    # A timeout on connecting but none on reading: XREAD BLOCK and pub/sub wait on purpose.
+    return Redis.from_url(
+        redis_url(settings), decode_responses=True, socket_connect_timeout=5, health_check_interval=30
+    )
+
+
+def check_redis(settings: Settings) -> str:
+    """Ping once (blocking); what answered, or RedisUnavailable."""
+    import redis
+
+    url = redis_url(settings)
+    client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+    try:
+        info = client.info("server")
+    except redis.RedisError as exc:
+        raise RedisUnavailable(f"Redis {redact_url(url)} cannot be reached: {_reason(exc, url)}") from None
+    finally:
+        client.close()
+    return f"Redis {redact_url(url)} answers (version {info.get('redis_version', '?')})"
+
+
+def _reason(exc: Exception, url: str) -> str:
+    from sleuth.redaction import redact_values, url_password
+
+    return redact_values(" ".join(str(exc).split()), [url_password(url)]) or type(exc).__name__

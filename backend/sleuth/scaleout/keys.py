@@ -1,0 +1,45 @@
+"""Every Redis key and channel name, in one place, under the configured prefix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RedisKeys:
+    prefix: str
+
+    def packets(self, run_id: str) -> str:
+        """The run's live packet stream."""
+        return f"{self.prefix}:run:{run_id}:packets"
+
+    def lease(self, run_id: str) -> str:
+        """Held (with a TTL) by the worker executing the run."""
+        return f"{self.prefix}:run:{run_id}:lease"
+
+    def cancel(self, run_id: str) -> str:
+        """Set when a cancel was asked, for a worker that takes the run after the request went out."""
+        return f"{self.prefix}:run:{run_id}:cancel"
+
+    def plan_answer(self, run_id: str, review_seq: int) -> str:
+        """Claimed by the first answer to the plan review at `review_seq`."""
+        return f"{self.prefix}:run:{run_id}:plan:{review_seq}"
+
+    @property
+    def claimed(self) -> str:
+        """Set of runs a worker has taken and not yet ended: what the reaper checks leases of."""
+        return f"{self.prefix}:claimed"
+
+    @property
+    def active(self) -> str:
+        """Hash run id -> session id of every run counted against the global limit."""
+        return f"{self.prefix}:active"
+
+    def session(self, session_id: str) -> str:
+        """The run in progress in a session (one at a time, across servers)."""
+        return f"{self.prefix}:session:{session_id}"
+
+    @property
+    def control(self) -> str:
+        """Pub/sub channel of cancels and plan answers, heard by every worker."""
+        return f"{self.prefix}:control"

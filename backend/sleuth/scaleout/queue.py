@@ -1,0 +1,65 @@
+"""The job queue runs wait in until a worker takes them: procrastinate, in the shared PostgreSQL.
+
+A queued job carries the run id and its request; everything else about the run is in the store.
+The API server only defers jobs; `sleuth worker` registers the task that executes them.
+procrastinate's own tables live next to Sleuth's and are created, once, by the first process
+that needs them (its schema is the library's, so it is applied as the library ships it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import procrastinate
+import psycopg
+from procrastinate.schema import SchemaManager
+from pydantic import TypeAdapter
+
+from sleuth.research.types import ResearchRequest
+
+QUEUE = "sleuth-runs"
+TASK = "sleuth.run"
+_SCHEMA_LOCK = 0x5E1E7_0B5  # serialises concurrent first starts (pg_advisory_xact_lock)
+
+_REQUEST = TypeAdapter(ResearchRequest)
+
+RunJob = Callable[[str, str], Awaitable[None]]  # (run id, request JSON)
+
+
+def ensure_queue_schema(url: str) -> None:
+    """Create procrastinate's tables if this database has none yet (blocking)."""
+    with psycopg.connect(url) as conn:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        row = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+        if row is None or row[0] is None:
+            conn.execute(SchemaManager.get_schema())
+        conn.commit()
+
+
+def queue_app(url: str, *, pool_size: int) -> procrastinate.App:
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=pool_size)
+    return procrastinate.App(connector=connector)
+
+
+def register_run_task(app: procrastinate.App, run_job: RunJob) -> None:
+    """A worker's side: `run_job` executes each run taken from the queue. Never retried: a run
+    that ended (even badly) has told its clients so, and starting it again would contradict them."""
+
+    async def run(run_id: str, request_json: str) -> None:
+        await run_job(run_id, request_json)
+
+    app.task(name=TASK, queue=QUEUE, retry=False)(run)
+
+
+def encode_request(request: ResearchRequest) -> str:
+    return _REQUEST.dump_json(request).decode()
+
+
+def decode_request(text: str) -> ResearchRequest:
+    return _REQUEST.validate_json(text)
+
+
+async def enqueue(app: procrastinate.App, run_id: str, request: ResearchRequest) -> None:
+    deferrer: Any = app.configure_task(TASK, queue=QUEUE)
+    await deferrer.defer_async(run_id=run_id, request_json=encode_request(request))

@@ -1,0 +1,93 @@
+"""Ending runs whose worker is gone, from whichever server or worker notices first.
+
+The run ends as a dead engine process's runs do in one server: `error` (not recoverable) and
+`stop`, stored after its last stored packet, then published. Not retried from the start: the
+clients have already seen part of this run (its plan, its sources), and a second run under the
+same id would contradict what they saw; a new run is one click away and says what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sleuth.api.logs import log_run_event
+from sleuth.scaleout.admission import GlobalAdmission
+from sleuth.scaleout.keys import RedisKeys
+from sleuth.scaleout.leases import Leases
+from sleuth.scaleout.streams import PacketStreams
+from sleuth.store import PacketRow, RunRecord, Store
+from sleuth.store.recovery import end_run_as_interrupted
+
+log = logging.getLogger(__name__)
+
+LEASE_EXPIRED_MESSAGE = "interrupted: the worker running it stopped (its lease expired)"
+
+
+def stored_after(store: Store, run_id: str, after: int, upto: int | None = None) -> list[PacketRow]:
+    """Every stored packet of a run after seq `after` (up to `upto`), page by page."""
+    rows: list[PacketRow] = []
+    while True:
+        page = store.packets_after(run_id, after, 1000, upto)
+        if not page:
+            return rows
+        rows.extend(page)
+        after = page[-1].seq
+
+
+class Reaper:
+    def __init__(
+        self, store: Store, keys: RedisKeys, leases: Leases, admission: GlobalAdmission, streams: PacketStreams
+    ) -> None:
+        self._store = store
+        self._keys = keys
+        self._leases = leases
+        self._admission = admission
+        self._streams = streams
+
+    async def end_run(self, record: RunRecord, message: str) -> None:
+        """End a run that no engine will finish: store `error` + `stop`, publish whatever the stream
+        lacks (through `stop`), free its slot."""
+        current = await asyncio.to_thread(self._store.get_run, record.id)
+        if current is not None and current.status == "running":
+            await asyncio.to_thread(end_run_as_interrupted, self._store, current, message)
+        await self.publish_rest(record.id)
+        await self._admission.release(record.id, record.session_id)
+
+    async def publish_rest(self, run_id: str) -> None:
+        """Publish the stored packets the stream does not have yet, then let the stream expire."""
+        key = self._keys.packets(run_id)
+        last = await self._streams.last(key)
+        rows = await asyncio.to_thread(stored_after, self._store, run_id, last.seq if last else -1)
+        if rows:
+            await self._streams.publish(key, rows)
+        await self._streams.expire(key)
+
+    async def reap_once(self) -> list[str]:
+        reaped = []
+        for run_id in await self._leases.expired():
+            if not await self._leases.take_for_reaping(run_id):
+                continue  # another reaper has it
+            record = await asyncio.to_thread(self._store.get_run, run_id)
+            if record is not None:
+                await self.end_run(record, LEASE_EXPIRED_MESSAGE)
+            reaped.append(run_id)
+            log_run_event("run_interrupted", run_id, reason="worker lease expired")
+        await self._free_stale_slots()
+        return reaped
+
+    async def _free_stale_slots(self) -> None:
+        """Slots of runs that have ended but were not released (their releaser died in between)."""
+        admitted = await self._admission.admitted()
+        for run_id, session_id in admitted.items():
+            record = await asyncio.to_thread(self._store.get_run, run_id)
+            if record is not None and record.status != "running":
+                await self._admission.release(run_id, session_id)
+
+    async def run_forever(self, every_s: float) -> None:
+        while True:
+            try:
+                await self.reap_once()
+            except Exception:  # Redis or the database briefly away: try again next round
+                log.exception("reaping expired runs failed")
+            await asyncio.sleep(every_s)
