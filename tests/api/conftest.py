@@ -6,7 +6,6 @@ endless streams.
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -14,10 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 import uvicorn
-from httpx_sse import aconnect_sse
 
 from sleuth.api import create_app
 from sleuth.config import Settings
@@ -25,8 +22,9 @@ from sleuth.scripted.engine import scripted_settings
 from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
 from sleuth.scripted.server import ScriptedLLM
 from sleuth.store import Database
+from support.sse import QUESTION, Event, assert_contiguous, read_events, start_research
 
-QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+__all__ = ["QUESTION", "Event", "LiveServer", "assert_contiguous", "live_server", "read_events", "start_research"]
 
 
 @dataclass
@@ -105,47 +103,3 @@ def server(llm: ScriptedLLM) -> Iterator[LiveServer]:
 def hanging_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
     with live_server(scripted_settings(hanging_llm)) as live:
         yield live
-
-
-@dataclass
-class Event:
-    seq: int
-    data: str
-
-    @property
-    def type(self) -> str:
-        return str(json.loads(self.data)["obj"]["type"])
-
-
-async def read_events(
-    client: httpx.AsyncClient,
-    run_id: str,
-    *,
-    last_event_id: int | None = None,
-    limit: int | None = None,
-    until_type: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> list[Event]:
-    """Read packets until the server closes the stream, `limit` packets, or a packet of `until_type`."""
-    request_headers = dict(headers or {})
-    if last_event_id is not None:
-        request_headers["Last-Event-ID"] = str(last_event_id)
-    events: list[Event] = []
-    async with aconnect_sse(client, "GET", f"/api/runs/{run_id}/events", headers=request_headers) as source:
-        source.response.raise_for_status()
-        async for sse in source.aiter_sse():
-            assert sse.event == "packet"
-            events.append(Event(int(sse.id), sse.data))
-            if (limit is not None and len(events) >= limit) or (until_type and events[-1].type == until_type):
-                break
-    return events
-
-
-def assert_contiguous(events: list[Event], start: int = 0) -> None:
-    assert [e.seq for e in events] == list(range(start, start + len(events)))
-
-
-async def start_research(client: httpx.AsyncClient, question: str = QUESTION, **extra: Any) -> str:
-    response = await client.post("/api/research", json={"question": question, **extra})
-    assert response.status_code == 202, response.text
-    return str(response.json()["run_id"])

@@ -7,8 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,42 +19,7 @@ import pytest
 from conftest import assert_contiguous, read_events, start_research
 from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
 from sleuth.scripted.server import Reply, ScriptedLLM
-from support.net import free_port
-
-
-def serve_command(port: int) -> list[str]:
-    """`sleuth serve`; `python -m sleuth.api` (the same click command) if the CLI cannot load."""
-    script = Path(sys.executable).parent / "sleuth"
-    if script.exists() and subprocess.run([script, "serve", "--help"], capture_output=True).returncode == 0:
-        return [str(script), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    return [sys.executable, "-m", "sleuth.api", "--host", "127.0.0.1", "--port", str(port)]
-
-
-class ServerProcess:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._log = log.open("ab")
-        self.proc = subprocess.Popen(serve_command(self.port), env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        # Waiting for a port of another process has nothing to await: poll, bounded.
-        for _ in range(600):
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.base_url}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            try:
-                self.proc.wait(0.05)
-            except subprocess.TimeoutExpired:
-                pass
-        raise RuntimeError("server did not come up")
-
-    def stop(self, sig: int) -> None:
-        self.proc.send_signal(sig)
-        self.proc.wait(30)
-        self._log.close()
+from support.processes import ServerProcess
 
 
 def _env(llm: ScriptedLLM) -> dict[str, str]:

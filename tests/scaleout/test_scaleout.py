@@ -1,0 +1,199 @@
+"""Scale-out end to end: two `sleuth serve` and two `sleuth worker` processes on one PostgreSQL
+schema and one Redis prefix, the scripted model behind litellm. Nothing is mocked: runs are
+queued, taken by a worker, streamed through Redis to whichever server a client asks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+
+from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE
+from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
+from sleuth.scripted.server import Reply, ScriptedLLM
+from support.cluster import cluster
+from support.sse import Event, assert_contiguous, read_events, start_research
+
+TIMEOUT = 60
+
+
+@dataclass
+class GatedOrchestrator(ResearchModel):
+    """Researches normally, but its first orchestrator answer waits for `gate`: the run is held
+    mid-flight (after its plan) until the test lets it go."""
+
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    def orchestrator(self, body: dict[str, Any]) -> Reply:
+        reply = super().orchestrator(body)
+        if assistant_turns(body) == 0:
+            reply.gate = self.gate
+        return reply
+
+
+def _obj(event: Event) -> dict[str, Any]:
+    return json.loads(event.data)["obj"]  # type: ignore[no-any-return]
+
+
+def _client(base_url: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=base_url, timeout=TIMEOUT)
+
+
+async def _replay(base_url: str, run_id: str) -> list[Event]:
+    async with _client(base_url) as client:
+        return await read_events(client, run_id)
+
+
+def _stored(env: dict[str, str], run_id: str) -> list[str]:
+    with psycopg.connect(env["SLEUTH_DATABASE_URL"]) as conn:
+        rows = conn.execute("SELECT json FROM packets WHERE run_id = %s ORDER BY seq", (run_id,)).fetchall()
+    return [row[0] for row in rows]
+
+
+@pytest.fixture
+def gated() -> Iterator[tuple[GatedOrchestrator, ScriptedLLM]]:
+    model = GatedOrchestrator()
+    with ScriptedLLM(model) as llm:
+        yield model, llm
+        model.gate.set()
+
+
+@pytest.fixture
+def hanging_llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(HangingOrchestrator()) as llm:
+        yield llm
+
+
+async def test_stream_from_another_server_cut_and_resume_across_servers(
+    gated: tuple[GatedOrchestrator, ScriptedLLM], tmp_path: Path
+) -> None:
+    model, llm = gated
+    with cluster(llm, tmp_path / "logs") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            run_id = await start_research(on_a, clarify=False)
+            first = await read_events(on_b, run_id, until_type="plan_done")  # cut here, mid-run
+            model.gate.set()
+            second = await read_events(on_a, run_id, last_event_id=first[-1].seq, limit=3)
+            rest = await read_events(on_b, run_id, last_event_id=second[-1].seq)
+            # `stop` is only sent once the outcome is stored: whoever gets it finds the run ended.
+            status = (await on_a.get(f"/api/runs/{run_id}")).json()["status"]
+        replay = await _replay(b.base_url, run_id)
+        stored = _stored(running.env, run_id)
+    streamed = first + second + rest
+    assert_contiguous(streamed)
+    assert [e.data for e in streamed] == [e.data for e in replay] == stored
+    assert _obj(streamed[-1]) == {"type": "stop", "reason": "completed"}
+    assert status == "completed"
+
+
+async def test_cancel_from_the_other_server_reaches_the_worker(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
+    with cluster(hanging_llm, tmp_path / "logs") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            run_id = await start_research(on_a, clarify=False)
+            before = await read_events(on_a, run_id, until_type="plan_done")
+            cancelled = await on_b.post(f"/api/runs/{run_id}/cancel")
+            after = await read_events(on_a, run_id, last_event_id=before[-1].seq)
+            again = await on_a.post(f"/api/runs/{run_id}/cancel")
+    assert cancelled.status_code == 200
+    assert cancelled.json() == {"run_id": run_id, "status": "cancelled", "cancelled": True}
+    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
+    assert_contiguous(before + after)
+    assert again.json()["cancelled"] is False  # an ended run stays as it is
+
+
+async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
+    with cluster(hanging_llm, tmp_path / "logs") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            run_id = await start_research(on_a, clarify=False)
+            before = await read_events(on_b, run_id, until_type="plan_done")
+            pid = running.holder_pid(run_id)
+            assert pid is not None and pid in [w.pid for w in running.workers]
+            os.kill(pid, signal.SIGKILL)
+            # No one tells the servers: the lease lapses and a reaper (server or the other worker) ends it.
+            after = await read_events(on_b, run_id, last_event_id=before[-1].seq)
+            run = (await on_a.get(f"/api/runs/{run_id}")).json()
+            # The surviving worker takes the next run.
+            second = await start_research(on_a, clarify=False)
+            await read_events(on_b, second, until_type="plan_done")
+            survivor = running.holder_pid(second)
+            await on_b.post(f"/api/runs/{second}/cancel")
+        replay = await _replay(a.base_url, run_id)
+    assert [_obj(e) for e in after[-2:]] == [
+        {
+            "type": "error",
+            "message": LEASE_EXPIRED_MESSAGE,
+            "recoverable": False,
+        },
+        {"type": "stop", "reason": "error"},
+    ]
+    assert_contiguous(before + after)
+    assert [e.data for e in before + after] == [e.data for e in replay]
+    assert run["status"] == "error"
+    assert survivor is not None and survivor != pid
+
+
+async def test_a_killed_server_mid_stream_resumes_on_the_other(
+    gated: tuple[GatedOrchestrator, ScriptedLLM], tmp_path: Path
+) -> None:
+    model, llm = gated
+    with cluster(llm, tmp_path / "logs") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a:
+            run_id = await start_research(on_a, clarify=False)
+            before = await read_events(on_a, run_id, until_type="plan_done")
+        a.stop(signal.SIGKILL)
+        model.gate.set()  # the run goes on on its worker, whatever happened to the server
+        async with _client(b.base_url) as on_b:
+            after = await read_events(on_b, run_id, last_event_id=before[-1].seq)
+            status = (await on_b.get(f"/api/runs/{run_id}")).json()["status"]
+        replay = await _replay(b.base_url, run_id)
+    assert_contiguous(before + after)
+    assert [e.data for e in before + after] == [e.data for e in replay]
+    assert _obj(after[-1]) == {"type": "stop", "reason": "completed"} and status == "completed"
+
+
+async def test_the_run_limit_holds_across_servers(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
+    with cluster(hanging_llm, tmp_path / "logs", SLEUTH_MAX_RUNS="2") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            first = await start_research(on_a, clarify=False)
+            await start_research(on_b, clarify=False)
+            sessions_before = len((await on_a.get("/api/sessions")).json())
+            refused = [await c.post("/api/research", json={"question": "A third one?"}) for c in (on_a, on_b)]
+            sessions_after = len((await on_b.get("/api/sessions")).json())
+            health = (await on_b.get("/api/health")).json()
+            await on_b.post(f"/api/runs/{first}/cancel")
+            accepted = await on_a.post("/api/research", json={"question": "Now?", "clarify": False})
+    assert [r.status_code for r in refused] == [429, 429]
+    assert all(r.headers["Retry-After"] for r in refused)
+    assert sessions_after == sessions_before == 2  # a refused run creates no session
+    assert health["active_runs"] == 2 and health["max_runs"] == 2
+    assert accepted.status_code == 202
+
+
+async def test_plan_review_answered_on_another_server(tmp_path: Path) -> None:
+    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs") as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            run_id = await start_research(on_a, clarify=False, review_plan=True)
+            waiting = await read_events(on_b, run_id, until_type="plan_review")
+            answered = await on_b.post(f"/api/runs/{run_id}/plan", json={"approve": True})
+            twice = await on_a.post(f"/api/runs/{run_id}/plan", json={"approve": True})
+            rest = await read_events(on_a, run_id, last_event_id=waiting[-1].seq)
+    assert answered.status_code == 200 and answered.json() == {"run_id": run_id, "accepted": True}
+    assert twice.status_code == 409  # one answer per review, whichever server it reaches
+    assert _obj(rest[0]) == {"type": "plan_reviewed", "outcome": "approved", "steps": _obj(waiting[-1])["steps"]}
+    assert _obj(rest[-1]) == {"type": "stop", "reason": "completed"}
+    assert_contiguous(waiting + rest)
