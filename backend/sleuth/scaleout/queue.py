@@ -24,6 +24,9 @@ _SCHEMA_LOCK = 0x5E1E7_0B5  # serialises concurrent first starts (pg_advisory_xa
 
 _REQUEST = TypeAdapter(ResearchRequest)
 
+# LISTEN/NOTIFY wakes a worker at once; the poll is only the fallback for a lost notification.
+WORKER_OPTIONS: dict[str, Any] = {"listen_notify": True, "fetch_job_polling_interval": 1.0, "delete_jobs": "always"}
+
 RunJob = Callable[[str, str], Awaitable[None]]  # (run id, request JSON)
 
 

@@ -51,8 +51,8 @@ class Reaper:
         current = await asyncio.to_thread(self._store.get_run, record.id)
         if current is not None and current.status == "running":
             await asyncio.to_thread(end_run_as_interrupted, self._store, current, message)
+        await self._admission.release(record.id, record.session_id)  # free before anyone hears `stop`
         await self.publish_rest(record.id)
-        await self._admission.release(record.id, record.session_id)
 
     async def publish_rest(self, run_id: str) -> None:
         """Publish the stored packets the stream does not have yet, then let the stream expire."""

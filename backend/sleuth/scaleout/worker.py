@@ -24,7 +24,14 @@ from sleuth.scaleout.connection import open_redis
 from sleuth.scaleout.control import Control, ControlMessage
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
-from sleuth.scaleout.queue import QUEUE, decode_request, ensure_queue_schema, queue_app, register_run_task
+from sleuth.scaleout.queue import (
+    QUEUE,
+    WORKER_OPTIONS,
+    decode_request,
+    ensure_queue_schema,
+    queue_app,
+    register_run_task,
+)
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.streams import PacketStreams
 from sleuth.store import Store
@@ -76,8 +83,7 @@ class WorkerHost:
                     concurrency=self._concurrency,
                     name=f"sleuth-worker-{this_host()}-{os.getpid()}",
                     install_signal_handlers=False,
-                    listen_notify=True,
-                    delete_jobs="always",
+                    **WORKER_OPTIONS,
                 )
             )
             log.info("worker ready: up to %d runs at a time", self._concurrency)
@@ -108,7 +114,7 @@ class WorkerHost:
         request = decode_request(request_json)
         channel, done = self.manager.adopt(record, request)
         self._held[run_id] = channel
-        publishing = asyncio.create_task(self._publish(channel))
+        publishing = asyncio.create_task(self._publish(channel, record.session_id))
         try:
             if await self._control.cancel_requested(run_id):  # asked while it waited in the queue
                 await self.manager.cancel(run_id, wait_s=0)
@@ -120,10 +126,13 @@ class WorkerHost:
             await self._admission.release(run_id, record.session_id)
             await self._leases.release(run_id)
 
-    async def _publish(self, channel: RunChannel) -> None:
+    async def _publish(self, channel: RunChannel, session_id: str) -> None:
         """Publish what the channel makes visible: committed packets, `stop` once the outcome is stored."""
         key = self._keys.packets(channel.run_id)
         async for rows in channel_rows(channel, self._store, after=-1, wait_s=3600):
+            if rows and rows[-1].type == "stop":
+                # The slot is free before anyone hears `stop`: a client may start its next run at once.
+                await self._admission.release(channel.run_id, session_id)
             for attempt in range(PUBLISH_RETRIES):
                 try:
                     await self._streams.publish(key, rows)
