@@ -197,3 +197,23 @@ async def test_plan_review_answered_on_another_server(tmp_path: Path) -> None:
     assert _obj(rest[0]) == {"type": "plan_reviewed", "outcome": "approved", "steps": _obj(waiting[-1])["steps"]}
     assert _obj(rest[-1]) == {"type": "stop", "reason": "completed"}
     assert_contiguous(waiting + rest)
+
+
+async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
+    with cluster(hanging_llm, tmp_path / "logs", servers=1, workers=1) as running:
+        (server,) = running.servers
+        (worker,) = running.workers
+        async with _client(server.base_url) as client:
+            run_id = await start_research(client, clarify=False)
+            before = await read_events(client, run_id, until_type="plan_done")
+            worker.stop(signal.SIGTERM)
+            after = await read_events(client, run_id, last_event_id=before[-1].seq)
+            run = (await client.get(f"/api/runs/{run_id}")).json()
+            health = (await client.get("/api/health")).json()
+    assert worker.proc.returncode == 0
+    assert [_obj(e) for e in after[-2:]] == [
+        {"type": "error", "message": "interrupted by server shutdown", "recoverable": False},
+        {"type": "stop", "reason": "error"},
+    ]
+    assert_contiguous(before + after)
+    assert run["status"] == "error" and health["active_runs"] == 0  # its slot is free again
