@@ -27,6 +27,7 @@ def test_a_bad_redis_url_is_one_line_without_its_password(monkeypatch: pytest.Mo
 
 
 def test_redis_with_sqlite_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SLEUTH_DATABASE_URL", raising=False)  # whichever store the test run uses
     monkeypatch.setenv("SLEUTH_REDIS_URL", "redis://127.0.0.1:6379/0")
     with pytest.raises(SettingsError) as caught:
         load_settings()
@@ -37,6 +38,7 @@ def test_redis_with_sqlite_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_redis_with_postgresql_is_the_distributed_topology(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SLEUTH_DATABASE_URL", raising=False)
     assert not load_settings().distributed  # the embedded default
     monkeypatch.setenv("SLEUTH_DATABASE_URL", PG)
     monkeypatch.setenv("SLEUTH_REDIS_URL", "redis://:pw-1234@127.0.0.1:6379/3")
@@ -46,6 +48,7 @@ def test_redis_with_postgresql_is_the_distributed_topology(monkeypatch: pytest.M
 
 @pytest.mark.parametrize("args", [["worker"], ["serve", "--port", "1"]])
 def test_commands_refuse_redis_without_postgresql_in_one_line(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    monkeypatch.delenv("SLEUTH_DATABASE_URL", raising=False)
     monkeypatch.setenv("SLEUTH_REDIS_URL", "redis://:pw-1234@127.0.0.1:6379/0")
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
