@@ -13,6 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """For pytest-xdist's `--dist loadgroup` (scripts/test): a test module runs on one worker, so its
+    module-scoped fixtures (a shared server) start once; the browser tests all run on one worker,
+    so one Chromium and one set of `sleuth serve` subprocesses serve them. Without xdist the
+    marker does nothing."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        group = "e2e" if path.startswith("tests/e2e/") else path
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     from sleuth.redaction import redact_url
     from support.databases import TEST_DATABASE_URL

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -61,8 +61,10 @@ class Server:
             return ""
 
 
-def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: float = 60.0) -> Server:
-    """`sleuth serve` on a free port with its own data dir; returns once /api/health answers."""
+def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
+    """`sleuth serve` on a free port with its own data dir; returns once /api/health answers, or
+    fails once the process has exited. No wall-clock limit: the start-up loads litellm and runs
+    the checks (seconds, many more on a loaded machine), and a server that cannot start exits."""
     _check_dist()
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -87,7 +89,6 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
     )
     log.close()
     server = Server(name, f"http://127.0.0.1:{port}", data_dir, log_path, process, env)
-    deadline = time.monotonic() + timeout_s
     while True:
         if process.poll() is not None:
             pytest.fail(f"sleuth serve ({name}) exited with {process.returncode}:\n{server.log_tail()}", pytrace=False)
@@ -97,13 +98,8 @@ def start_server(name: str, root: Path, extra_env: dict[str, str], timeout_s: fl
                     return server
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
-        if time.monotonic() > deadline:
-            stop_server(server)
-            pytest.fail(
-                f"sleuth serve ({name}) did not answer /api/health in {timeout_s:.0f}s:\n{server.log_tail()}",
-                pytrace=False,
-            )
-        time.sleep(0.1)  # polling a subprocess's port; no browser involved
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=0.1)  # between polls of the port, an exit ends the wait at once
 
 
 def stop_server(server: Server) -> None:

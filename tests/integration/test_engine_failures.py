@@ -168,7 +168,8 @@ async def test_global_deadline_ends_the_run_within_a_second() -> None:
     assert "deadline" in [p.obj.level for p in run.of("degraded")]
     # the stop comes less than one real second (1000 scaled seconds) after the deadline
     assert 1000 <= run.times[-1] - run.times[0] <= 1000 + 1000
-    assert real_elapsed < 10
+    # it did not wait for a hung call to give up (the call timeout is real time, not scaled)
+    assert real_elapsed < settings.llm_timeout_s
     assert run.of("report"), "a report is published even at the deadline"
 
 
