@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -62,9 +63,13 @@ class Server:
 
 
 def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
-    """`sleuth serve` on a free port with its own data dir; returns once /api/health answers, or
-    fails once the process has exited. No wall-clock limit: the start-up loads litellm and runs
-    the checks (seconds, many more on a loaded machine), and a server that cannot start exits."""
+    """`sleuth serve` on a free port with its own data dir; returns once /api/health says every
+    engine process has warmed up, or fails once the process has exited. No wall-clock limit: the
+    start-up loads litellm and runs the checks, and each engine imports the research code and
+    builds its search tools (seconds; minutes on a loaded machine). A browser test's ceilings are
+    for what the UI does; a run sent before an engine is warm would spend them waiting for the
+    warm-up (repeat run 2: three browser tests saw "Starting" for 90 s). A server that cannot
+    start exits."""
     _check_dist()
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -94,7 +99,8 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
             pytest.fail(f"sleuth serve ({name}) exited with {process.returncode}:\n{server.log_tail()}", pytrace=False)
         try:
             with urllib.request.urlopen(f"{server.base_url}/api/health", timeout=2) as response:
-                if response.status == 200:
+                health = json.loads(response.read())
+                if response.status == 200 and health["engines_ready"] >= health["engines"]:
                     return server
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
