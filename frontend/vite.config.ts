@@ -47,5 +47,8 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["test/**/*.test.{ts,tsx}"],
+    // A ceiling for a test that hangs, not a speed check: on a loaded two-core machine a jsdom
+    // component test can take seconds (vitest's default ceiling is 5 s).
+    testTimeout: 60_000,
   },
 });

@@ -6,11 +6,31 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist (`scripts/test` runs `-n 2`): a test module runs on one worker, so its
+    module-scoped fixtures (a shared server) start once, and the browser tests all run on one
+    worker, so one Chromium and one set of `sleuth serve` subprocesses serve them. An explicit
+    `--dist` other than the default `load` is left to xdist. (`--dist loadgroup` cannot do this:
+    xdist 3.8 renames test ids through an attribute pytest 9 no longer reads.)"""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesAndBrowser(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "tests/e2e" if path.startswith("tests/e2e/") else path
+
+    return ModulesAndBrowser(config, log)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -167,6 +167,9 @@ class Settings(BaseSettings):
     heartbeat_s: float = Field(default=15.0, ge=0.05, description="SSE heartbeat after this long without a packet.")
     max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
     retry_after_s: int = Field(default=5, ge=1, description="Retry-After sent with a 429.")
+    cancel_wait_s: float = Field(
+        default=5.0, gt=0, description="How long a cancel request waits for the run to end before it answers."
+    )
     web_dist: str | None = Field(default=None, description="The built web UI; unset: frontend/dist.")
 
     # LLM gateway.

@@ -1,5 +1,5 @@
 // @vitest-environment node
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openRunStream, SseParser, type ConnectionState } from "../src/sse";
 import type { Packet } from "../src/types";
 
@@ -97,18 +97,24 @@ describe("openRunStream", () => {
   });
 
   it("close() stops reconnecting", async () => {
-    let n = 0;
-    const fetchImpl = (async () => {
-      n++;
-      return new Response("oops", { status: 503 });
-    }) as unknown as typeof fetch;
-    const s = openRunStream({ runId: "r", fetchImpl, baseDelayMs: 5, onPacket: () => undefined });
-    await new Promise((r) => setTimeout(r, 30));
-    s.close();
-    expect(await s.done).toBe("closed");
-    const after = n;
-    await new Promise((r) => setTimeout(r, 30));
-    expect(n).toBe(after);
-    expect(n).toBeGreaterThan(1);
+    // Fake timers: the backoff waits on the test's clock, so "it retried" and "nothing after
+    // close" hold however slowly a loaded machine runs the real ones.
+    vi.useFakeTimers();
+    try {
+      let n = 0;
+      const fetchImpl = (async () => {
+        n++;
+        return new Response("oops", { status: 503 });
+      }) as unknown as typeof fetch;
+      const s = openRunStream({ runId: "r", fetchImpl, baseDelayMs: 5, onPacket: () => undefined });
+      while (n < 2) await vi.advanceTimersByTimeAsync(1); // through the first backoff: it reconnects
+      s.close();
+      expect(await s.done).toBe("closed");
+      const after = n;
+      await vi.advanceTimersByTimeAsync(60_000); // longer than any backoff it could still be waiting
+      expect(n).toBe(after);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

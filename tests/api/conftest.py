@@ -55,14 +55,12 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    started = threading.Event()
-    # uvicorn has no "started" callback; `started` flips once the socket serves.
-    for _ in range(1000):
-        if server.started:
-            started.set()
-            break
+    # uvicorn has no "started" callback: `server.started` flips once the lifespan has run and the
+    # socket serves, and a start-up that fails ends `server.run` (the thread). Either ends the wait,
+    # however long a loaded machine takes to get there (the lifespan loads litellm: seconds).
+    while not server.started and thread.is_alive():
         thread.join(0.01)
-    assert started.is_set(), "uvicorn did not start"
+    assert server.started, "uvicorn did not start (its log above says why)"
     try:
         yield LiveServer(f"http://127.0.0.1:{port}", settings, server, thread, app.state)
     finally:

@@ -159,9 +159,12 @@ def scripted_server(tmp_path_factory: pytest.TempPathFactory, scripted_llm: Any)
 # --------------------------------------------------------------------------- screenshots
 
 
-@pytest.fixture(scope="package", autouse=True)
-def _fresh_screens_copy() -> None:
-    shutil.rmtree(SCREENS_COPY, ignore_errors=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """A fresh copy of the screenshots per test session. Under pytest-xdist only the controller
+    clears it (`workerinput` marks a worker), before any worker starts: a worker clearing it could
+    remove what another worker is copying there."""
+    if not hasattr(config, "workerinput"):
+        shutil.rmtree(SCREENS_COPY, ignore_errors=True)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from sleuth.scripted.engine import Run, run_engine, scripted_settings
 from sleuth.scripted.scenarios import ResearchModel, assistant_turns
 from sleuth.scripted.server import Reply, ScriptedLLM
 from support.invariants import check_invariants
+from support.lag import LoopLag
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 REAL_SECONDS_PER_BUDGET = 10.0
@@ -46,10 +47,11 @@ def lane(run: Run, tab: int) -> list[Any]:
 @pytest.mark.parametrize("budget", [15.0, 60.0, 120.0, 1800.0])
 async def test_a_budget_researches_force_reports_a_hung_agent_and_ends_in_time(budget: float) -> None:
     model = OneLaneHangs(tasks_per_cycle=[["descriptor protocol __get__", "stuck attribute lookup task"]])
-    clock = ScaledClock(budget / REAL_SECONDS_PER_BUDGET)
-    with ScriptedLLM(model) as llm:
-        request = ResearchRequest(question=QUESTION, time_budget_s=budget, clarify=False)
-        run = await run_engine(scripted_settings(llm), request, clock=clock)
+    async with LoopLag() as lag:
+        clock = ScaledClock(budget / REAL_SECONDS_PER_BUDGET)
+        with ScriptedLLM(model) as llm:
+            request = ResearchRequest(question=QUESTION, time_budget_s=budget, clarify=False)
+            run = await run_engine(scripted_settings(llm), request, clock=clock)
     check_invariants(run.packets)
     assert run.of("run_start")[0].obj.time_budget_s == budget
     assert run.stop_reason == "completed" and run.of("report")
@@ -61,8 +63,9 @@ async def test_a_budget_researches_force_reports_a_hung_agent_and_ends_in_time(b
     assert "search_start" in {p.obj.type for p in stuck}
     assert [p.obj.level for p in stuck if p.obj.type == "degraded"] == ["agent_force_report", "agent_hard_timeout"]
     assert {t for t in asyncio.all_tasks() if t is not asyncio.current_task()} == set()
-    # the run ends by its deadline (plus the one second the contract allows)
-    assert run.times[-1] - run.times[0] <= budget + 1
+    # the run ends by its deadline (plus the one second the contract allows, and however late the
+    # loop ran: at 1800 s in 10 real seconds a scaled second is 5.6 real ms)
+    assert run.times[-1] - run.times[0] <= budget + 1 + lag.allowance(clock), lag.late_s
     left = [p.obj.time_left_s for p in run.of("progress")]
     assert left and all(0 <= a <= budget for a in left) and left == sorted(left, reverse=True)
 

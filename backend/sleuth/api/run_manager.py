@@ -230,8 +230,9 @@ class RunManager:
         finally:
             self._release(live)
 
-    async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
-        """Cancel a live run and wait (bounded) for it to end. False if it is not live here."""
+    async def cancel(self, run_id: str, wait_s: float | None = None) -> bool:
+        """Cancel a live run and wait (at most `wait_s`, default `cancel_wait_s`) for it to end. False
+        if it is not live here."""
         live = self._live.get(run_id)
         if live is None:
             return False
@@ -241,7 +242,7 @@ class RunManager:
             self._executor.cancel(run_id)
             log_run_event("run_cancel_requested", run_id)
         try:
-            await asyncio.wait_for(asyncio.shield(live.done), timeout=wait_s)
+            await asyncio.wait_for(asyncio.shield(live.done), timeout=self._settings.cancel_wait_s if wait_s is None else wait_s)
         except TimeoutError:
             pass
         return True

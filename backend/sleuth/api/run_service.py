@@ -56,8 +56,9 @@ class RunService(Protocol):
     ) -> RunRecord:
         """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything."""
 
-    async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
-        """Cancel a running run and wait (bounded) for it to end. False if it is not running."""
+    async def cancel(self, run_id: str, wait_s: float | None = None) -> bool:
+        """Cancel a running run and wait (at most `wait_s`, default `cancel_wait_s`) for it to end.
+        False if it is not running."""
 
     async def deliver_plan_answer(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:
         """Send the user's answer to a run waiting for plan review; one answer per review."""

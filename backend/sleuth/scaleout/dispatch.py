@@ -137,7 +137,7 @@ class Dispatcher:
         log_run_event("run_started", record.id, session_id=session_id, kind=kind, mode=request.mode)
         return record
 
-    async def cancel(self, run_id: str, wait_s: float = 5.0) -> bool:
+    async def cancel(self, run_id: str, wait_s: float | None = None) -> bool:
         record = await asyncio.to_thread(self._store.get_run, run_id)
         if record is None or record.status != "running":
             return False
@@ -145,7 +145,7 @@ class Dispatcher:
         log_run_event("run_cancel_requested", run_id)
         channel = await self._channels.open(run_id)
         if channel is not None:
-            await _until_done(channel, wait_s)
+            await _until_done(channel, self._settings.cancel_wait_s if wait_s is None else wait_s)
         return True
 
     async def deliver_plan_answer(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:

@@ -12,14 +12,17 @@ export function normalisePlacement(p: Partial<Placement> | undefined): Placement
   };
 }
 
+/** A copy of `items` with the element at `i` replaced by `fn(element)`. */
+export function replaceAt<T, U extends T = T>(items: readonly T[], i: number, fn: (item: U) => U): T[] {
+  const out = items.slice();
+  out[i] = fn(items[i] as U);
+  return out;
+}
+
 /** Return the state with turn `index` replaced by `fn(turn)`; turns stay sorted by index. */
 export function withTurn(s: RunState, index: number, fn: (t: Turn) => Turn): RunState {
   const at = s.turns.findIndex((t) => t.index === index);
-  if (at >= 0) {
-    const turns = s.turns.slice();
-    turns[at] = fn(turns[at]);
-    return { ...s, turns };
-  }
+  if (at >= 0) return { ...s, turns: replaceAt(s.turns, at, fn) };
   const turns = [...s.turns, fn({ index, blocks: [] })].sort((a, b) => a.index - b.index);
   return { ...s, turns };
 }
@@ -49,9 +52,7 @@ export function updateOpenBlock<K extends Block["kind"]>(
   return withTurn(s, place.turn_index, (t) => {
     const i = lastIndexOf(t.blocks, kind, true);
     if (i < 0) return { ...t, blocks: [...t.blocks, create()] };
-    const blocks = t.blocks.slice();
-    blocks[i] = fn(blocks[i] as BlockOf<K>);
-    return { ...t, blocks };
+    return { ...t, blocks: replaceAt<Block, BlockOf<K>>(t.blocks, i, fn) };
   });
 }
 
@@ -70,11 +71,7 @@ export function updateLastBlockAnyTurn<K extends Block["kind"]>(
   for (const t of order) {
     const i = lastIndexOf(t.blocks, kind, false);
     if (i >= 0) {
-      return withTurn(s, t.index, (turn) => {
-        const blocks = turn.blocks.slice();
-        blocks[i] = fn(blocks[i] as BlockOf<K>);
-        return { ...turn, blocks };
-      });
+      return withTurn(s, t.index, (turn) => ({ ...turn, blocks: replaceAt<Block, BlockOf<K>>(turn.blocks, i, fn) }));
     }
   }
   return pushBlock(s, place, create());

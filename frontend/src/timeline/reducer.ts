@@ -8,6 +8,7 @@ import {
   normalisePlacement,
   pushBlock,
   registerDocuments,
+  replaceAt,
   updateLastBlockAnyTurn,
   updateOpenBlock,
   withTurn,
@@ -276,10 +277,7 @@ function reduceSectionEnd(s: RunState, place: Placement): RunState {
     if (place.sub_turn_index !== null) {
       return withLane(s, place, (l) => {
         const i = l.steps.findIndex((st) => st.index === place.sub_turn_index);
-        if (i < 0) return l;
-        const steps = l.steps.slice();
-        steps[i] = { ...steps[i], done: true };
-        return { ...l, steps };
+        return i < 0 ? l : { ...l, steps: replaceAt(l.steps, i, (st) => ({ ...st, done: true })) };
       });
     }
     // The top of a lane ends: done, unless it already failed or timed out.
@@ -294,9 +292,7 @@ function reduceSectionEnd(s: RunState, place: Placement): RunState {
     for (let i = t.blocks.length - 1; i >= 0; i--) {
       const b = t.blocks[i];
       if ((b.kind === "plan" || b.kind === "thinking" || b.kind === "message") && !b.done) {
-        const blocks = t.blocks.slice();
-        blocks[i] = { ...b, done: true } as PlanBlock | ThinkingBlock | MessageBlock;
-        return { ...t, blocks };
+        return { ...t, blocks: replaceAt(t.blocks, i, () => ({ ...b, done: true }) as PlanBlock | ThinkingBlock | MessageBlock) };
       }
     }
     return t;
