@@ -374,6 +374,21 @@ async def bench(args: argparse.Namespace, database_url: str | None) -> None:
     print(f"RSS per active run             {(peak[0] - baseline) / 1024 / args.runs:.2f} MB")
     print(f"replay of {replayed} packets    {replay_s * 1000:.0f} ms")
     print(f"load                           {load_before} before the runs, {load_after} after")
+    targets = [  # (figure, value, target, whether the value must reach the target rather than stay under it)
+        ("all runs complete", completed, args.runs, True),
+        ("server start -> /api/health (ms)", health_s * 1000, 1000, False),
+        ("first run: POST -> 1st packet (ms)", first_run_ms, 100, False),
+        ("POST -> 1st packet created p50 (ms)", statistics.median(first_created), 100, False),
+        ("delivery delay p99 (ms)", percentile(delays, 0.99), 50, False),
+        # half of the 0.43 s issue 12 measured on a quiet machine; CPU time too grows with the load
+        ("engine CPU per run (s)", engine_cpu / args.runs, 0.215, False),
+        ("RSS per active run (MB)", (peak[0] - baseline) / 1024 / args.runs, 2, False),
+        ("replay of 10,000 packets (ms)", replay_s * 1000, 200, False),
+    ]
+    print("targets (wall figures: judge them on a quiet machine)")
+    for name, value, target, at_least in targets:
+        met = value >= target if at_least else value <= target
+        print(f"  {name:<36} {value:8.1f}  target {'>=' if at_least else '<='} {target}: {'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":
