@@ -64,6 +64,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         try:
             yield
         finally:
+            app.state.model_checks.stop()
             await app.state.audio.shutdown()
             await manager.shutdown()
             store.close()

@@ -37,6 +37,11 @@ class ModelChecks:
         checks = await asyncio.shield(self._checks)  # one request giving up must not cancel it for all
         return next((check.detail for check in checks if not check.ok), None)
 
+    def stop(self) -> None:
+        """At shutdown: a check still under way is not waited for (its thread finishes on its own)."""
+        if self._checks is not None:
+            self._checks.cancel()
+
     async def _check(self) -> list[Check]:
         await litellm_ready()
         checks = await asyncio.to_thread(lambda: list(check_models(self._settings, None)))
