@@ -114,7 +114,10 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
             for _ in response:
                 pass
         except Exception as exc:  # a model litellm cannot resolve fails for real at the run's preflight
-            log.info("litellm warm-up of %s skipped: %s", model, type(exc).__name__)
+            # A warning, not a note: litellm's lazy imports depend on their order, and a warm-up that
+            # failed on one (ImportError from a partially initialised module was seen) can leave every
+            # later call that offers tools failing the same way; the log should say so first.
+            log.warning("litellm warm-up of %s failed: %s: %s", model, type(exc).__name__, exc)
 
 
 def freeze_loaded(*, collect: bool) -> None:
