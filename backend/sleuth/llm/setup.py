@@ -114,9 +114,8 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
             for _ in response:
                 pass
         except Exception as exc:  # a model litellm cannot resolve fails for real at the run's preflight
-            # A warning, not a note: litellm's lazy imports depend on their order, and a warm-up that
-            # failed on one (ImportError from a partially initialised module was seen) can leave every
-            # later call that offers tools failing the same way; the log should say so first.
+            # A warning with its message, not a note: the first run then pays for what the warm-up
+            # would have loaded, or fails with the same error, and the log should say why first.
             log.warning("litellm warm-up of %s failed: %s: %s", model, type(exc).__name__, exc)
 
 
