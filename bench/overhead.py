@@ -38,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_openai import CallRecord, FakeOpenAI  # noqa: E402
+from loadavg import load_average  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 SLOW_CALLBACK = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
@@ -59,10 +60,6 @@ class RunFigures:
     user_cpu_s: float
     model_calls: int
     slow_callbacks: list[tuple[float, str]] = field(default_factory=list)  # seconds, what ran
-
-
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def busy_seconds(calls: list[CallRecord]) -> float:

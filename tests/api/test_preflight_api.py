@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from conftest import QUESTION, LiveServer, live_server, read_events
 from sleuth.scripted.engine import scripted_settings
@@ -28,6 +29,21 @@ async def test_a_missing_corpus_is_a_400_and_nothing_is_stored(llm: ScriptedLLM)
             message = await client.post(f"/api/sessions/{session}/messages", json={"content": QUESTION})
             assert message.status_code == 400 and "SLEUTH_CORPUS" in message.json()["detail"]
             assert count(server, "runs") == 0 and count(server, "messages") == 0
+    assert llm.requests == []
+
+
+async def test_a_model_without_its_key_is_a_400_and_nothing_is_stored(
+    llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server checks the models once, in the background after it starts; requests reuse that answer.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with live_server(scripted_settings(llm, api_key=None)) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=90) as client:
+            for _ in range(2):
+                refused = await client.post("/api/research", json={"question": QUESTION})
+                assert refused.status_code == 400
+                assert "needs OPENAI_API_KEY" in refused.json()["detail"]
+            assert count(server, "sessions") == 0 and count(server, "runs") == 0
     assert llm.requests == []
 
 

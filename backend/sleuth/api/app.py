@@ -15,13 +15,14 @@ from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
+from sleuth.api.model_checks import ModelChecks
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
 from sleuth.api.run_manager import Engine, RunManager
 from sleuth.api.run_service import RunService
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
-from sleuth.research.preflight import run_checks
+from sleuth.research.preflight import LOCAL_CHECKS, run_checks
 from sleuth.store import Store
 
 log = logging.getLogger(__name__)
@@ -61,14 +62,16 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.audio = AudioJobs(settings, store)
         await manager.start()
         await app.state.audio.recover()
-        # Once at start-up: the checks load litellm (seconds), which must not stall the first request;
-        # and a broken setup is in the log before anyone asks.
-        for check in await asyncio.to_thread(run_checks, settings):
+        # A broken setup is in the log before anyone asks. The model check loads litellm (seconds
+        # of CPU): it goes on in the background, so the server answers (health first) meanwhile.
+        app.state.model_checks.start()
+        for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
             if not check.ok:
                 log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)
         try:
             yield
         finally:
+            app.state.model_checks.stop()
             await app.state.audio.shutdown()
             await manager.shutdown()
             store.close()
@@ -77,6 +80,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app = FastAPI(title="Sleuth", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     app.state.limits = limits
+    app.state.model_checks = ModelChecks(settings)
     install_error_handlers(app)
 
     api = APIRouter(prefix="/api")

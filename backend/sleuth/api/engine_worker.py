@@ -15,7 +15,6 @@ here, once; the parent stores and sends that very text.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
+from sleuth.llm.setup import freeze_loaded
 from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -46,10 +46,8 @@ async def warm_up(settings: Settings) -> None:
     """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
     On a thread: the loop keeps serving commands (a cancel) meanwhile."""
     await asyncio.to_thread(_warm_up, settings)
-    # What is loaded by now lives as long as the process: freezing it keeps every later full
-    # collection from walking litellm's heap again (a run's own garbage is still collected).
-    gc.collect()
-    gc.freeze()
+    # No run has started yet: a full pass costs no run anything (a run's own garbage is still collected).
+    freeze_loaded(collect=True)
 
 
 def _warm_up(settings: Settings) -> None:

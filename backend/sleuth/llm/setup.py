@@ -114,23 +114,41 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
             for _ in response:
                 pass
         except Exception as exc:  # a model litellm cannot resolve fails for real at the run's preflight
-            log.info("litellm warm-up of %s skipped: %s", model, type(exc).__name__)
+            # A warning with its message, not a note: the first run then pays for what the warm-up
+            # would have loaded, or fails with the same error, and the log should say why first.
+            log.warning("litellm warm-up of %s failed: %s: %s", model, type(exc).__name__, exc)
 
 
-def _preload() -> None:
+def freeze_loaded(*, collect: bool) -> None:
+    """Move everything alive now out of the collector's sight for good.
+
+    What a process has imported (litellm's heap above all) lives as long as the process, so no
+    later collection needs to walk it again, and exit does not either. `collect` first frees the
+    garbage of the warm-up; it holds the interpreter for the whole pass, so a process whose event
+    loop is already serving skips it (the little garbage frozen with the rest is never freed).
+    """
+    if collect:
+        gc.collect()
+    gc.freeze()
+
+
+def _preload(warm_tools: bool) -> None:
     try:
-        warm_tool_path()
+        if warm_tools:
+            warm_tool_path()
+        else:
+            litellm_module()
     except Exception as exc:  # warming is an optimisation; the first real call does the same work
         log.debug("litellm warm-up failed: %s", exc)
     finally:
-        # What was imported lives for the whole process: move it out of the collector's sight, so
-        # no later collection walks litellm's heap again (and exit does not either).
-        gc.freeze()
+        freeze_loaded(collect=False)
         gc.enable()
 
 
-def preload() -> None:
-    """Start importing and warming litellm on a background thread (once per process).
+def preload(*, warm_tools: bool = True) -> None:
+    """Start importing litellm, and with `warm_tools` warming its tool path, on a background thread
+    (once per process). A process that makes no model call of its own (the server) needs only the
+    import.
 
     The collector is paused until then: importing creates hundreds of thousands of objects and no
     garbage worth collecting, and every collection in between would walk all of them.
@@ -140,5 +158,5 @@ def preload() -> None:
         if _preloading is not None or _module is not None:
             return
         gc.disable()
-        _preloading = threading.Thread(target=_preload, name="litellm-preload", daemon=True)
+        _preloading = threading.Thread(target=_preload, args=(warm_tools,), name="litellm-preload", daemon=True)
         _preloading.start()

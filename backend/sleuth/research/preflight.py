@@ -124,13 +124,16 @@ def check_sources(settings: Settings, request: ResearchRequest | None) -> Iterab
         yield Check("sources", True, ", ".join(names))
 
 
-# The checks that need no model client: the CLI makes them before `run_start`, the model check after.
+# The checks that need no model client: the CLI makes them before `run_start`, the model check after;
+# the server makes the model check once (`api/model_checks.py`) and these for each request.
 LOCAL_CHECKS: list[Checker] = [check_search, check_corpus, check_sources]
 CHECKS: list[Checker] = [check_models, *LOCAL_CHECKS]
 
 
-def run_checks(settings: Settings, request: ResearchRequest | None = None) -> list[Check]:
-    return [check for checker in CHECKS for check in checker(settings, request)]
+def run_checks(
+    settings: Settings, request: ResearchRequest | None = None, checks: list[Checker] = CHECKS
+) -> list[Check]:
+    return [check for checker in checks for check in checker(settings, request)]
 
 
 def preflight(settings: Settings, request: ResearchRequest | None = None, checks: list[Checker] = CHECKS) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from sleuth.api.limits import ApiLimits
+from sleuth.api.model_checks import ModelChecks
 from sleuth.api.run_service import RunService
 from sleuth.api.schemas import ErrorOut
 from sleuth.config import Settings
@@ -31,6 +32,11 @@ def limits_of(request: Request) -> ApiLimits:
 def settings_of(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
+
+
+def model_checks_of(request: Request) -> ModelChecks:
+    checks: ModelChecks = request.app.state.model_checks
+    return checks
 
 
 def not_found(kind: str, item_id: str) -> HTTPException:

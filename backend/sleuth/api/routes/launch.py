@@ -8,11 +8,11 @@ from fastapi import HTTPException, Request
 
 from sleuth.api.conversation import PlannedRun, plan_run
 from sleuth.api.followups import NoReport, followup_request
-from sleuth.api.routes.deps import limits_of, manager_of, settings_of, store_of
+from sleuth.api.routes.deps import limits_of, manager_of, model_checks_of, settings_of, store_of
 from sleuth.api.run_service import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
-from sleuth.research.preflight import PreflightError, preflight
+from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord
 from sleuth.store.ids import new_id
@@ -37,7 +37,12 @@ async def check_capacity(request: Request, session_id: str | None = None) -> Non
 async def check_preflight(request: Request, research: ResearchRequest) -> None:
     """Refuse, before anything is stored, a run that the settings would make fail."""
     try:
-        await asyncio.to_thread(preflight, settings_of(request), research)
+        # The local checks first, as the CLI makes them: they need no litellm, so a refusal for
+        # them never waits for its import just after the server starts.
+        await asyncio.to_thread(preflight, settings_of(request), research, LOCAL_CHECKS)
+        problem = await model_checks_of(request).problem()
+        if problem is not None:
+            raise PreflightError(problem)
     except PreflightError as exc:
         raise HTTPException(status_code=400, detail=f"research cannot start: {exc}") from None
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 
 from sleuth.api.routes.deps import responses
-from sleuth.api.routes.launch import check_capacity, check_length, check_preflight, chosen_sources, start_run
+from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
 from sleuth.api.schemas import ResearchCreate, RunCreated
-from sleuth.research.types import ResearchRequest
 from sleuth.store.ids import new_id
 
 router = APIRouter(tags=["research"])
@@ -22,11 +21,7 @@ router = APIRouter(tags=["research"])
 async def research(request: Request, body: ResearchCreate) -> RunCreated:
     check_length(request, body.question)
     await check_capacity(request)  # before creating a session that would stay empty
-    chosen = chosen_sources(body.sources)
-    await check_preflight(
-        request,
-        ResearchRequest(question=body.question, mode=body.mode, time_budget_s=body.time_budget_s, sources=chosen),
-    )
+    # Preflight is `start_run`'s, before it stores anything (the session is created with the run).
     return await start_run(
         request,
         new_id("s"),
@@ -34,7 +29,7 @@ async def research(request: Request, body: ResearchCreate) -> RunCreated:
         mode=body.mode,
         clarify=body.clarify,
         time_budget_s=body.time_budget_s,
-        chosen=chosen,
+        chosen=chosen_sources(body.sources),
         review_plan=body.review_plan,
         new_session=True,
     )
