@@ -62,6 +62,9 @@ def test_builtin_topics_have_real_titles() -> None:
         ("", None),
         ("Ça déjà-vu", '"ça" OR "déjà" OR "vu"'),
         ("x x X", '"x"'),
+        # an identifier is also searched as the phrase of its parts, which the index stores in order
+        ("subprocess.run output", '"subprocess" OR "run" OR "output" OR "subprocess run"'),
+        ("lru_cache", '"lru" OR "cache" OR "lru cache"'),
     ],
 )
 def test_fts_query_quotes_every_term(text: str, expected: str | None) -> None:
