@@ -8,18 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sleuth.words import FUNCTION_WORDS
+from sleuth.words import FUNCTION_WORDS, QUESTION_WORDS
 
 # Function words and question scaffolding: they say nothing about the subject of a question.
-STOPWORDS: frozenset[str] = FUNCTION_WORDS | frozenset(
-    """
-    actually best care compare compared curious describe difference different e.g especially etc
-    exactly explain find get gets give good got happen happens i.e interested kind know let lets
-    like look mainly make makes many mean means mostly much need needs one particularly please
-    question really research show sort tell thing two use used uses using versus vs want way ways
-    wondering work works
-    """.split()
-)
+STOPWORDS: frozenset[str] = FUNCTION_WORDS | QUESTION_WORDS
 
 # Words that make a request vague when they stand in for the subject ("tell me stuff").
 VAGUE_WORDS: frozenset[str] = frozenset(
