@@ -27,7 +27,9 @@ def test_an_unreviewed_plan_costs_no_confidence_but_a_stopped_agent_does() -> No
     assert confidence(WELL_SOURCED, RunTally(degraded=["deadline"])) == ("low", "cut_short")
 
 
-QUESTION = "How does functools.lru_cache decide which entries to evict, and how can I inspect its cache hits and misses?"
+QUESTION = (
+    "How does functools.lru_cache decide which entries to evict, and how can I inspect its cache hits and misses?"
+)
 ANSWERED = (
     "`functools.lru_cache()`: Decorator to wrap a function with a memoizing callable that saves up to the"
     " maxsize most recent calls. [1] The LRU feature discards the least recently used entries when the"
