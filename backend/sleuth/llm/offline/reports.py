@@ -34,7 +34,7 @@ from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
-MAX_REPORT_SENTENCES = 14
+MAX_REPORT_SENTENCES = 20
 MAX_PER_SOURCE = 8
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
@@ -50,6 +50,9 @@ LEAD_BONUS = 2.0
 TERM_HEADING_SHARE = 1.0  # under a defined term ("- spawn"), every sentence is about that term
 HEADING_CAP = 4.0
 PAGE_TITLE_BONUS = 1.5
+
+
+_NAMED_SUBJECT = re.compile(r"""^["'`]?[\w.()-]+["'`]?: \S""")
 
 
 def approx_tokens(text: str) -> int:
@@ -130,8 +133,10 @@ def _score(
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if lead:
         score += LEAD_BONUS * min(1.0, terms.weight(name) / 2.0)
-    if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
-        score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
+    if len(tokens(sentence)) < SHORT_SENTENCE_WORDS and not _NAMED_SUBJECT.match(sentence):
+        # short sentences are rarely self-contained facts ("... improved as well."), unless they
+        # open with what they are about, as a table row does ('"ignore": never print matching warnings.')
+        score *= 0.6
     if is_dangling(sentence):
         score *= 0.5  # "It ..." / "This ..." lose their referent once extracted
     score /= 1.0 + len(tokens(sentence)) / 60.0  # prefer crisp sentences over long ones
