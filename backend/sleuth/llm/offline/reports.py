@@ -43,6 +43,7 @@ SHORT_SENTENCE_WORDS = 6
 SECTION_SENTENCES = 4
 MAX_SECTION_SENTENCES = 6
 QUESTION_SHARE = 0.5  # a section prefers, among its step's sentences, those on the question asked
+SOURCE_SHARE = 0.75  # and those from the sources the agents quoted most
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
 HEADING_SHARE = 0.5
@@ -300,10 +301,25 @@ def final_report(request: OfflineRequest) -> Reply:
     all_units = [(f_index, unit) for f_index, finding in enumerate(data.findings) for unit in finding.units]
     used: list[CitedUnit] = []
 
+    # Where the research found most: the source the agents quoted most is the one about the
+    # question; a page one agent opened by the way ("pickle" for a question on json) has a sentence
+    # or two that share the step's words without answering it.
+    quoted: dict[int, int] = {}
+    for _, unit in all_units:
+        for number in set(unit.numbers):
+            quoted[number] = quoted.get(number, 0) + 1
+    most = max(quoted.values(), default=1)
+
+    def centrality(unit: CitedUnit) -> float:
+        return max((quoted.get(number, 0) for number in unit.numbers), default=0) / most
+
     # Summary: the sentences that overlap the question most, from different findings if possible.
     summary_pool = [
         (
-            overlap(term_set(unit.bare), question_terms) * 2 - (0.5 if is_dangling(unit.bare) else 0) - f_index * 0.01,
+            overlap(term_set(unit.bare), question_terms) * 2
+            + SOURCE_SHARE * centrality(unit)
+            - (0.5 if is_dangling(unit.bare) else 0)
+            - f_index * 0.01,
             unit,
         )
         for f_index, unit in all_units
@@ -324,6 +340,7 @@ def final_report(request: OfflineRequest) -> Reply:
             (1.0 if owned else 0.0)
             + relevance
             + QUESTION_SHARE * overlap(term_set(unit.bare), question_terms)
+            + SOURCE_SHARE * centrality(unit)
             + 0.25 * step_kinds[s_index].cue_bonus(unit.bare)
             - (0.3 if is_dangling(unit.bare) else 0.0)
         )
