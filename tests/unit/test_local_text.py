@@ -66,7 +66,10 @@ def test_builtin_topics_have_real_titles() -> None:
         # and so is each pair of adjacent content words
         ("subprocess.run output", '"subprocess" OR "run" OR "output" OR "subprocess run" OR "run output"'),
         ("lru_cache", '"lru" OR "cache" OR "lru cache"'),
-        ("the global interpreter lock", '"global" OR "interpreter" OR "lock" OR "global interpreter" OR "interpreter lock"'),
+        (
+            "the global interpreter lock",
+            '"global" OR "interpreter" OR "lock" OR "global interpreter" OR "interpreter lock"',
+        ),
     ],
 )
 def test_fts_query_quotes_every_term(text: str, expected: str | None) -> None:

@@ -43,7 +43,8 @@ def phrases(text: str) -> list[str]:
     then each pair of adjacent content words ("global interpreter", "interpreter lock")."""
     found = [" ".join(_TERM.findall(name.lower())) for name in _IDENTIFIER.findall(text)]
     words = [w.lower() for w in _TERM.findall(text) if len(w) <= _MAX_TERM_CHARS]
-    pairs = [f"{a} {b}" for a, b in zip(words, words[1:]) if a != b and a not in STOPWORDS and b not in STOPWORDS]
+    content = [(a, b) for a, b in zip(words, words[1:], strict=False) if a not in STOPWORDS and b not in STOPWORDS]
+    pairs = [f"{a} {b}" for a, b in content if a != b]
     return list(dict.fromkeys(p for p in [*found, *pairs] if len(p) <= _MAX_TERM_CHARS))
 
 
