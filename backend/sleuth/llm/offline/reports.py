@@ -35,7 +35,7 @@ from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
 MAX_REPORT_SENTENCES = 20
-MAX_PER_SOURCE = 8
+MAX_PER_SOURCE = 12  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 MIN_RELEVANCE = 0.9
