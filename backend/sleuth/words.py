@@ -1,6 +1,6 @@
 """The English function words every text matcher in Sleuth ignores: the local search's query
 builder, the claim-support check and the offline model, so a word counts (or not) the same way
-everywhere."""
+everywhere; and the words of a question's scaffolding, which say what is asked, not about what."""
 
 from __future__ import annotations
 
@@ -15,5 +15,18 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     per same shall she should so some such than that the their theirs them then there these they
     this those through to too under until up very via was we were what when where which while who
     whom why will with would you your yours yourself
+    """.split()
+)
+
+# Question scaffolding: "explain", "works", "difference" frame a question without naming its
+# subject. The offline model ignores them when it reads a question; the report's confidence
+# ignores them when it asks whether the cited passages are about the question.
+QUESTION_WORDS: frozenset[str] = frozenset(
+    """
+    actually best care compare compared curious describe difference different e.g especially etc
+    exactly explain find get gets give good got happen happens i.e interested kind know let lets
+    like look mainly make makes many mean means mostly much need needs one particularly please
+    question really research show sort tell thing two use used uses using versus vs want way ways
+    wondering work works
     """.split()
 )

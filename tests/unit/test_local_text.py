@@ -54,14 +54,22 @@ def test_builtin_topics_have_real_titles() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("descriptor __get__", '"descriptor" OR "get"'),
+        ("descriptor __get__", '"descriptor" OR "get" OR "descriptor get"'),
         ('NEAR("a" AND b*)', '"near" OR "b"'),  # operators and single letters are words, quoted
         ("What is the GIL?", '"gil"'),
         ("the", '"the"'),  # only stopwords: keep them rather than search nothing
         ("?!", None),
         ("", None),
-        ("Ça déjà-vu", '"ça" OR "déjà" OR "vu"'),
+        ("Ça déjà-vu", '"ça" OR "déjà" OR "vu" OR "ça déjà" OR "déjà vu"'),
         ("x x X", '"x"'),
+        # an identifier is also searched as the phrase of its parts, which the index stores in order,
+        # and so is each pair of adjacent content words
+        ("subprocess.run output", '"subprocess" OR "run" OR "output" OR "subprocess run" OR "run output"'),
+        ("lru_cache", '"lru" OR "cache" OR "lru cache"'),
+        (
+            "the global interpreter lock",
+            '"global" OR "interpreter" OR "lock" OR "global interpreter" OR "interpreter lock"',
+        ),
     ],
 )
 def test_fts_query_quotes_every_term(text: str, expected: str | None) -> None:

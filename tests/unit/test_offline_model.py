@@ -137,6 +137,10 @@ async def test_plan_keeps_the_question_phrases_intact_and_grammatical() -> None:
     for step in steps[2:]:  # supporting steps name the subjects exactly as the question wrote them
         assert "PostgreSQL MVCC" in step and "concurrent transactions" in step
         assert "handle" not in step and " exist" not in step  # no verb torn out of the question
+    # a possessive stays with its word, so the subject is not split into "Python and s ..."
+    question = "How does Python's cyclic garbage collector work with generations?"
+    steps = steps_of((await call("planner", plan_messages(question))).content)
+    assert all("Python's cyclic garbage collector" in step for step in steps) and " s " not in " ".join(steps)
 
 
 @pytest.mark.parametrize(

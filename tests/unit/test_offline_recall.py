@@ -6,9 +6,11 @@ from __future__ import annotations
 from sleuth.llm.offline.agent import search_queries, task_terms
 from sleuth.llm.offline.reports import agent_report, section_size
 from sleuth.llm.offline.text import (
+    cited_units,
     defined_term,
     entry_name,
     is_dangling,
+    is_fact_sentence,
     is_term_heading,
     sectioned_sentences,
     table_rows,
@@ -155,3 +157,45 @@ def test_weak_sentences_of_other_entries_do_not_crowd_out_the_entry_that_answers
     reply = agent_report(agent_report_request("How does itertools.tee split an iterator?", [page], 150))
     # every other entry mentions an iterator, none is about tee, and the budget holds about 8 sentences
     assert "not threadsafe" in reply.text and "auxiliary storage" in reply.text
+
+
+def test_a_snake_case_entry_is_about_the_words_of_its_name() -> None:
+    entries = "\n\n".join(
+        [
+            "The secrets module generates strong random numbers for passwords and account authentication.",
+            *[
+                f"- secrets.other_{i}(x)\n\nReturn a value computed from the seed in mode {i} of the generator."
+                for i in range(12)
+            ],
+            "- secrets.token_hex([nbytes=None])",
+            "Return a random text string, in hexadecimal, with nbytes random bytes.",
+        ]
+    )
+    page = {"number": 1, "title": "secrets", "url": "corpus://d/secrets.html", "text": entries}
+    task = "Why should secrets be used for generating passwords and security tokens?"
+    reply = agent_report(agent_report_request(task, [page], 120))
+    # the budget holds a few sentences; the entry whose name says "token" is one of them
+    assert "`secrets.token_hex()`: Return a random text string" in reply.text
+
+
+def test_an_index_into_a_name_is_code_not_a_citation_marker() -> None:
+    sentence = "The interesting property of a heap is that its smallest element is always the root, heap[0]."
+    assert is_fact_sentence(sentence)
+    assert not is_fact_sentence("The smallest element is always the root, as the book says [2].")
+    (unit,) = cited_units(f"{sentence} [1]")
+    assert unit.bare == sentence and unit.numbers == [1]
+
+
+def test_a_table_row_is_not_discounted_as_a_short_sentence() -> None:
+    page = {"number": 1, "title": "warnings", "url": "corpus://d/warnings.html", "text": "## Filters\n\n" + TABLE}
+    page["text"] += "\n\nA filter can be ignored when another filter value matches the warning first."
+    reply = agent_report(agent_report_request("Which warnings filter value ignores a warning?", [page], 40))
+    assert reply.text.startswith('"ignore": never print matching warnings. [1]')
+
+
+def test_an_excerpt_keeps_the_term_above_a_definition_it_keeps() -> None:
+    filler = [f"Paragraph {i} talks about sockets and files in general terms here." for i in range(40)]
+    definition = "Subclass of SubprocessError, raised when a process returns a non-zero exit status."
+    page = "\n\n".join([*filler[:20], "- exception subprocess.CalledProcessError", definition, *filler[20:]])
+    shown = focused_text(page, ["non-zero exit status"], 60, lambda text: len(text.split()))
+    assert f"- exception subprocess.CalledProcessError\n\n{definition}" in shown

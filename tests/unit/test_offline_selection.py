@@ -204,3 +204,36 @@ def test_final_report_names_unanswered_steps_in_one_line() -> None:
     assert len(gap_lines) == 1 and "Pitfalls of asyncio cancellation" in gap_lines[0]
     assert "lru_cache evicts entries" not in gap_lines[0]
     assert text.index(gap_lines[0]) < text.index("## ")  # it sits with the summary, above the sections
+
+
+def test_final_report_sections_prefer_the_source_the_agents_quoted_most() -> None:
+    question = "How does json.dumps serialise objects?"
+    plan = ["How does json.dumps serialise objects?", "How can I customise encoding of unsupported types?"]
+    main = [
+        "Serialize obj to a JSON formatted str using the conversion table of json. [1]",
+        "Keys in key/value pairs of JSON are always of the type str in every document. [1]",
+        "The json module always produces str objects, not bytes objects, from dumps. [1]",
+        "To customise encoding, pass a JSONEncoder subclass that overrides default() as cls. [1]",
+    ]
+    # shares more of the second step's words, from a page one agent opened by the way
+    aside = "The optional encoding argument is used to support unsupported types of pickle streams. [2]"
+    findings = [
+        {"task": plan[0], "plan_step": 1, "report": " ".join(main)},
+        {"task": plan[1], "plan_step": 2, "report": " ".join([*main[2:], aside])},
+    ]
+    user = render(
+        "report_user",
+        question=question,
+        clarification=None,
+        mode="light",
+        plan=plan,
+        findings=findings,
+        sources=[],
+        partial=False,
+        min_words=100,
+        max_words=500,
+        max_tokens=2000,
+    )
+    request = OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])
+    section = final_report(request).text.split("## ")[2]
+    assert section.index("JSONEncoder subclass") < section.index("pickle streams")

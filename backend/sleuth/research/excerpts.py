@@ -69,9 +69,14 @@ def focused_text(text: str, asked: Iterable[str], max_tokens: int, count: Callab
     )
     gap_cost = count(GAP) + 2
     for index in ranked:
-        cost = sizes[index] + gap_cost
+        # the heading or defined term right above comes along: "Subclass of SubprocessError, raised
+        # when…" does not say it defines CalledProcessError, its heading does
+        heading = index - 1 if index and index - 1 not in keep and _is_heading(paragraphs[index - 1]) else None
+        cost = sizes[index] + gap_cost + (sizes[heading] if heading is not None else 0)
         if spent + cost <= max_tokens:
             keep.add(index)
+            if heading is not None:
+                keep.add(heading)
             spent += cost
     # Any budget left goes to the text that follows the opening, as a plain cut would have shown.
     for index in range(len(paragraphs)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.method_note import Counts, method_note
+from sleuth.research.relevance import question_coverage
 from sleuth.research.state import RunState
 from sleuth.stream.packets import MethodNote
 
@@ -19,5 +20,6 @@ def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: i
         time_budget_s=state.deadlines.time_budget_s,
         # `started_at` moves past time spent waiting for the user, so this is research time only
         elapsed_s=max(0.0, state.clock.now() - state.deadlines.started_at),
+        coverage=question_coverage(state.request.question, verified.markdown),
     )
     return method_note(counts, state.tally)

@@ -1,4 +1,5 @@
-"""The method note at the end of every report: the run's own counts and a confidence derived from them.
+"""The method note at the end of every report: the run's own counts, and a confidence derived from them
+and from how much of the question the cited passages address.
 
 No model writes any of it, so it cannot overstate what the research did.
 """
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sleuth.prompting import render
+from sleuth.research.relevance import QuestionCoverage
 from sleuth.stream.packets import Degraded, MethodNote, Packet
 from sleuth.tools.base import SourceBlocked
 
@@ -17,6 +19,10 @@ Confidence = Literal["high", "medium", "low"]
 SEVERE = {"deadline", "report_timeout", "orchestrator_force_report", "agent_hard_timeout"}
 # A plan nobody reviewed in time still runs in full: named in the note, no cost to confidence.
 HARMLESS = {"plan_review_timeout"}
+# Shares of the question's subject words the cited sentences contain: below the first the report
+# is about something else, below the second it leaves much of the question unaddressed.
+OFF_TOPIC_SHARE = 0.34
+PARTLY_ANSWERED_SHARE = 0.5
 
 
 @dataclass
@@ -59,6 +65,15 @@ class Counts:
     max_cycles: int
     time_budget_s: float
     elapsed_s: float
+    coverage: QuestionCoverage | None = None  # of the question by the cited sentences; None: not measured
+
+
+def _off_topic(coverage: QuestionCoverage | None) -> bool:
+    """The cited passages are about something else: none names what the question names, or they
+    share too few of its subject words."""
+    if coverage is None:
+        return False
+    return (coverage.names_asked > 0 and coverage.names_found == 0) or coverage.share < OFF_TOPIC_SHARE
 
 
 def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
@@ -69,12 +84,16 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
         return "low", "cut_short"
     if counts.claims_unsupported > 0 and counts.claims_unsupported * 3 >= counts.sources_cited:
         return "low", "unsupported"
+    if _off_topic(counts.coverage):
+        return "low", "off_topic"
     if counts.sources_cited < 3:
         return "medium", "few_sources"
     if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
         return "medium", "removed"
+    if counts.coverage is not None and counts.coverage.share < PARTLY_ANSWERED_SHARE:
+        return "medium", "partly_answered"
     return "high", "well_sourced"
 
 

@@ -52,7 +52,8 @@ _ASPECT_HEADS = frozenset(
 _COMPARISON = re.compile(r"\b(vs\.?|versus|compared?|comparison|better|trade-?offs?|differen\w*|between)\b", re.I)
 _CONTEXT_PREPOSITIONS = ("during", "in", "for", "when", "within", "inside", "under", "on", "with")
 _ARTICLES = frozenset({"the", "a", "an"})
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./+#-][A-Za-z0-9_]+)*|\d+(?:\.\d+)*|\S")
+# A possessive stays on its word: "Python's cyclic garbage collector" is one subject, not "Python" and "s".
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./+#-][A-Za-z0-9_]+)*(?:['’]s\b)?|\d+(?:\.\d+)*|\S")
 _KEYWORD_NOUNS = frozenset("statement statements loop loops clause clauses keyword keywords block blocks".split())
 
 

@@ -34,8 +34,8 @@ from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
 from sleuth.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
-MAX_REPORT_SENTENCES = 14
-MAX_PER_SOURCE = 8
+MAX_REPORT_SENTENCES = 20
+MAX_PER_SOURCE = 12  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 MIN_RELEVANCE = 0.9
@@ -43,6 +43,7 @@ SHORT_SENTENCE_WORDS = 6
 SECTION_SENTENCES = 4
 MAX_SECTION_SENTENCES = 6
 QUESTION_SHARE = 0.5  # a section prefers, among its step's sentences, those on the question asked
+SOURCE_SHARE = 0.75  # and those from the sources the agents quoted most
 SUMMARY_SENTENCES = 2
 DUPLICATE_JACCARD = 0.6
 HEADING_SHARE = 0.5
@@ -50,6 +51,9 @@ LEAD_BONUS = 2.0
 TERM_HEADING_SHARE = 1.0  # under a defined term ("- spawn"), every sentence is about that term
 HEADING_CAP = 4.0
 PAGE_TITLE_BONUS = 1.5
+
+
+_NAMED_SUBJECT = re.compile(r"""^["'`]?[\w.()-]+["'`]?: \S""")
 
 
 def approx_tokens(text: str) -> int:
@@ -130,8 +134,10 @@ def _score(
     score = relevance + 0.75 * terms.cue_bonus(sentence)
     if lead:
         score += LEAD_BONUS * min(1.0, terms.weight(name) / 2.0)
-    if len(tokens(sentence)) < SHORT_SENTENCE_WORDS:
-        score *= 0.6  # short sentences are rarely self-contained facts ("... improved as well.")
+    if len(tokens(sentence)) < SHORT_SENTENCE_WORDS and not _NAMED_SUBJECT.match(sentence):
+        # short sentences are rarely self-contained facts ("... improved as well."), unless they
+        # open with what they are about, as a table row does ('"ignore": never print matching warnings.')
+        score *= 0.6
     if is_dangling(sentence):
         score *= 0.5  # "It ..." / "This ..." lose their referent once extracted
     score /= 1.0 + len(tokens(sentence)) / 60.0  # prefer crisp sentences over long ones
@@ -295,10 +301,25 @@ def final_report(request: OfflineRequest) -> Reply:
     all_units = [(f_index, unit) for f_index, finding in enumerate(data.findings) for unit in finding.units]
     used: list[CitedUnit] = []
 
+    # Where the research found most: the source the agents quoted most is the one about the
+    # question; a page one agent opened by the way ("pickle" for a question on json) has a sentence
+    # or two that share the step's words without answering it.
+    quoted: dict[int, int] = {}
+    for _, unit in all_units:
+        for number in set(unit.numbers):
+            quoted[number] = quoted.get(number, 0) + 1
+    most = max(quoted.values(), default=1)
+
+    def centrality(unit: CitedUnit) -> float:
+        return max((quoted.get(number, 0) for number in unit.numbers), default=0) / most
+
     # Summary: the sentences that overlap the question most, from different findings if possible.
     summary_pool = [
         (
-            overlap(term_set(unit.bare), question_terms) * 2 - (0.5 if is_dangling(unit.bare) else 0) - f_index * 0.01,
+            overlap(term_set(unit.bare), question_terms) * 2
+            + SOURCE_SHARE * centrality(unit)
+            - (0.5 if is_dangling(unit.bare) else 0)
+            - f_index * 0.01,
             unit,
         )
         for f_index, unit in all_units
@@ -319,6 +340,7 @@ def final_report(request: OfflineRequest) -> Reply:
             (1.0 if owned else 0.0)
             + relevance
             + QUESTION_SHARE * overlap(term_set(unit.bare), question_terms)
+            + SOURCE_SHARE * centrality(unit)
             + 0.25 * step_kinds[s_index].cue_bonus(unit.bare)
             - (0.3 if is_dangling(unit.bare) else 0.0)
         )

@@ -8,18 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sleuth.words import FUNCTION_WORDS
+from sleuth.words import FUNCTION_WORDS, QUESTION_WORDS
 
 # Function words and question scaffolding: they say nothing about the subject of a question.
-STOPWORDS: frozenset[str] = FUNCTION_WORDS | frozenset(
-    """
-    actually best care compare compared curious describe difference different e.g especially etc
-    exactly explain find get gets give good got happen happens i.e interested kind know let lets
-    like look mainly make makes many mean means mostly much need needs one particularly please
-    question really research show sort tell thing two use used uses using versus vs want way ways
-    wondering work works
-    """.split()
-)
+STOPWORDS: frozenset[str] = FUNCTION_WORDS | QUESTION_WORDS
 
 # Words that make a request vague when they stand in for the subject ("tell me stuff").
 VAGUE_WORDS: frozenset[str] = frozenset(
@@ -38,7 +30,7 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./-][A-Za-z0-9_]+)*")
 _KEYWORD_NOUNS = frozenset(
     "statement statements loop loops clause clauses keyword keywords block blocks expression expressions".split()
 )
-_CITATION_GROUP = re.compile(r"(?:\s*\[\d+\])+")
+_CITATION_GROUP = re.compile(r"(?<![\w)\]`])(?:\s*\[\d+\])+")  # not "heap[0]": an index, not a marker
 
 
 def tokens(text: str) -> list[str]:
@@ -80,12 +72,15 @@ def content_words(text: str) -> list[str]:
 
 def term_set(text: str) -> set[str]:
     """Stemmed content terms, for overlap scoring. A dotted name also counts as its parts, so
-    `functools.lru_cache` meets a page titled "functools" and a sentence about "lru_cache"."""
+    `functools.lru_cache` meets a page titled "functools" and a sentence about "lru_cache"; a
+    snake_case name counts its words too, so the entry `secrets.token_hex` is about "tokens"."""
     found: set[str] = set()
     for word in content_words(text):
         found.add(stem(word))
-        if "." in word.strip("."):
-            found.update(stem(part) for part in word.split(".") if len(part) > 1 and part.lower() not in STOPWORDS)
+        parts = word.split(".") if "." in word.strip(".") else []
+        if "_" in word.strip("_"):
+            parts += [piece for part in (parts or [word]) for piece in part.strip("_").split("_")]
+        found.update(stem(part) for part in parts if len(part) > 1 and part.lower() not in STOPWORDS)
     return found
 
 
@@ -270,7 +265,8 @@ def is_fact_sentence(sentence: str) -> bool:
         return False
     if any(mark in sentence for mark in ("…", "«", "»", "...")):
         return False  # search-snippet fragments and highlight markers are not the document's text
-    return len(words) >= 5 and not re.search(r"\[\d+\]", sentence)  # never re-cite someone's markers
+    # never re-cite someone's markers; an index into a name ("heap[0]", "argv[1]") is code, not a marker
+    return len(words) >= 5 and not re.search(r"(?<![\w\])])\[\d+\]", sentence)
 
 
 _SIGNATURE = re.compile(r"^(?:@|class |async |exception )?\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$")
@@ -413,7 +409,8 @@ def cited_units(report: str) -> list[CitedUnit]:
         if not line or line.startswith("#"):
             continue
         position = 0
-        for match in re.finditer(r"((?:\s*\[\d+\])+)(\.?)", line):
+        # "heap[0]" indexes a name: a marker never follows a word character directly
+        for match in re.finditer(r"(?<![\w)\]`])((?:\s*\[\d+\])+)(\.?)", line):
             segment = line[position : match.end()].strip()
             position = match.end()
             numbers = [int(n) for n in re.findall(r"\[(\d+)\]", match.group(1))]
