@@ -273,7 +273,7 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
     post_ms = [(run.answered - run.posted) * 1000 for run in times.values()]
     delays.sort()
     print(f"topology                       {args.servers} API servers, {args.workers} workers x {concurrency} runs")
-    print(f"cores                          {os.cpu_count()} (load {load_at_start} before start)")
+    print(f"cores                          {os.cpu_count()} ({load_at_start} before start)")
     print(f"start -> every server healthy  {up_s:.1f} s")
     print(f"runs started concurrently      {args.runs} (scripted model latency {args.latency * 1000:.0f} ms per reply)")
     print(f"runs completed                 {completed}/{args.runs} in {wall:.1f} s wall")
