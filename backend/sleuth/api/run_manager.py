@@ -241,8 +241,9 @@ class RunManager:
             live.cancel_requested = True
             self._executor.cancel(run_id)
             log_run_event("run_cancel_requested", run_id)
+        timeout = self._settings.cancel_wait_s if wait_s is None else wait_s
         try:
-            await asyncio.wait_for(asyncio.shield(live.done), timeout=self._settings.cancel_wait_s if wait_s is None else wait_s)
+            await asyncio.wait_for(asyncio.shield(live.done), timeout=timeout)
         except TimeoutError:
             pass
         return True
