@@ -74,7 +74,12 @@ class WorkerHost:
             asyncio.create_task(self._reaper.run_forever(self._settings.run_lease_s / 2)),
         ]
         await subscribed.wait()  # a cancel sent once a run is held must reach it
-        app = queue_app(self._database_url, pool_size=self._concurrency + 4)
+        # A job holds no connection while its run executes (only to be fetched and finished), so
+        # the queue's pool follows the store's budget, not the concurrency: 250 runs per worker
+        # would otherwise ask PostgreSQL for 254 connections per worker (its default limit is 100).
+        # The two extra are procrastinate's LISTEN connection and its fetcher.
+        pool_size = min(self._concurrency, self._settings.database_pool_size) + 2
+        app = queue_app(self._database_url, pool_size=pool_size)
         register_run_task(app, self._run_job)
         async with app.open_async():
             taking = asyncio.create_task(
