@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,12 +135,15 @@ async def one_run(post_to: httpx.AsyncClient, stream_from: httpx.AsyncClient, ti
         return
     run_id = str(response.json()["run_id"])
     run = times[run_id] = RunTimes(posted=sent, answered=time.time())
-    async with aconnect_sse(stream_from, "GET", f"/api/runs/{run_id}/events") as source:
-        run.subscribed = time.time()  # packets created before this are catch-up, not live delivery
-        async for sse in source.aiter_sse():
-            run.received.append((int(sse.id), time.time()))
-            if '"type":"stop"' in sse.data:
-                run.reason = json.loads(sse.data)["obj"]["reason"]
+    try:
+        async with aconnect_sse(stream_from, "GET", f"/api/runs/{run_id}/events") as source:
+            run.subscribed = time.time()  # packets created before this are catch-up, not live delivery
+            async for sse in source.aiter_sse():
+                run.received.append((int(sse.id), time.time()))
+                if '"type":"stop"' in sse.data:
+                    run.reason = json.loads(sse.data)["obj"]["reason"]
+    except httpx.TransportError as exc:  # counted as not completed, and said why
+        run.reason = f"stream broke after {len(run.received)} packets: {type(exc).__name__} {exc}"
 
 
 async def sample_peaks(processes: list[Process], stop: asyncio.Event) -> None:
@@ -270,6 +274,8 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
             else:
                 caught_up += 1
     completed = sum(1 for run in times.values() if run.reason == "completed")
+    for reason, count in Counter(run.reason for run in times.values() if run.reason != "completed").items():
+        print(f"not completed: {count} x {reason}")
     post_ms = [(run.answered - run.posted) * 1000 for run in times.values()]
     delays.sort()
     print(f"topology                       {args.servers} API servers, {args.workers} workers x {concurrency} runs")
