@@ -21,6 +21,11 @@ pytestmark = pytest.mark.usefixtures("warm_litellm")
 
 REASONING_MODEL = "openai/o3-mini"  # litellm's bundled table: supports_reasoning, priced
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
+# Scaled-clock tests run 100x faster than real time, not 1000x: the steps a test treats as quick
+# (the plan, healthy model calls) take real time, which the scale turns into run time. At 1000x a
+# plan that took 1.2 real seconds on a loaded machine was 1200 s of run time, past the 1000 s
+# deadline before any agent started (repeat run 3); at 100x it is 120 s, well before any level.
+SCALE = 100
 
 
 def tool_messages(body: dict[str, Any]) -> list[str]:
@@ -87,7 +92,7 @@ class HangingAgent(ResearchModel):
 async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report: bool) -> None:
     model = HangingAgent(hang_report, tasks_per_cycle=[["descriptor protocol", "slow attribute lookup task"]])
     async with LoopLag() as lag:
-        clock = ScaledClock(1000)  # the default 12 min / 30 min cascade in about two real seconds
+        clock = ScaledClock(SCALE)  # the default 12 min / 30 min cascade in about 18 real seconds
         with ScriptedLLM(model) as llm:
             settings = scripted_settings(
                 llm, force_report_s=3600, report_timeout_s=300, agent_force_report_s=720, agent_timeout_s=1800
@@ -110,7 +115,7 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
         assert any(p.obj.type == "intermediate_report_cited_docs" for p in lane1)
     # Each level fires at its setting after the lanes' start (`Lane.started_at`), which is read right
     # after `top_level_branching` is emitted: measured from that packet, a level can never look early,
-    # however late the agent's own `research_agent_start` was scheduled on the 1000x clock. A level
+    # however late the agent's own `research_agent_start` was scheduled on the scaled clock. A level
     # is stamped late by at most 100 scaled seconds of work, plus however late the loop ran.
     started = run.times[next(p.seq for p in run.packets if p.obj.type == "top_level_branching")]
     at = {p.obj.level: run.times[p.seq] - started for p in lane1 if p.obj.type == "degraded"}
@@ -121,9 +126,9 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
 
 async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
     async with LoopLag() as lag:
-        clock = ScaledClock(1000)
+        clock = ScaledClock(SCALE)
         with ScriptedLLM(HangingOrchestrator(cycles=1)) as llm:
-            # healthy agents make several real model calls: on a 1000x clock they need more than the
+            # healthy agents make several real model calls: on a scaled clock they can need more than the
             # default 720 scaled seconds, and this test is about the orchestrator's level, not theirs
             run = await run_engine(
                 scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700), QUESTION, clock=clock
@@ -148,10 +153,10 @@ class EverythingHangs(ResearchModel):
 
 
 async def test_report_timeout_cuts_the_report_and_keeps_the_partial_text() -> None:
-    clock = ScaledClock(1000)
+    clock = ScaledClock(SCALE)
     with ScriptedLLM(EverythingHangs()) as llm:
         # agent levels as above; the deadline leaves the steps after the report (title and key findings,
-        # claim checks) more than the default 10 scaled seconds, which on this clock is 10 real ms
+        # claim checks) more than the default 10 scaled seconds, which on this clock is 100 real ms
         settings = scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700, deadline_s=2400)
         run = await run_engine(settings, QUESTION, clock=clock)
     check_invariants(run.packets)
@@ -162,7 +167,7 @@ async def test_report_timeout_cuts_the_report_and_keeps_the_partial_text() -> No
 
 async def test_global_deadline_ends_the_run_within_a_second() -> None:
     async with LoopLag() as lag:
-        clock = ScaledClock(1000)
+        clock = ScaledClock(SCALE)
         with ScriptedLLM(EverythingHangs()) as llm:
             # a deadline before the orchestrator's force report: the last line of defence fires
             settings = scripted_settings(llm, deadline_s=1000)
@@ -172,8 +177,8 @@ async def test_global_deadline_ends_the_run_within_a_second() -> None:
     check_invariants(run.packets)
     assert run.stop_reason == "deadline"
     assert "deadline" in [p.obj.level for p in run.of("degraded")]
-    # the stop comes less than one real second (1000 scaled seconds) after the deadline
-    assert 1000 <= run.times[-1] - run.times[0] <= 1000 + 1000 + lag.allowance(clock), lag.late_s
+    # the stop comes less than one real second (SCALE scaled seconds) after the deadline
+    assert 1000 <= run.times[-1] - run.times[0] <= 1000 + SCALE + lag.allowance(clock), lag.late_s
     # it did not wait for a hung call to give up (the call timeout is real time, not scaled)
     assert real_elapsed < settings.llm_timeout_s
     assert run.of("report"), "a report is published even at the deadline"
@@ -189,7 +194,7 @@ class AgentsStillWorking(ResearchModel):
 
 
 async def test_no_agent_outlives_a_run_ended_by_its_deadline() -> None:
-    clock = ScaledClock(1000)
+    clock = ScaledClock(SCALE)
     with ScriptedLLM(AgentsStillWorking()) as llm:
         # the agents' own limits lie beyond the deadline, so only the deadline can stop them
         settings = scripted_settings(llm, deadline_s=1000, agent_force_report_s=5000, agent_timeout_s=6000)
