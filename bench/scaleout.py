@@ -4,7 +4,7 @@
 
 Starts, on this machine, the scripted model (every reply delayed by --latency seconds) in its own
 process, --workers `sleuth worker` processes and --servers `sleuth serve` processes, all against a
-fresh schema of the local PostgreSQL and a Redis database emptied before and after (--redis-db).
+fresh schema of the local PostgreSQL and a Redis database emptied before and after (--redis-url).
 Then it starts --runs runs at once, each POSTed to one API server (round robin) and streamed from
 the *next* one, so every packet crosses processes through Redis. Prints:
 
@@ -39,7 +39,8 @@ from httpx_sse import aconnect_sse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server import cpu_s, load_average, percentile, serve_model  # noqa: E402
+from loadavg import load_average  # noqa: E402
+from server import cpu_s, percentile, serve_model  # noqa: E402
 from sleuth.scripted.databases import fresh_schema  # noqa: E402
 from sleuth.scripted.net import free_port  # noqa: E402
 
