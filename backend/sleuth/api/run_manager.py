@@ -11,7 +11,6 @@ reader threads and are bounced onto the loop, except packets, which go straight 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -20,14 +19,14 @@ from sleuth.api.engine_pool import EnginePool
 from sleuth.api.logs import log_run_event
 from sleuth.api.run_executor import RunEvents, RunExecutor
 from sleuth.api.run_manager_types import DoneMessage, Engine
-from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns
+from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.ids import new_id
 from sleuth.store.records import RunKind, RunStatus, now_iso
-from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
+from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
 
@@ -167,28 +166,9 @@ class RunManager:
             raise TooManyRuns()
         if self.session_busy(session_id):
             raise SessionBusy()
-        record = RunRecord(
-            id=new_id("r"),
-            session_id=session_id,
-            question=request.question,
-            kind=kind,
-            status="running",
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-            created_at=now_iso(),
-            message_id=message.id if message else None,
-            mode=request.mode,
-            answers_run_id=answers_run_id,
+        record, message = new_run(
+            request, session_id=session_id, kind=kind, answers_run_id=answers_run_id, message=message
         )
-        if message is not None:
-            message = MessageRecord(
-                id=message.id,
-                session_id=message.session_id,
-                role=message.role,
-                content=message.content,
-                run_id=record.id,
-                created_at=message.created_at,
-            )
         # Registered before the first await so concurrent requests count it against the limit.
         live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
         self._live[record.id] = live

@@ -4,13 +4,17 @@ back over Redis). One interface, so the HTTP API is the same in both topologies.
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import Literal, Protocol
 
 from sleuth.api.channel import RunChannel
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord, RunRecord
-from sleuth.store.records import RunKind
+from sleuth.store.ids import new_id
+from sleuth.store.records import RunKind, now_iso
+from sleuth.store.recovery import this_host
 
 PlanDelivery = Literal["sent", "not_live", "not_waiting"]
 
@@ -21,6 +25,31 @@ class TooManyRuns(Exception):
 
 class SessionBusy(Exception):
     """The session already has a run in progress."""
+
+
+def new_run(
+    request: ResearchRequest,
+    *,
+    session_id: str,
+    kind: RunKind,
+    answers_run_id: str | None,
+    message: MessageRecord | None,
+) -> tuple[RunRecord, MessageRecord | None]:
+    """The record of a run about to start here, and the user's message linked to it."""
+    record = RunRecord(
+        id=new_id("r"),
+        session_id=session_id,
+        question=request.question,
+        kind=kind,
+        status="running",
+        owner_host=this_host(),
+        owner_pid=os.getpid(),
+        created_at=now_iso(),
+        message_id=message.id if message else None,
+        mode=request.mode,
+        answers_run_id=answers_run_id,
+    )
+    return record, (replace(message, run_id=record.id) if message is not None else None)
 
 
 class RunService(Protocol):

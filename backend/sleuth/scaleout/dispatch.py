@@ -12,7 +12,7 @@ import os
 
 from sleuth.api.channel import RunChannel
 from sleuth.api.logs import log_run_event
-from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns
+from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest
@@ -26,8 +26,7 @@ from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
 from sleuth.store import MessageRecord, RunRecord, Store
-from sleuth.store.ids import new_id
-from sleuth.store.records import RunKind, now_iso
+from sleuth.store.records import RunKind
 from sleuth.store.recovery import this_host
 
 log = logging.getLogger(__name__)
@@ -97,33 +96,14 @@ class Dispatcher:
         message: MessageRecord | None,
         new_session_title: str | None = None,
     ) -> RunRecord:
-        record = RunRecord(
-            id=new_id("r"),
-            session_id=session_id,
-            question=request.question,
-            kind=kind,
-            status="running",
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-            created_at=now_iso(),
-            message_id=message.id if message else None,
-            mode=request.mode,
-            answers_run_id=answers_run_id,
+        record, message = new_run(
+            request, session_id=session_id, kind=kind, answers_run_id=answers_run_id, message=message
         )
         verdict = await self._admission.admit(record.id, session_id)
         if verdict == "full":
             raise TooManyRuns()
         if verdict == "busy":
             raise SessionBusy()
-        if message is not None:
-            message = MessageRecord(
-                id=message.id,
-                session_id=message.session_id,
-                role=message.role,
-                content=message.content,
-                run_id=record.id,
-                created_at=message.created_at,
-            )
         try:
             await asyncio.to_thread(self._store.create_run, record, message, new_session_title=new_session_title)
         except BaseException:
