@@ -4,6 +4,7 @@ queued, taken by a worker, streamed through Redis to whichever server a client a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -110,6 +111,38 @@ async def test_cancel_from_the_other_server_reaches_the_worker(hanging_llm: Scri
     assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
     assert_contiguous(before + after)
     assert again.json()["cancelled"] is False  # an ended run stays as it is
+
+
+async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
+    # One worker taking one run at a time: the second run waits in the queue, where no worker
+    # would hear a cancel until the first run ends.
+    with cluster(hanging_llm, tmp_path / "logs", servers=2, workers=1, concurrency=1) as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            held = await start_research(on_a, clarify=False)
+            await read_events(on_a, held, until_type="plan_done")
+            queued = await start_research(on_a, clarify=False)
+            cancelled = await on_b.post(f"/api/runs/{queued}/cancel")
+            async with asyncio.timeout(TIMEOUT):  # unfixed, it would wait for the held run to end
+                events = await read_events(on_a, queued)
+            run = (await on_b.get(f"/api/runs/{queued}")).json()
+            health = (await on_a.get("/api/health")).json()
+            messages = (await on_a.get(f"/api/sessions/{run['session_id']}")).json()["messages"]
+            still = (await on_b.get(f"/api/runs/{held}")).json()["status"]
+            await on_a.post(f"/api/runs/{held}/cancel")
+        stored = _stored(running.env, queued)
+        with psycopg.connect(running.env["SLEUTH_DATABASE_URL"]) as conn:
+            query = "SELECT count(*) FROM procrastinate_jobs WHERE args->>'run_id' = %s"
+            left = conn.execute(query, (queued,)).fetchone()
+    # The answer already says it ended: it did not wait for a worker to become free.
+    assert cancelled.json() == {"run_id": queued, "status": "cancelled", "cancelled": True}
+    assert [_obj(e) for e in events] == [{"type": "stop", "reason": "cancelled"}]
+    assert [e.data for e in events] == stored
+    assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Research cancelled."]
+    assert health["active_runs"] == 1  # its slot is free again; the held run keeps its own
+    assert still == "running"
+    assert left == (0,)  # withdrawn from the queue: no worker will ever take it
 
 
 async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:

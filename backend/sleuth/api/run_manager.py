@@ -26,7 +26,7 @@ from sleuth.research.types import ResearchRequest, ResearchResult
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.ids import new_id
 from sleuth.store.records import RunKind, RunStatus, now_iso
-from sleuth.store.recovery import SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs
+from sleuth.store.recovery import CANCELLED_REPLY, SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
 
@@ -321,7 +321,7 @@ class RunManager:
     ) -> None:
         status: RunStatus
         if cancelled or stop_reason == "cancelled":
-            status, content = "cancelled", "Research cancelled."
+            status, content = "cancelled", CANCELLED_REPLY
         elif result is None:
             status, content = "error", error or "The run failed."
         else:

@@ -21,7 +21,7 @@ from sleuth.scaleout.connection import open_redis
 from sleuth.scaleout.control import Control
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
-from sleuth.scaleout.queue import enqueue, ensure_queue_schema, queue_app
+from sleuth.scaleout.queue import enqueue, ensure_queue_schema, queue_app, withdraw
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
@@ -121,8 +121,12 @@ class Dispatcher:
         record = await asyncio.to_thread(self._store.get_run, run_id)
         if record is None or record.status != "running":
             return False
+        # Told to every worker first: one may be taking the job right now, and then it must hear it.
         await self._control.cancel(run_id)
         log_run_event("run_cancel_requested", run_id)
+        if await withdraw(self._queue, run_id):  # still queued: no worker will ever run it
+            await self._reaper.end_cancelled(record)
+            log_run_event("run_finished", run_id, status="cancelled", stop_reason="cancelled")
         channel = await self._channels.open(run_id)
         if channel is not None:
             await _until_done(channel, self._settings.cancel_wait_s if wait_s is None else wait_s)

@@ -64,5 +64,16 @@ def decode_request(text: str) -> ResearchRequest:
 
 
 async def enqueue(app: procrastinate.App, run_id: str, request: ResearchRequest) -> None:
-    deferrer: Any = app.configure_task(TASK, queue=QUEUE)
+    # The run id is the job's queueing lock, unique anyway, so a queued run's job can be found by it.
+    deferrer: Any = app.configure_task(TASK, queue=QUEUE, queueing_lock=run_id)
     await deferrer.defer_async(run_id=run_id, request_json=encode_request(request))
+
+
+async def withdraw(app: procrastinate.App, run_id: str) -> bool:
+    """Take a run's job out of the queue if no worker has taken it yet. True: no worker ever will.
+    Atomic against a worker fetching it (the job must still be `todo`), so exactly one side wins."""
+    jobs = await app.job_manager.list_jobs_async(queue=QUEUE, status="todo", queueing_lock=run_id)
+    for job in jobs:
+        if job.id is not None and await app.job_manager.cancel_job_by_id_async(job.id, delete_job=True):
+            return True
+    return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from sleuth.api.logs import log_run_event
 from sleuth.scaleout.admission import GlobalAdmission
@@ -17,7 +18,7 @@ from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
 from sleuth.scaleout.streams import PacketStreams
 from sleuth.store import PacketRow, RunRecord, Store
-from sleuth.store.recovery import end_run_as_interrupted
+from sleuth.store.recovery import end_run_as_cancelled, end_run_as_interrupted
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +49,16 @@ class Reaper:
     async def end_run(self, record: RunRecord, message: str) -> None:
         """End a run that no engine will finish: store `error` + `stop`, publish whatever the stream
         lacks (through `stop`), free its slot."""
+        await self._end(record, lambda store, run: end_run_as_interrupted(store, run, message))
+
+    async def end_cancelled(self, record: RunRecord) -> None:
+        """End a run withdrawn from the queue before any worker took it: `stop` (cancelled)."""
+        await self._end(record, end_run_as_cancelled)
+
+    async def _end(self, record: RunRecord, ending: Callable[[Store, RunRecord], object]) -> None:
         current = await asyncio.to_thread(self._store.get_run, record.id)
         if current is not None and current.status == "running":
-            await asyncio.to_thread(end_run_as_interrupted, self._store, current, message)
+            await asyncio.to_thread(ending, self._store, current)
         await self._admission.release(record.id, record.session_id)  # free before anyone hears `stop`
         await self.publish_rest(record.id)
 

@@ -18,12 +18,13 @@ import time
 
 from sleuth.store.ids import new_id
 from sleuth.store.packet_writer import StoredPacket
-from sleuth.store.records import MessageRecord, RunRecord, now_iso
+from sleuth.store.records import MessageRecord, RunRecord, RunStatus, now_iso
 from sleuth.store.store import Store
-from sleuth.stream.packets import Error, Packet, Placement, Stop
+from sleuth.stream.packets import Error, Packet, Placement, Stop, StopReason
 
 RESTART_MESSAGE = "interrupted by server restart"
 SHUTDOWN_MESSAGE = "interrupted by server shutdown"
+CANCELLED_REPLY = "Research cancelled."  # the assistant's reply to a cancelled run
 
 
 def this_host() -> str:
@@ -52,33 +53,43 @@ def end_run_as_interrupted(store: Store, run: RunRecord, message: str) -> list[S
 
     Returns the packets appended, so a live process can also hand them to its subscribers.
     """
+    return _end_run(store, run, status="error", reason="error", error=message, reply=message)
+
+
+def end_run_as_cancelled(store: Store, run: RunRecord) -> list[StoredPacket]:
+    """End a run cancelled before any engine started it (it was still queued): `stop` (cancelled)."""
+    return _end_run(store, run, status="cancelled", reason="cancelled", error=None, reply=CANCELLED_REPLY)
+
+
+def _end_run(
+    store: Store, run: RunRecord, *, status: RunStatus, reason: StopReason, error: str | None, reply: str
+) -> list[StoredPacket]:
     appended: list[StoredPacket] = []
     last = store.last_packet(run.id)
     if last is None or last.type != "stop":
         next_seq = last.seq + 1 if last else 0
         turn_index = json.loads(last.json)["placement"]["turn_index"] if last else 0
         placement = Placement(turn_index=turn_index)
-        error = Packet(seq=next_seq, run_id=run.id, placement=placement, obj=Error(message=message, recoverable=False))
-        stop = Packet(seq=next_seq + 1, run_id=run.id, placement=placement, obj=Stop(reason="error"))
+        objs: list[Error | Stop] = [Error(message=error, recoverable=False)] if error is not None else []
+        objs.append(Stop(reason=reason))
         now = time.time()
-        appended = [
-            StoredPacket(run.id, error.seq, "error", now, error.model_dump_json()),
-            StoredPacket(run.id, stop.seq, "stop", now, stop.model_dump_json()),
-        ]
+        for seq, obj in enumerate(objs, start=next_seq):
+            packet = Packet(seq=seq, run_id=run.id, placement=placement, obj=obj)
+            appended.append(StoredPacket(run.id, seq, obj.type, now, packet.model_dump_json()))
         store.insert_packets([(p.run_id, p.seq, p.type, p.created_at, p.json) for p in appended])
-        reason = "error"
+        stop_reason: str = reason
     else:
-        reason = json.loads(last.json)["obj"]["reason"]
+        stop_reason = json.loads(last.json)["obj"]["reason"]
     store.finish_run(
         run.id,
-        status="error",
-        stop_reason=reason,
-        error=message,
+        status=status,
+        stop_reason=stop_reason,
+        error=error,
         assistant_message=MessageRecord(
             id=new_id("m"),
             session_id=run.session_id,
             role="assistant",
-            content=message,
+            content=reply,
             run_id=run.id,
             created_at=now_iso(),
         ),
