@@ -18,7 +18,9 @@ import httpx
 import psycopg
 import pytest
 
-from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE
+from sleuth.research.plan_review import PlanAnswer
+from sleuth.scaleout.control import ControlMessage, encode
+from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
 from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from sleuth.scripted.server import Reply, ScriptedLLM
 from support.cluster import cluster
@@ -143,6 +145,90 @@ async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM,
     assert health["active_runs"] == 1  # its slot is free again; the held run keeps its own
     assert still == "running"
     assert left == (0,)  # withdrawn from the queue: no worker will ever take it
+
+
+async def test_a_cancel_whose_message_was_lost_still_reaches_the_worker(
+    hanging_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    with cluster(hanging_llm, tmp_path / "logs", servers=1) as running:
+        (server,) = running.servers
+        async with _client(server.base_url) as client:
+            run_id = await start_research(client, clarify=False)
+            before = await read_events(client, run_id, until_type="plan_done")
+            with running.redis() as redis_client:  # the cancel as a server leaves it, never published
+                redis_client.set(f"{running.prefix}:run:{run_id}:cancel", "1")
+            async with asyncio.timeout(TIMEOUT):  # the run hangs until it is cancelled
+                after = await read_events(client, run_id, last_event_id=before[-1].seq)
+    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
+    assert_contiguous(before + after)
+
+
+async def test_a_plan_answer_whose_message_was_lost_still_reaches_the_worker(tmp_path: Path) -> None:
+    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", servers=1) as running:
+        (server,) = running.servers
+        async with _client(server.base_url) as client:
+            run_id = await start_research(client, clarify=False, review_plan=True)
+            waiting = await read_events(client, run_id, until_type="plan_review")
+            answer = encode(ControlMessage("plan", run_id, PlanAnswer(approve=True, steps=None, feedback=None)))
+            with running.redis() as redis_client:  # claimed as a server claims it, never published
+                redis_client.set(f"{running.prefix}:run:{run_id}:plan:{waiting[-1].seq}", answer)
+            async with asyncio.timeout(TIMEOUT):  # unanswered, the review waits out its own timeout
+                rest = await read_events(client, run_id, last_event_id=waiting[-1].seq)
+    assert _obj(rest[0])["outcome"] == "approved"
+    assert _obj(rest[-1]) == {"type": "stop", "reason": "completed"}
+
+
+async def test_a_worker_subscribes_again_after_losing_its_control_connection(
+    hanging_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    # Leases far longer than the test: a cancel can only arrive over pub/sub, not the periodic check.
+    with cluster(hanging_llm, tmp_path / "logs", servers=1, workers=1, SLEUTH_RUN_LEASE_S="600") as running:
+        (server,) = running.servers
+        (worker,) = running.workers
+        async with _client(server.base_url) as client:
+            run_id = await start_research(client, clarify=False)
+            before = await read_events(client, run_id, until_type="plan_done")
+            with running.redis() as redis_client:
+                name = f"-{worker.pid}"
+                killed = [
+                    redis_client.client_kill_filter(_id=c["id"])
+                    for c in redis_client.client_list(_type="pubsub")
+                    if c["name"].endswith(name)
+                ]
+                channel = f"{running.prefix}:control"
+                worker.wait_until(lambda: redis_client.pubsub_numsub(channel)[0][1] == 1, "resubscribed worker")
+            cancelled = await client.post(f"/api/runs/{run_id}/cancel")
+            async with asyncio.timeout(TIMEOUT):  # the run hangs until it is cancelled
+                after = await read_events(client, run_id, last_event_id=before[-1].seq)
+    assert killed == [1]
+    assert cancelled.json()["status"] == "cancelled"
+    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
+
+
+async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: Path) -> None:
+    # No worker: the run stays queued until the test takes its job away, as if its server had
+    # died after storing it but before queueing it.
+    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", servers=1, workers=0) as running:
+        (server,) = running.servers
+        async with _client(server.base_url) as client:
+            run_id = await start_research(client, clarify=False)
+            with psycopg.connect(running.env["SLEUTH_DATABASE_URL"]) as conn:
+                conn.execute("DELETE FROM procrastinate_jobs WHERE queueing_lock = %s", (run_id,))
+            with running.redis() as redis_client:  # admitted, and its server died before storing it
+                redis_client.hset(f"{running.prefix}:active", "r_never_stored", "s_never_stored")
+            async with asyncio.timeout(TIMEOUT):
+                events = await read_events(client, run_id)
+            run = (await client.get(f"/api/runs/{run_id}")).json()
+
+            def health() -> Any:
+                return httpx.get(f"{server.base_url}/api/health", timeout=TIMEOUT).json()
+
+            server.wait_until(lambda: health()["active_runs"] == 0, "both slots free")
+    assert [_obj(e) for e in events] == [
+        {"type": "error", "message": NOT_QUEUED_MESSAGE, "recoverable": False},
+        {"type": "stop", "reason": "error"},
+    ]
+    assert run["status"] == "error" and run["error"] == NOT_QUEUED_MESSAGE
 
 
 async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ class _Process:
     def pid(self) -> int:
         return self.proc.pid
 
-    def _wait_until(self, check: Callable[[], bool], what: str) -> None:
+    def wait_until(self, check: Callable[[], bool], what: str) -> None:
         # Waiting for another process has nothing to await: poll, bounded.
         for _ in range(int(STARTUP_S / 0.05)):
             if self.proc.poll() is not None:
@@ -63,7 +63,7 @@ class ServerProcess(_Process):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         super().__init__(serve_command(self.port), env, log)
-        self._wait_until(self._healthy, "server")
+        self.wait_until(self._healthy, "server")
 
     def _healthy(self) -> bool:
         try:
@@ -80,4 +80,4 @@ class WorkerProcess(_Process):
 
     def __init__(self, env: dict[str, str], log: Path, *, concurrency: int = 2) -> None:
         super().__init__(sleuth_command("worker", "--concurrency", str(concurrency)), env, log)
-        self._wait_until(lambda: WORKER_READY in log.read_text(errors="replace"), "worker")
+        self.wait_until(lambda: WORKER_READY in log.read_text(errors="replace"), "worker")

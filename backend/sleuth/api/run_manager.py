@@ -40,7 +40,7 @@ class LiveRun:
     done: asyncio.Future[None]  # resolves once the outcome is stored
     cancel_requested: bool = False
     finishing: bool = False  # its `done` arrived; an engine exit must not end it a second time
-    awaiting_plan: bool = False  # a `plan_review` is open and no answer has been sent
+    open_review: int | None = None  # seq of the open `plan_review` while no answer has been sent
 
 
 class RunManager:
@@ -228,14 +228,19 @@ class RunManager:
             pass
         return True
 
+    def open_review(self, run_id: str) -> int | None:
+        """The seq of the plan review this live run waits on, if no answer has been sent to it."""
+        live = self._live.get(run_id)
+        return live.open_review if live is not None else None
+
     def answer_plan(self, run_id: str, answer: PlanAnswer) -> PlanDelivery:
         """Send the user's answer to a run waiting for plan review; one answer per review."""
         live = self._live.get(run_id)
         if live is None:
             return "not_live"
-        if not live.awaiting_plan or live.cancel_requested:
+        if live.open_review is None or live.cancel_requested:
             return "not_waiting"
-        live.awaiting_plan = False
+        live.open_review = None
         try:
             self._executor.answer_plan(run_id, answer)
         except OSError:
@@ -250,7 +255,7 @@ class RunManager:
         live = self._live.get(packet.run_id)
         if live is not None and not live.channel.frozen:
             if packet.type in ("plan_review", "plan_reviewed"):
-                live.awaiting_plan = packet.type == "plan_review"
+                live.open_review = packet.seq if packet.type == "plan_review" else None
             self._writer.submit(packet)
 
     def _on_done_threadsafe(self, message: DoneMessage) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from redis.asyncio import Redis
 
 from sleuth.config import Settings
@@ -33,7 +35,15 @@ def open_redis(settings: Settings) -> Redis:
         socket_connect_timeout=5,
         health_check_interval=30,
         max_connections=settings.max_runs + POOL_HEADROOM,
+        client_name=client_name(),
     )
+
+
+def client_name() -> str:
+    """Names this process's connections (CLIENT LIST) so an operator can tell whose they are."""
+    from sleuth.store.recovery import this_host
+
+    return f"sleuth-{this_host()}-{os.getpid()}"
 
 
 def check_redis(settings: Settings) -> str:

@@ -1,8 +1,10 @@
 """Cancels and plan-review answers from any API server to the worker running the run.
 
 One pub/sub channel that every worker listens to; the worker holding the run acts, the others
-ignore it. A cancel is also left as a key, so a worker that takes the run after the message
-went out (it was still queued) cancels it at once.
+ignore it. Pub/sub delivers at most once (a message sent while a listener reconnects is lost), so
+each request is also left as a key: a cancel, for a worker that takes the run after the message
+went out (it was still queued) or missed it; a plan answer, under the key that claims the review.
+Workers check those keys for the runs they hold now and then (`pending`).
 """
 
 from __future__ import annotations
@@ -10,18 +12,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.scaleout.keys import RedisKeys
 
 log = logging.getLogger(__name__)
 
+Handler = Callable[["ControlMessage"], Awaitable[None]]
+
 CANCEL_KEY_TTL_S = 24 * 3600  # longer than any run waits in the queue
+RECONNECT_S = 1.0  # between attempts to subscribe again after Redis went away
 
 
 @dataclass(frozen=True)
@@ -66,20 +72,48 @@ class Control:
     async def cancel_requested(self, run_id: str) -> bool:
         return bool(await self._redis.exists(self._keys.cancel(run_id)))
 
-    async def claim_plan_answer(self, run_id: str, review_seq: int) -> bool:
-        """The first answer to this review wins, whichever server it reaches."""
+    async def claim_plan_answer(self, run_id: str, review_seq: int, answer: PlanAnswer) -> bool:
+        """The first answer to this review wins, whichever server it reaches; it is kept under the
+        claim, for a worker that misses the message."""
         key = self._keys.plan_answer(run_id, review_seq)
-        return bool(await self._redis.set(key, "1", nx=True, ex=CANCEL_KEY_TTL_S))
+        body = encode(ControlMessage("plan", run_id, answer))
+        return bool(await self._redis.set(key, body, nx=True, ex=CANCEL_KEY_TTL_S))
 
     async def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
         await self._redis.publish(self._keys.control, encode(ControlMessage("plan", run_id, answer)))
 
-    async def listen(self, handle: Callable[[ControlMessage], Awaitable[None]], subscribed: asyncio.Event) -> None:
-        """Hand every message to `handle` until cancelled; `subscribed` is set once messages can arrive."""
+    async def pending(self, cancels: Iterable[str], reviews: dict[str, int]) -> list[ControlMessage]:
+        """What was asked of these runs, whether or not its message arrived: cancels of `cancels`,
+        and answers to the open review of each run in `reviews` (run id -> the review's seq)."""
+        cancel_ids = list(cancels)
+        review_ids = list(reviews)
+        if not cancel_ids and not review_ids:
+            return []
+        pipe = self._redis.pipeline(transaction=False)
+        for run_id in cancel_ids:
+            pipe.exists(self._keys.cancel(run_id))
+        for run_id in review_ids:
+            pipe.get(self._keys.plan_answer(run_id, reviews[run_id]))
+        results = await pipe.execute()
+        found = [ControlMessage("cancel", run_id) for run_id, hit in zip(cancel_ids, results, strict=False) if hit]
+        found += [decode(body) for body in results[len(cancel_ids) :] if body]
+        return found
+
+    async def listen(self, handle: Handler, subscribed: asyncio.Event) -> None:
+        """Hand every message to `handle` until cancelled; `subscribed` is set once messages can arrive.
+        Subscribes again whenever Redis goes away (what was sent meanwhile is found by `pending`)."""
+        while True:
+            try:
+                await self._listen_once(handle, subscribed)
+            except RedisError:
+                log.warning("lost the control channel; subscribing again in %.0f s", RECONNECT_S)
+                await asyncio.sleep(RECONNECT_S)
+
+    async def _listen_once(self, handle: Handler, subscribed: asyncio.Event) -> None:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(self._keys.control)
-        subscribed.set()
         try:
+            await pubsub.subscribe(self._keys.control)
+            subscribed.set()
             while True:
                 message = await pubsub.get_message(timeout=None)
                 if message is None or message.get("type") != "message":

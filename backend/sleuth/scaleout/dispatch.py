@@ -21,7 +21,7 @@ from sleuth.scaleout.connection import open_redis
 from sleuth.scaleout.control import Control
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
-from sleuth.scaleout.queue import enqueue, ensure_queue_schema, queue_app, withdraw
+from sleuth.scaleout.queue import enqueue, ensure_queue_schema, in_queue, queue_app, withdraw
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
@@ -47,9 +47,11 @@ class Dispatcher:
         self._control = Control(self._redis, keys)
         streams = PacketStreams(self._redis, settings.stream_ttl_s)
         leases = Leases(self._redis, keys, lease_s=settings.run_lease_s, holder=f"{this_host()}:{os.getpid()}")
-        self._reaper = Reaper(store, keys, leases, self._admission, streams)
-        self._channels = RemoteChannels(store, streams, keys, quiet_s=STREAM_QUIET_S)
         self._queue = queue_app(self._database_url, pool_size=4)
+        self._reaper = Reaper(
+            store, keys, leases, self._admission, streams, in_queue=lambda run_ids: in_queue(self._queue, run_ids)
+        )
+        self._channels = RemoteChannels(store, streams, keys, quiet_s=STREAM_QUIET_S)
         self._reaping: asyncio.Task[None] | None = None
 
     @property
@@ -139,7 +141,7 @@ class Dispatcher:
         review = await asyncio.to_thread(self._store.last_packet_of, run_id, ("plan_review", "plan_reviewed"))
         if review is None or review.type != "plan_review" or await self._control.cancel_requested(run_id):
             return "not_waiting"
-        if not await self._control.claim_plan_answer(run_id, review.seq):
+        if not await self._control.claim_plan_answer(run_id, review.seq, answer):
             return "not_waiting"  # another answer to this very review got there first
         await self._control.answer_plan(run_id, answer)
         log_run_event("plan_answered", run_id, approve=answer.approve, edited=answer.steps is not None)

@@ -53,9 +53,13 @@ class Leases:
         pipe.delete(self._keys.lease(run_id))
         await pipe.execute()
 
+    async def claimed(self) -> set[str]:
+        """Runs taken and not yet ended."""
+        return {str(member) for member in await self._redis.smembers(self._keys.claimed)}
+
     async def expired(self) -> list[str]:
         """Claimed runs whose lease has lapsed."""
-        claimed = [str(member) for member in await self._redis.smembers(self._keys.claimed)]
+        claimed = list(await self.claimed())
         if not claimed:
             return []
         pipe = self._redis.pipeline(transaction=False)

@@ -69,6 +69,16 @@ async def enqueue(app: procrastinate.App, run_id: str, request: ResearchRequest)
     await deferrer.defer_async(run_id=run_id, request_json=encode_request(request))
 
 
+async def in_queue(app: procrastinate.App, run_ids: list[str]) -> set[str]:
+    """Those of these runs that have a job, waiting or taken (a finished job is deleted)."""
+    if not run_ids:
+        return set()
+    rows = await app.connector.execute_query_all_async(
+        "SELECT queueing_lock FROM procrastinate_jobs WHERE queueing_lock = ANY(%(locks)s)", locks=run_ids
+    )
+    return {str(row["queueing_lock"]) for row in rows}
+
+
 async def withdraw(app: procrastinate.App, run_id: str) -> bool:
     """Take a run's job out of the queue if no worker has taken it yet. True: no worker ever will.
     Atomic against a worker fetching it (the job must still be `todo`), so exactly one side wins."""

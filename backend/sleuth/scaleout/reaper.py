@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from sleuth.api.logs import log_run_event
 from sleuth.scaleout.admission import GlobalAdmission
@@ -23,6 +23,9 @@ from sleuth.store.recovery import end_run_as_cancelled, end_run_as_interrupted
 log = logging.getLogger(__name__)
 
 LEASE_EXPIRED_MESSAGE = "interrupted: the worker running it stopped (its lease expired)"
+NOT_QUEUED_MESSAGE = "interrupted: the server that accepted it stopped before queueing it"
+
+QueueLookup = Callable[[list[str]], Awaitable[set[str]]]  # run ids -> those with a job in the queue
 
 
 def stored_after(store: Store, run_id: str, after: int, upto: int | None = None) -> list[PacketRow]:
@@ -38,13 +41,25 @@ def stored_after(store: Store, run_id: str, after: int, upto: int | None = None)
 
 class Reaper:
     def __init__(
-        self, store: Store, keys: RedisKeys, leases: Leases, admission: GlobalAdmission, streams: PacketStreams
+        self,
+        store: Store,
+        keys: RedisKeys,
+        leases: Leases,
+        admission: GlobalAdmission,
+        streams: PacketStreams,
+        *,
+        in_queue: QueueLookup | None = None,
     ) -> None:
         self._store = store
         self._keys = keys
         self._leases = leases
         self._admission = admission
         self._streams = streams
+        self._in_queue = in_queue  # API servers look in the queue; workers leave that to them
+        # Slots found without a run, or with a running run that no worker holds and the queue does
+        # not have, at the last pass: the server that admitted it died half-way through launching
+        # it. Acted on only when the next pass finds the same (a launch takes milliseconds).
+        self._suspects: set[str] = set()
 
     async def end_run(self, record: RunRecord, message: str) -> None:
         """End a run that no engine will finish: store `error` + `stop`, publish whatever the stream
@@ -85,12 +100,36 @@ class Reaper:
         return reaped
 
     async def _free_stale_slots(self) -> None:
-        """Slots of runs that have ended but were not released (their releaser died in between)."""
+        """Slots of runs that have ended but were not released (their releaser died in between),
+        and of runs whose launch never finished."""
         admitted = await self._admission.admitted()
+        unheld: list[str] = []
+        missing: list[str] = []
         for run_id, session_id in admitted.items():
             record = await asyncio.to_thread(self._store.get_run, run_id)
-            if record is not None and record.status != "running":
+            if record is None:
+                missing.append(run_id)
+            elif record.status != "running":
                 await self._admission.release(run_id, session_id)
+            else:
+                unheld.append(run_id)
+        if self._in_queue is None:
+            return
+        claimed = await self._leases.claimed()
+        unheld = [run_id for run_id in unheld if run_id not in claimed]
+        queued = await self._in_queue(unheld)
+        suspects = set(missing) | {run_id for run_id in unheld if run_id not in queued}
+        for run_id in suspects & self._suspects:
+            record = await asyncio.to_thread(self._store.get_run, run_id)
+            if record is None:
+                await self._admission.release(run_id, admitted[run_id])
+            elif await self._leases.claim(run_id):  # as a worker would: one ender, whoever else looks
+                try:
+                    await self.end_run(record, NOT_QUEUED_MESSAGE)
+                finally:
+                    await self._leases.release(run_id)
+                log_run_event("run_interrupted", run_id, reason="never queued")
+        self._suspects = suspects
 
     async def run_forever(self, every_s: float) -> None:
         while True:

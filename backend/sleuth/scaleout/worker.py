@@ -160,6 +160,7 @@ class WorkerHost:
             self.manager.answer_plan(message.run_id, message.answer)
 
     async def _renew_forever(self) -> None:
+        """Renew the leases of the runs held, and act on what was asked of them but never heard."""
         every = self._settings.run_lease_s / 3
         while True:
             try:
@@ -168,9 +169,17 @@ class WorkerHost:
                     # Reaped while this worker was unresponsive: its clients were told it ended.
                     log.error("lost the lease of run %s; it was ended elsewhere", run_id)
                     self.manager.abandon(run_id)
+                await self._catch_up()
             except Exception:
                 log.exception("renewing run leases failed")
             await asyncio.sleep(every)
+
+    async def _catch_up(self) -> None:
+        """Cancels and plan answers whose pub/sub message this worker missed (it was reconnecting)."""
+        held = list(self._held)
+        reviews = {run_id: seq for run_id in held if (seq := self.manager.open_review(run_id)) is not None}
+        for message in await self._control.pending(held, reviews):
+            await self._on_control(message)
 
 
 async def run_worker(settings: Settings, store: Store, engine: Engine, *, concurrency: int) -> None:
