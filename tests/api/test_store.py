@@ -146,3 +146,15 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> 
     dead, live = store.get_run("r_dead"), store.get_run("r_live")
     assert dead is not None and dead.status == "error" and dead.error == RESTART_MESSAGE
     assert live is not None and live.status == "running"
+
+
+def test_still_running_names_the_running_runs_among_many(store: Store) -> None:
+    store.create_session("s_1", "t")
+    ids = [f"r_{i}" for i in range(1203)]  # more than one query's worth
+    for run_id in ids:
+        record = RunRecord(run_id, "s_1", "q", "question", "running", this_host(), 1, now_iso())
+        store.create_run(record)
+    for run_id in ids[::2]:
+        store.finish_run(run_id, status="completed", stop_reason="completed")
+    assert store.still_running([*ids, "r_unknown"]) == set(ids[1::2])
+    assert store.still_running([]) == set()

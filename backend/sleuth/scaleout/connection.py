@@ -20,19 +20,21 @@ def redis_url(settings: Settings) -> str:
     return settings.redis_url.get_secret_value()
 
 
-# Connections beyond one per live run: admission, control, leases, publishing, the reaper.
+# Connections beyond one per run publishing at once (a worker) or being started (a server):
+# admission, control, leases, the reaper, the packet reader.
 POOL_HEADROOM = 64
 
 
 def open_redis(settings: Settings) -> Redis:
-    # A timeout on connecting but none on reading: XREAD BLOCK and pub/sub wait on purpose.
-    # An API server holds one blocked XREAD per live run it streams, and the global run limit
-    # bounds those; redis-py's default of 100 connections made a server with 1,000 runs on its
-    # streams refuse every further command ("Too many connections"), admission included.
+    # A timeout on connecting but none on reading (redis-py 8 reads with a 5 s timeout unless told
+    # otherwise): XREAD BLOCK and pub/sub wait on purpose, and a read cut by a timeout is retried
+    # by redis-py, which can swallow the cancel of the task that waits in it. Dead connections are
+    # found by the health check instead.
     return Redis.from_url(
         redis_url(settings),
         decode_responses=True,
         socket_connect_timeout=5,
+        socket_timeout=None,
         health_check_interval=30,
         max_connections=settings.max_runs + POOL_HEADROOM,
         client_name=client_name(),

@@ -13,6 +13,14 @@ class RedisKeys:
         """The run's live packet stream."""
         return f"{self.prefix}:run:{run_id}:packets"
 
+    def run_of_packets(self, key: str) -> str:
+        """The run id in a `packets` key."""
+        return key[len(f"{self.prefix}:run:") : -len(":packets")]
+
+    def wake(self, reader: str) -> str:
+        """A stream an API server's packet reader also reads, so that a new run can interrupt its wait."""
+        return f"{self.prefix}:wake:{reader}"
+
     def lease(self, run_id: str) -> str:
         """Held (with a TTL) by the worker executing the run."""
         return f"{self.prefix}:run:{run_id}:lease"

@@ -103,16 +103,14 @@ class Reaper:
         """Slots of runs that have ended but were not released (their releaser died in between),
         and of runs whose launch never finished."""
         admitted = await self._admission.admitted()
-        unheld: list[str] = []
+        running = await asyncio.to_thread(self._store.still_running, list(admitted))
+        unheld = [run_id for run_id in admitted if run_id in running]
         missing: list[str] = []
-        for run_id, session_id in admitted.items():
-            record = await asyncio.to_thread(self._store.get_run, run_id)
-            if record is None:
+        for run_id in admitted.keys() - running:
+            if await asyncio.to_thread(self._store.get_run, run_id) is None:
                 missing.append(run_id)
-            elif record.status != "running":
-                await self._admission.release(run_id, session_id)
             else:
-                unheld.append(run_id)
+                await self._admission.release(run_id, admitted[run_id])
         if self._in_queue is None:
             return
         claimed = await self._leases.claimed()

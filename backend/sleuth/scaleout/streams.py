@@ -49,18 +49,13 @@ class PacketStreams:
         await self.redis.expire(key, max(1, int(self.ttl_s)))
 
     async def last(self, key: str) -> PacketRow | None:
-        rows = _rows(await self.redis.xrevrange(key, "+", "-", count=1))
+        rows = self.rows(await self.redis.xrevrange(key, "+", "-", count=1))
         return rows[0] if rows else None
 
-    async def read_after(self, key: str, seq: int, *, block_ms: int, count: int = 500) -> list[PacketRow]:
-        """Entries after `seq`, waiting up to `block_ms` for one to arrive."""
-        found: Any = await self.redis.xread({key: entry_id(seq)}, count=count, block=block_ms)
-        return [row for _, entries in found or [] for row in _rows(entries)]
-
-
-def _rows(entries: Any) -> list[PacketRow]:
-    """Stream entries (the client decodes responses to str) as packet rows."""
-    return [
-        PacketRow(seq=seq_of(str(entry)), type=str(fields["type"]), json=str(fields["json"]))
-        for entry, fields in entries
-    ]
+    @staticmethod
+    def rows(entries: Any) -> list[PacketRow]:
+        """Stream entries (the client decodes responses to str) as packet rows."""
+        return [
+            PacketRow(seq=seq_of(str(entry)), type=str(fields["type"]), json=str(fields["json"]))
+            for entry, fields in entries
+        ]

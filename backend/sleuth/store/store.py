@@ -195,6 +195,16 @@ class Store:
         rows = self.database.fetch_all("SELECT * FROM runs WHERE session_id = ? ORDER BY rowid", (session_id,))
         return [RunRecord.from_row(row) for row in rows]
 
+    def still_running(self, run_ids: Sequence[str]) -> set[str]:
+        """Those of these runs whose status is `running` (one query per 500 ids)."""
+        running: set[str] = set()
+        for start in range(0, len(run_ids), 500):
+            chunk = run_ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT id FROM runs WHERE status = 'running' AND id IN ({marks})"
+            running.update(row["id"] for row in self.database.fetch_all(query, tuple(chunk)))
+        return running
+
     def running_runs(self) -> list[RunRecord]:
         rows = self.database.fetch_all("SELECT * FROM runs WHERE status = 'running' ORDER BY rowid")
         return [RunRecord.from_row(row) for row in rows]

@@ -1,0 +1,126 @@
+"""An API server's one reader of the packet streams of every run it watches, against real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from sleuth.api.channel import RunChannel
+from sleuth.config import Settings
+from sleuth.scaleout.keys import RedisKeys
+from sleuth.scaleout.remote import RemoteChannels
+from sleuth.scaleout.streams import PacketStreams
+from sleuth.store import PacketRow, RunRecord, Store
+from sleuth.store.records import now_iso
+from sleuth.store.recovery import this_host
+from support.cluster import REDIS_URL
+
+FOREVER_S = 3600.0  # the reader's own wait: nothing in these tests may depend on it running out
+TIMEOUT = 60
+
+
+@pytest.fixture
+async def parts() -> AsyncIterator[tuple[Store, Redis, RedisKeys]]:
+    store = Store.from_settings(Settings())
+    keys = RedisKeys(f"sleuth-test-{uuid.uuid4().hex[:10]}")
+    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None)  # as the server's
+    store.create_session("s_1", "t")
+    try:
+        yield store, redis, keys
+    finally:
+        found = [key async for key in redis.scan_iter(match=f"{keys.prefix}:*")]
+        if found:
+            await redis.delete(*found)
+        await redis.aclose()
+        store.close()
+
+
+def _run(store: Store, run_id: str) -> None:
+    record = RunRecord(run_id, "s_1", "q", "question", "running", this_host(), 1, now_iso())
+    store.create_run(record)
+
+
+def _row(run_id: str, seq: int, type_: str) -> PacketRow:
+    return PacketRow(seq=seq, type=type_, json=json.dumps({"seq": seq, "run_id": run_id, "obj": {"type": type_}}))
+
+
+async def _until_done(channel: RunChannel) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while not channel.done:
+            await channel.changed.wait()
+
+
+async def _until_blocked(redis: Redis) -> None:
+    """Until some connection waits in XREAD (the reader, this test's only one): polled, bounded."""
+    async with asyncio.timeout(TIMEOUT):
+        while not any(c.get("cmd") == "xread" and "b" in c.get("flags", "") for c in await redis.client_list()):
+            await asyncio.sleep(0.01)
+
+
+async def test_a_run_opened_while_the_reader_waits_joins_at_once(parts: tuple[Store, Redis, RedisKeys]) -> None:
+    store, redis, keys = parts
+    streams = PacketStreams(redis, ttl_s=60)
+    for run_id in ("r_a", "r_b"):
+        _run(store, run_id)
+    channels = RemoteChannels(store, streams, keys, quiet_s=FOREVER_S)
+    first = await channels.open("r_a")
+    await _until_blocked(redis)  # waiting on r_a's stream alone, for an hour
+    second = await channels.open("r_b")
+    rows = [_row("r_b", 0, "run_start"), _row("r_b", 1, "stop")]
+    await streams.publish(keys.packets("r_b"), rows)
+    assert second is not None and first is not None
+    await _until_done(second)  # the wake entry ended the hour's wait
+    assert second.window_slice(0, 1) == rows
+    assert not first.done
+    await channels.close()
+
+
+async def test_many_runs_share_one_reader_and_a_skipped_seq_comes_from_the_store(
+    parts: tuple[Store, Redis, RedisKeys],
+) -> None:
+    store, redis, keys = parts
+    streams = PacketStreams(redis, ttl_s=60)
+    run_ids = [f"r_{i}" for i in range(50)]
+    for run_id in run_ids:
+        _run(store, run_id)
+    channels = RemoteChannels(store, streams, keys, quiet_s=FOREVER_S)
+    opened = [await channels.open(run_id) for run_id in run_ids]
+    stored = [_row(run_id, 1, "plan_start") for run_id in run_ids]  # committed, never published
+    store.insert_packets(
+        [(row_run, row.seq, row.type, 0.0, row.json) for row_run, row in zip(run_ids, stored, strict=False)]
+    )
+    for run_id in run_ids:
+        await streams.publish(keys.packets(run_id), [_row(run_id, 0, "run_start"), _row(run_id, 2, "stop")])
+    readers = [c for c in await redis.client_list() if c.get("cmd") == "xread"]
+    for channel in opened:
+        assert channel is not None
+        await _until_done(channel)
+    for run_id, channel in zip(run_ids, opened, strict=True):
+        assert channel is not None
+        assert channel.window_slice(0, 2) == [
+            _row(run_id, 0, "run_start"),
+            _row(run_id, 1, "plan_start"),
+            _row(run_id, 2, "stop"),
+        ]
+    assert len(readers) <= 1  # one connection waits for all fifty
+    await channels.close()
+
+
+async def test_a_quiet_run_that_ended_is_read_from_the_store(parts: tuple[Store, Redis, RedisKeys]) -> None:
+    store, redis, keys = parts
+    streams = PacketStreams(redis, ttl_s=60)
+    _run(store, "r_q")
+    channels = RemoteChannels(store, streams, keys, quiet_s=0.05)
+    channel = await channels.open("r_q")
+    rows = [_row("r_q", 0, "run_start"), _row("r_q", 1, "stop")]
+    store.insert_packets([("r_q", row.seq, row.type, 0.0, row.json) for row in rows])
+    store.finish_run("r_q", status="completed", stop_reason="completed")  # its publisher died
+    assert channel is not None
+    await _until_done(channel)
+    assert channel.window_slice(0, 1) == rows
+    await channels.close()
