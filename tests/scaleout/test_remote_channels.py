@@ -28,7 +28,8 @@ TIMEOUT = 60
 async def parts() -> AsyncIterator[tuple[Store, Redis, RedisKeys]]:
     store = Store.from_settings(Settings())
     keys = RedisKeys(f"sleuth-test-{uuid.uuid4().hex[:10]}")
-    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None)  # as the server's
+    # As the server's (no read timeout), and named: the tests look for this client's own connections.
+    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None, client_name=keys.prefix)
     store.create_session("s_1", "t")
     try:
         yield store, redis, keys
@@ -55,10 +56,15 @@ async def _until_done(channel: RunChannel) -> None:
             await channel.changed.wait()
 
 
-async def _until_blocked(redis: Redis) -> None:
-    """Until some connection waits in XREAD (the reader, this test's only one): polled, bounded."""
+async def _readers(redis: Redis, name: str) -> list[dict[str, str]]:
+    """This test's connections that are in XREAD."""
+    return [c for c in await redis.client_list() if c.get("name") == name and c.get("cmd") == "xread"]
+
+
+async def _until_blocked(redis: Redis, name: str) -> None:
+    """Until the reader waits in its XREAD: polled, bounded (nothing to await in another process)."""
     async with asyncio.timeout(TIMEOUT):
-        while not any(c.get("cmd") == "xread" and "b" in c.get("flags", "") for c in await redis.client_list()):
+        while not any("b" in c.get("flags", "") for c in await _readers(redis, name)):
             await asyncio.sleep(0.01)
 
 
@@ -69,7 +75,7 @@ async def test_a_run_opened_while_the_reader_waits_joins_at_once(parts: tuple[St
         _run(store, run_id)
     channels = RemoteChannels(store, streams, keys, quiet_s=FOREVER_S)
     first = await channels.open("r_a")
-    await _until_blocked(redis)  # waiting on r_a's stream alone, for an hour
+    await _until_blocked(redis, keys.prefix)  # waiting on r_a's stream alone, for an hour
     second = await channels.open("r_b")
     rows = [_row("r_b", 0, "run_start"), _row("r_b", 1, "stop")]
     await streams.publish(keys.packets("r_b"), rows)
@@ -96,7 +102,7 @@ async def test_many_runs_share_one_reader_and_a_skipped_seq_comes_from_the_store
     )
     for run_id in run_ids:
         await streams.publish(keys.packets(run_id), [_row(run_id, 0, "run_start"), _row(run_id, 2, "stop")])
-    readers = [c for c in await redis.client_list() if c.get("cmd") == "xread"]
+    readers = await _readers(redis, keys.prefix)
     for channel in opened:
         assert channel is not None
         await _until_done(channel)
