@@ -304,6 +304,9 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
             f"{process.role:<30} peak RSS {process.peak_kb / 1024:.0f} MiB,"
             f" CPU per run {cpu[process.role] / max(completed, 1) * 1000:.0f} ms"
         )
+    for role in ("worker", "server"):
+        total = sum(spent for name, spent in cpu.items() if name.startswith(role))
+        print(f"all {role}s: CPU per run        {total / max(completed, 1) * 1000:.0f} ms")
     print(f"load                           {load_before} before the runs, {load_after} after")
 
 
