@@ -7,9 +7,7 @@ import asyncio
 import json
 import os
 import signal
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,8 @@ import httpx
 import pytest
 
 from conftest import assert_contiguous, read_events, start_research
-from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM
+from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator
+from sleuth.scripted.server import ScriptedLLM
 from support.processes import ServerProcess
 
 
@@ -37,18 +35,6 @@ def _env(llm: ScriptedLLM) -> dict[str, str]:
 def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     with ScriptedLLM(HangingOrchestrator()) as llm:
         yield _env(llm)
-
-
-@dataclass
-class HangingAudioScript(ResearchModel):
-    """Researches normally; the audio script request hangs, so an audio job stays pending. `asked` is
-    set on each such request, so a test knows the job is in flight."""
-
-    asked: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
-
-    def audio_script(self, body: dict[str, Any]) -> Reply:
-        self.asked.release()
-        return Reply(hang=True)
 
 
 async def _start_hanging_audio(server: ServerProcess, model: HangingAudioScript) -> str:

@@ -18,12 +18,14 @@ import httpx
 import psycopg
 import pytest
 
+from sleuth.audio.recovery import LOST_MESSAGE
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.scaleout.control import ControlMessage, encode
 from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
-from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
+from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel, assistant_turns
 from sleuth.scripted.server import Reply, ScriptedLLM
 from support.cluster import cluster
+from support.processes import ServerProcess
 from support.sse import Event, assert_contiguous, read_events, start_research
 
 TIMEOUT = 60
@@ -336,3 +338,53 @@ async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: Script
     ]
     assert_contiguous(before + after)
     assert run["status"] == "error" and health["active_runs"] == 0  # its slot is free again
+
+
+async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path: Path) -> None:
+    model = HangingAudioScript()
+    with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1) as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a:
+            run_id = await start_research(on_a, clarify=False)
+            await read_events(on_a, run_id)
+            report_id = (await on_a.get(f"/api/runs/{run_id}")).json()["report_id"]
+            started = await on_a.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+        assert await asyncio.to_thread(model.asked.acquire, True, TIMEOUT), "the audio job never asked for its script"
+        audio_id = started.json()["audio_id"]
+        # A server starting while another makes audio leaves that job alone (its holder is alive).
+        b.stop(signal.SIGTERM)
+        c = ServerProcess(running.env, tmp_path / "logs" / "server-c.log")
+        running.servers.append(c)
+        async with _client(c.base_url) as on_c:
+            while_held = (await on_c.get(f"/api/audio/{audio_id}")).json()
+            a.stop(signal.SIGKILL)
+
+            def status() -> Any:
+                return httpx.get(f"{c.base_url}/api/audio/{audio_id}", timeout=TIMEOUT).json()["status"]
+
+            c.wait_until(lambda: status() == "failed", "the lost audio job ended")
+            ended = (await on_c.get(f"/api/audio/{audio_id}")).json()
+    assert while_held["status"] == "pending"
+    assert ended["status"] == "failed" and ended["error"] == LOST_MESSAGE
+
+
+async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(tmp_path: Path) -> None:
+    # The servers and workers share one data dir (as docker-compose's volume does): the library is there.
+    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", workers=1) as running:
+        a, b = running.servers
+        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+            text = b"# Notes\n\nThe descriptor protocol: __get__, __set__ and the __getattr__ fallback.\n"
+            uploaded = await on_a.post(
+                "/api/collections/notes/documents", files=[("files", ("notes.md", text, "text/markdown"))]
+            )
+            run_id = await start_research(on_b, sources=["notes"], clarify=False)
+            events = [json.loads(e.data) for e in await read_events(on_a, run_id)]
+    assert uploaded.status_code == 201, uploaded.text
+    urls = [
+        doc["url"]
+        for packet in events
+        if packet["obj"]["type"] in ("search_documents", "open_url_documents")
+        for doc in packet["obj"]["documents"]
+    ]
+    assert urls and all(url.startswith("corpus://notes/") for url in urls), urls
+    assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}

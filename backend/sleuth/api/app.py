@@ -59,7 +59,12 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
             manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
         app.state.store = store
         app.state.manager = manager
-        app.state.audio = AudioJobs(settings, store)
+        owners = None
+        if settings.distributed:  # other servers share the store: audio jobs are leased in Redis
+            from sleuth.scaleout.audio_owners import AudioOwners
+
+            owners = AudioOwners(settings)
+        app.state.audio = AudioJobs(settings, store, owners)
         await manager.start()
         await app.state.audio.recover()
         # A broken setup is in the log before anyone asks. The model check loads litellm (seconds

@@ -6,10 +6,10 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from sleuth.audio.files import audio_dir
-from sleuth.audio.recovery import SHUTDOWN_MESSAGE, fail_orphaned_audio
+from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import SpokenLines, speak
 from sleuth.config import Settings
@@ -43,28 +43,70 @@ class Progress:
         self.stage, self.done, self.total = "speech", done, total
 
 
-class AudioJobs:
-    """Owned by the server; jobs run on its event loop (speech itself runs in subprocesses or a provider)."""
+class JobOwners(Protocol):
+    """Scaled out: which server is making which job (`scaleout/audio_owners.py`)."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    renew_every_s: float
+
+    async def hold(self, audio_id: str) -> None: ...
+    async def release(self, audio_id: str) -> None: ...
+    async def renew(self, audio_ids: list[str]) -> None: ...
+    async def alive(self, audio_ids: list[str]) -> set[str]: ...
+    async def close(self) -> None: ...
+
+
+class AudioJobs:
+    """Owned by the server; jobs run on its event loop (speech itself runs in subprocesses or a provider).
+
+    With `owners` (servers sharing one store), each job is held while it is made, and the jobs
+    that no live server holds are ended, at start and then periodically."""
+
+    def __init__(self, settings: Settings, store: Store, owners: JobOwners | None = None) -> None:
         self._settings = settings
         self._store = store
+        self._owners = owners
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
+        self._watching: asyncio.Task[None] | None = None
 
     def progress(self, audio_id: str) -> Progress | None:
         """Progress of a job this process is making; None for any other (done, failed, another process's)."""
         return self._progress.get(audio_id)
 
     async def recover(self) -> list[str]:
-        """At start-up: fail the jobs a dead process left pending (their ids)."""
-        failed = await asyncio.to_thread(fail_orphaned_audio, self._store)
+        """At start-up: fail the jobs a dead process left pending (their ids). Scaled out: the jobs no
+        live server holds, and from then on every third of a lease (holding this server's meanwhile)."""
+        if self._owners is None:
+            failed = await asyncio.to_thread(fail_orphaned_audio, self._store)
+        else:
+            failed = await self._fail_unowned(self._owners)
+            self._watching = asyncio.create_task(self._watch(self._owners))
         for audio_id in failed:
             log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
         return failed
 
+    async def _fail_unowned(self, owners: JobOwners) -> list[str]:
+        pending = [str(row["id"]) for row in await asyncio.to_thread(self._store.pending_audio)]
+        held = await owners.alive(pending)
+        lost = [audio_id for audio_id in pending if audio_id not in held and audio_id not in self._progress]
+        for audio_id in lost:
+            await asyncio.to_thread(self._store.finish_audio, audio_id, error=LOST_MESSAGE)
+        return lost
+
+    async def _watch(self, owners: JobOwners) -> None:
+        while True:
+            await asyncio.sleep(owners.renew_every_s)
+            try:
+                await owners.renew(list(self._progress))
+                for audio_id in await self._fail_unowned(owners):
+                    log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
+            except Exception:  # Redis or the database briefly away: next round
+                log.exception("checking audio jobs failed")
+
     async def start(self, report: ResearchResult, session_id: str, style: Style) -> str:
         audio_id = new_id("a")
+        if self._owners is not None:
+            await self._owners.hold(audio_id)  # before its row: a pending row always has its holder
         await asyncio.to_thread(
             self._store.create_audio,
             audio_id,
@@ -85,6 +127,8 @@ class AudioJobs:
             await self._make(audio_id, report, style, progress)
         finally:
             del self._progress[audio_id]
+            if self._owners is not None:
+                await self._owners.release(audio_id)
 
     async def _make(self, audio_id: str, report: ResearchResult, style: Style, progress: Progress) -> None:
         try:
@@ -105,6 +149,9 @@ class AudioJobs:
 
     async def shutdown(self) -> None:
         """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""
+        if self._watching is not None:
+            self._watching.cancel()
+            await asyncio.gather(self._watching, return_exceptions=True)
         live = dict(self._tasks)
         for task in live:
             task.cancel()
@@ -112,3 +159,5 @@ class AudioJobs:
         for task, audio_id in live.items():
             if task.cancelled():
                 await asyncio.to_thread(self._store.finish_audio, audio_id, error=SHUTDOWN_MESSAGE)
+        if self._owners is not None:
+            await self._owners.close()

@@ -13,6 +13,7 @@ from sleuth.store.recovery import process_is_dead
 
 RESTART_MESSAGE = "interrupted by a server restart; ask for it again"
 SHUTDOWN_MESSAGE = "interrupted by a server shutdown; ask for it again"
+LOST_MESSAGE = "interrupted: the server making it stopped; ask for it again"  # scaled out, any server says so
 
 
 def fail_orphaned_audio(store: Store) -> list[str]:

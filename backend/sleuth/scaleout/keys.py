@@ -33,6 +33,10 @@ class RedisKeys:
         """Claimed by the first answer to the plan review at `review_seq`."""
         return f"{self.prefix}:run:{run_id}:plan:{review_seq}"
 
+    def for_audio(self) -> RedisKeys:
+        """The same names under `<prefix>:audio`: audio jobs are leased like runs, in their own space."""
+        return RedisKeys(f"{self.prefix}:audio")
+
     @property
     def claimed(self) -> str:
         """Set of runs a worker has taken and not yet ended: what the reaper checks leases of."""

@@ -68,6 +68,16 @@ class Leases:
         alive = await pipe.execute()
         return [run_id for run_id, exists in zip(claimed, alive, strict=True) if not exists]
 
+    async def alive(self, ids: list[str]) -> set[str]:
+        """Those of these ids whose lease is held."""
+        if not ids:
+            return set()
+        pipe = self._redis.pipeline(transaction=False)
+        for each in ids:
+            pipe.exists(self._keys.lease(each))
+        found = await pipe.execute()
+        return {each for each, exists in zip(ids, found, strict=True) if exists}
+
     async def take_for_reaping(self, run_id: str) -> bool:
         """Exactly one reaper wins each expired run."""
         return bool(await self._redis.srem(self._keys.claimed, run_id))

@@ -6,6 +6,7 @@ Tests start from `ResearchModel` and override single steps to inject failures.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,6 +162,18 @@ class HangingOrchestrator(ResearchModel):
         if assistant_turns(body) >= self.cycles:
             return Reply(hang=True)
         return super().orchestrator(body)
+
+
+@dataclass
+class HangingAudioScript(ResearchModel):
+    """Researches normally; the audio script request hangs, so an audio job stays pending. `asked` is
+    released on each such request, so a test knows the job is in flight."""
+
+    asked: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        self.asked.release()
+        return Reply(hang=True)
 
 
 @dataclass
