@@ -73,10 +73,12 @@ async def in_queue(app: procrastinate.App, run_ids: list[str]) -> set[str]:
     """Those of these runs that have a job, waiting or taken (a finished job is deleted)."""
     if not run_ids:
         return set()
+    # By the job's argument, not its queueing lock: a job queued before runs had one still counts.
+    # The table only holds jobs waiting or running (finished ones are deleted), so it stays small.
     rows = await app.connector.execute_query_all_async(
-        "SELECT queueing_lock FROM procrastinate_jobs WHERE queueing_lock = ANY(%(locks)s)", locks=run_ids
+        "SELECT args->>'run_id' AS run_id FROM procrastinate_jobs WHERE args->>'run_id' = ANY(%(ids)s)", ids=run_ids
     )
-    return {str(row["queueing_lock"]) for row in rows}
+    return {str(row["run_id"]) for row in rows}
 
 
 async def withdraw(app: procrastinate.App, run_id: str) -> bool:
