@@ -13,7 +13,7 @@ import asyncio
 import logging
 
 from sleuth.config import Settings
-from sleuth.llm.setup import litellm_ready, preload
+from sleuth.llm.setup import in_daemon_thread, litellm_ready, preload
 from sleuth.research.preflight import Check, check_models
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,8 @@ class ModelChecks:
 
     async def _check(self) -> list[Check]:
         await litellm_ready()
-        checks = await asyncio.to_thread(lambda: list(check_models(self._settings, None)))
+        # Not on the default executor: a server stopping while this runs must not wait for it.
+        checks = await in_daemon_thread(lambda: list(check_models(self._settings, None)))
         for check in checks:
             if not check.ok:
                 log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)

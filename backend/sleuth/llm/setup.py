@@ -13,13 +13,16 @@ import gc
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar, cast
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _lock = threading.RLock()
 _module: ModuleType | None = None
@@ -76,10 +79,44 @@ async def litellm_ready() -> ModuleType:
     """
     thread = _preloading
     if thread is not None and thread.is_alive():
-        await asyncio.to_thread(thread.join)
+        await in_daemon_thread(thread.join)
     if _module is not None:
         return _module
-    return await asyncio.to_thread(litellm_module)
+    return await in_daemon_thread(litellm_module)
+
+
+async def in_daemon_thread(fn: Callable[[], T]) -> T:
+    """`fn()` on a daemon thread of its own, awaited without blocking the event loop.
+
+    Unlike `asyncio.to_thread`, nothing waits for it when the loop closes: `asyncio.run` joins the
+    default executor's threads at its end, so a server stopped while litellm was still loading (tens
+    of seconds on a loaded machine) could not exit until the import had finished.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if done.done():
+            return  # the waiter was cancelled
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(cast(T, result))
+
+    def run() -> None:
+        error: BaseException | None = None
+        result: T | None = None
+        try:
+            result = fn()
+        except BaseException as exc:  # handed to the waiter, as asyncio.to_thread would
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop has closed: nobody is waiting any more
+
+    threading.Thread(target=run, name="sleuth-off-loop", daemon=True).start()
+    return await done
 
 
 # What litellm's first real streamed call still imports after the mocked one (measured with litellm
