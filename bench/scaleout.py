@@ -46,6 +46,7 @@ from sleuth.scripted.net import free_port  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 SLEUTH = str(Path(sys.executable).parent / "sleuth")
+RECONNECTS = 5  # per stream, before the run counts as not completed
 
 
 @dataclass
@@ -71,6 +72,7 @@ class RunTimes:
     subscribed: float = 0.0
     received: list[tuple[int, float]] = field(default_factory=list)
     reason: str | None = None
+    reconnects: int = 0
 
 
 def _tree(pid: int) -> list[int]:
@@ -136,15 +138,22 @@ async def one_run(post_to: httpx.AsyncClient, stream_from: httpx.AsyncClient, ti
         return
     run_id = str(response.json()["run_id"])
     run = times[run_id] = RunTimes(posted=sent, answered=time.time())
-    try:
-        async with aconnect_sse(stream_from, "GET", f"/api/runs/{run_id}/events") as source:
-            run.subscribed = time.time()  # packets created before this are catch-up, not live delivery
-            async for sse in source.aiter_sse():
-                run.received.append((int(sse.id), time.time()))
-                if '"type":"stop"' in sse.data:
-                    run.reason = json.loads(sse.data)["obj"]["reason"]
-    except httpx.TransportError as exc:  # counted as not completed, and said why
-        run.reason = f"stream broke after {len(run.received)} packets: {type(exc).__name__} {exc}"
+    # As an EventSource does: a stream cut by the network is resumed with Last-Event-ID (a pooled
+    # keep-alive connection the server closed as it was reused is the usual cause under this load).
+    for attempt in range(RECONNECTS + 1):
+        headers = {"Last-Event-ID": str(run.received[-1][0])} if run.received else {}
+        try:
+            async with aconnect_sse(stream_from, "GET", f"/api/runs/{run_id}/events", headers=headers) as source:
+                if not run.subscribed:
+                    run.subscribed = time.time()  # packets created before this are catch-up, not live delivery
+                async for sse in source.aiter_sse():
+                    run.received.append((int(sse.id), time.time()))
+                    if '"type":"stop"' in sse.data:
+                        run.reason = json.loads(sse.data)["obj"]["reason"]
+            return
+        except httpx.TransportError as exc:  # counted as not completed if it keeps breaking, and said why
+            run.reconnects = attempt + 1
+            run.reason = f"stream broke after {len(run.received)} packets: {type(exc).__name__} {exc}"
 
 
 async def sample_peaks(processes: list[Process], stop: asyncio.Event) -> None:
@@ -295,6 +304,10 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
     print(
         f"packets delivered              {len(delays) + caught_up} ({caught_up} created before their client subscribed)"
     )
+    broken = sum(1 for run in times.values() if [seq for seq, _ in run.received] != list(range(len(run.received))))
+    print(f"streams with a gap or duplicate {broken}")
+    resumed = [run.reconnects for run in times.values() if run.reconnects]
+    print(f"streams resumed (Last-Event-ID) {len(resumed)} ({sum(resumed)} reconnects)")
     print(
         f"delivery delay p50 / p99 / max {statistics.median(delays):.1f}"
         f" / {percentile(delays, 0.99):.1f} / {delays[-1]:.1f} ms"
