@@ -225,7 +225,11 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
         for index, server in enumerate(servers):
             await asyncio.to_thread(wait_health, server, data_dir / f"server-{index}.out")
         up_s = time.perf_counter() - started
-        limits = httpx.Limits(max_connections=args.runs * 2 + 10, max_keepalive_connections=args.runs * 2 + 10)
+        # Idle connections are dropped well before uvicorn's 5 s keep-alive closes them: a request sent
+        # on a connection the server is closing fails with ReadError, and a POST cannot be retried.
+        limits = httpx.Limits(
+            max_connections=args.runs * 2 + 10, max_keepalive_connections=args.runs * 2 + 10, keepalive_expiry=1.0
+        )
         clients = [httpx.AsyncClient(base_url=s.base_url, timeout=900, limits=limits) for s in servers]
         try:
             # Warm-up: a few runs through every worker's engines before anything is measured.
