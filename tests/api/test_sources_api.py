@@ -14,6 +14,7 @@ from sleuth.documents import Document, document_id
 from sleuth.scripted.engine import scripted_settings
 from sleuth.scripted.server import ScriptedLLM
 from support.pdf import minimal_pdf
+from support.sse import document_urls
 
 SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __getattribute__, property, __slots__."
 
@@ -48,12 +49,7 @@ async def test_sources_lists_collections_and_uploads_are_searched_alone(server: 
         run_id = await start_research(client, sources=["alpha"], clarify=False)
         events = [json.loads(e.data) for e in await read_events(client, run_id)]
     assert events[0]["obj"]["sources"] == ["alpha"]
-    urls = [
-        doc["url"]
-        for packet in events
-        if packet["obj"]["type"] in ("search_documents", "open_url_documents")
-        for doc in packet["obj"]["documents"]
-    ]
+    urls = document_urls(events)
     assert urls and all(url.startswith("corpus://alpha/") for url in urls), urls
 
 

@@ -26,7 +26,7 @@ from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator, R
 from sleuth.scripted.server import Reply, ScriptedLLM
 from support.cluster import cluster
 from support.processes import ServerProcess
-from support.sse import Event, assert_contiguous, read_events, start_research
+from support.sse import Event, assert_contiguous, document_urls, read_events, start_research
 
 TIMEOUT = 60
 
@@ -380,11 +380,6 @@ async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(tm
             run_id = await start_research(on_b, sources=["notes"], clarify=False)
             events = [json.loads(e.data) for e in await read_events(on_a, run_id)]
     assert uploaded.status_code == 201, uploaded.text
-    urls = [
-        doc["url"]
-        for packet in events
-        if packet["obj"]["type"] in ("search_documents", "open_url_documents")
-        for doc in packet["obj"]["documents"]
-    ]
+    urls = document_urls(events)
     assert urls and all(url.startswith("corpus://notes/") for url in urls), urls
     assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}

@@ -46,6 +46,16 @@ async def read_events(
     return events
 
 
+def document_urls(packets: list[dict[str, Any]]) -> list[str]:
+    """The URLs of every document a run's agents found or opened (decoded packets, in order)."""
+    return [
+        doc["url"]
+        for packet in packets
+        if packet["obj"]["type"] in ("search_documents", "open_url_documents")
+        for doc in packet["obj"]["documents"]
+    ]
+
+
 def assert_contiguous(events: list[Event], start: int = 0) -> None:
     assert [e.seq for e in events] == list(range(start, start + len(events)))
 
