@@ -12,6 +12,7 @@ from sleuth.audio.files import audio_dir
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import SpokenLines, speak
+from sleuth.background import Periodic
 from sleuth.config import Settings
 from sleuth.llm.speech import SpeechError
 from sleuth.research.types import ResearchResult
@@ -67,7 +68,7 @@ class AudioJobs:
         self._owners = owners
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
-        self._watching: asyncio.Task[None] | None = None
+        self._watching: Periodic | None = None
 
     def progress(self, audio_id: str) -> Progress | None:
         """Progress of a job this process is making; None for any other (done, failed, another process's)."""
@@ -80,7 +81,8 @@ class AudioJobs:
             failed = await asyncio.to_thread(fail_orphaned_audio, self._store)
         else:
             failed = await self._fail_unowned(self._owners)
-            self._watching = asyncio.create_task(self._watch(self._owners))
+            self._watching = Periodic(self._check_owners, self._owners.renew_every_s, what="checking audio jobs")
+            self._watching.start()
         for audio_id in failed:
             log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
         return failed
@@ -93,15 +95,11 @@ class AudioJobs:
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=LOST_MESSAGE)
         return lost
 
-    async def _watch(self, owners: JobOwners) -> None:
-        while True:
-            await asyncio.sleep(owners.renew_every_s)
-            try:
-                await owners.renew(list(self._progress))
-                for audio_id in await self._fail_unowned(owners):
-                    log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
-            except Exception:  # Redis or the database briefly away: next round
-                log.exception("checking audio jobs failed")
+    async def _check_owners(self) -> None:
+        assert self._owners is not None
+        await self._owners.renew(list(self._progress))
+        for audio_id in await self._fail_unowned(self._owners):
+            log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
 
     async def start(self, report: ResearchResult, session_id: str, style: Style) -> str:
         audio_id = new_id("a")
@@ -150,8 +148,7 @@ class AudioJobs:
     async def shutdown(self) -> None:
         """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""
         if self._watching is not None:
-            self._watching.cancel()
-            await asyncio.gather(self._watching, return_exceptions=True)
+            await self._watching.stop()
         live = dict(self._tasks)
         for task in live:
             task.cancel()

@@ -28,6 +28,7 @@ Handler = Callable[["ControlMessage"], Awaitable[None]]
 
 CANCEL_KEY_TTL_S = 24 * 3600  # longer than any run waits in the queue
 RECONNECT_S = 1.0  # between attempts to subscribe again after Redis went away
+STOP_CHECK_S = 1.0  # the longest wait for a message before the listener checks whether to stop
 
 
 @dataclass(frozen=True)
@@ -99,23 +100,24 @@ class Control:
         found += [decode(body) for body in results[len(cancel_ids) :] if body]
         return found
 
-    async def listen(self, handle: Handler, subscribed: asyncio.Event) -> None:
-        """Hand every message to `handle` until cancelled; `subscribed` is set once messages can arrive.
-        Subscribes again whenever Redis goes away (what was sent meanwhile is found by `pending`)."""
-        while True:
+    async def listen(self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event) -> None:
+        """Hand every message to `handle` until `stop` is set; `subscribed` is set once messages can
+        arrive. Subscribes again whenever Redis goes away (what was sent meanwhile is found by `pending`)."""
+        while not stop.is_set():
             try:
-                await self._listen_once(handle, subscribed)
+                await self._listen_once(handle, subscribed, stop)
             except RedisError:
                 log.warning("lost the control channel; subscribing again in %.0f s", RECONNECT_S)
                 await asyncio.sleep(RECONNECT_S)
 
-    async def _listen_once(self, handle: Handler, subscribed: asyncio.Event) -> None:
+    async def _listen_once(self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event) -> None:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
             await pubsub.subscribe(self._keys.control)
             subscribed.set()
-            while True:
-                message = await pubsub.get_message(timeout=None)
+            while not stop.is_set():
+                # Not an unbounded wait: `stop` is looked at between waits, should a cancel be lost.
+                message = await pubsub.get_message(timeout=STOP_CHECK_S)
                 if message is None or message.get("type") != "message":
                     continue
                 try:

@@ -13,6 +13,7 @@ import os
 from sleuth.api.channel import RunChannel
 from sleuth.api.logs import log_run_event
 from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns, new_run
+from sleuth.background import Periodic
 from sleuth.config import Settings
 from sleuth.research.plan_review import PlanAnswer
 from sleuth.research.types import ResearchRequest
@@ -52,7 +53,7 @@ class Dispatcher:
             store, keys, leases, self._admission, streams, in_queue=lambda run_ids: in_queue(self._queue, run_ids)
         )
         self._channels = RemoteChannels(store, streams, keys, quiet_s=STREAM_QUIET_S)
-        self._reaping: asyncio.Task[None] | None = None
+        self._reaping = Periodic(self._reaper.reap_once, settings.run_lease_s / 2, what="reaping expired runs")
 
     @property
     def max_runs(self) -> int:
@@ -64,14 +65,12 @@ class Dispatcher:
         # Start-up recovery is the reaper's: runs whose worker lease lapsed. Runs still queued, or
         # held by a live worker, are not orphans whoever created them.
         recovered = await self._reaper.reap_once()
-        self._reaping = asyncio.create_task(self._reaper.run_forever(self._settings.run_lease_s / 2))
+        self._reaping.start()
         return recovered
 
     async def shutdown(self, grace_s: float = 5.0) -> None:
         """Runs go on on their workers; this server only stops watching them."""
-        if self._reaping is not None:
-            self._reaping.cancel()
-            await asyncio.gather(self._reaping, return_exceptions=True)
+        await self._reaping.stop()
         await self._channels.close()
         await self._queue.close_async()
         await self._redis.aclose()

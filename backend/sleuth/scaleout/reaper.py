@@ -128,11 +128,3 @@ class Reaper:
                     await self._leases.release(run_id)
                 log_run_event("run_interrupted", run_id, reason="never queued")
         self._suspects = suspects
-
-    async def run_forever(self, every_s: float) -> None:
-        while True:
-            try:
-                await self.reap_once()
-            except Exception:  # Redis or the database briefly away: try again next round
-                log.exception("reaping expired runs failed")
-            await asyncio.sleep(every_s)

@@ -23,6 +23,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from sleuth.api.channel import RunChannel
+from sleuth.background import stop_task
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.reaper import stored_after
 from sleuth.scaleout.streams import PacketStreams, entry_id
@@ -90,10 +91,8 @@ class RemoteChannels:
         self._closing = True
         if self._reader is not None and not self._reader.done():
             await self._wake()  # ends its wait; it sees `_closing` and returns
-            _, pending = await asyncio.wait([self._reader], timeout=CLOSE_WAIT_S)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
+            await asyncio.wait([self._reader], timeout=CLOSE_WAIT_S)
+            await stop_task(self._reader, "the packet stream reader")
         try:
             await self._streams.redis.delete(self._wake_key)
         except RedisError:

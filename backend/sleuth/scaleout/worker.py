@@ -18,6 +18,7 @@ from sleuth.api.channel import RunChannel
 from sleuth.api.run_manager import RunManager
 from sleuth.api.run_manager_types import Engine
 from sleuth.api.sse import channel_rows
+from sleuth.background import Periodic, stop_task
 from sleuth.config import Settings
 from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.connection import open_redis
@@ -59,7 +60,11 @@ class WorkerHost:
         self.manager = RunManager(settings, store, max_runs=concurrency, engine=engine, recover=self._reaper.reap_once)
         self._held: dict[str, RunChannel] = {}
         self._stopping = False
-        self._background: list[asyncio.Task[None]] = []
+        every = settings.run_lease_s
+        self._background = [
+            Periodic(self._renew_once, every / 3, what="renewing run leases"),
+            Periodic(self._reaper.reap_once, every / 2, what="reaping expired runs"),
+        ]
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -68,11 +73,10 @@ class WorkerHost:
         await asyncio.to_thread(ensure_queue_schema, self._database_url)
         await self.manager.start()  # engines warm up; runs of dead workers are reaped
         subscribed = asyncio.Event()
-        self._background = [
-            asyncio.create_task(self._control.listen(self._on_control, subscribed)),
-            asyncio.create_task(self._renew_forever()),
-            asyncio.create_task(self._reaper.run_forever(self._settings.run_lease_s / 2)),
-        ]
+        unsubscribe = asyncio.Event()
+        listening = asyncio.create_task(self._control.listen(self._on_control, subscribed, unsubscribe))
+        for loop in self._background:
+            loop.start()
         await subscribed.wait()  # a cancel sent once a run is held must reach it
         # A job holds no connection while its run executes (only to be fetched and finished), so
         # the queue's pool follows the store's budget, not the concurrency: 250 runs per worker
@@ -96,10 +100,12 @@ class WorkerHost:
             self._stopping = True
             taking.cancel()  # no new jobs; procrastinate waits for the running ones, which end next
             await self.manager.shutdown(grace_s)
-            await asyncio.gather(taking, return_exceptions=True)
-        for task in self._background:
-            task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+            await asyncio.wait([taking], timeout=grace_s)  # its jobs end as their runs just did
+            await stop_task(taking, "taking jobs from the queue")
+        unsubscribe.set()
+        await stop_task(listening, "the control listener")
+        for loop in self._background:
+            await loop.stop()
         await self._redis.aclose()
 
     # -- one run ----------------------------------------------------------------------------
@@ -159,20 +165,13 @@ class WorkerHost:
         elif message.op == "plan" and message.answer is not None:
             self.manager.answer_plan(message.run_id, message.answer)
 
-    async def _renew_forever(self) -> None:
+    async def _renew_once(self) -> None:
         """Renew the leases of the runs held, and act on what was asked of them but never heard."""
-        every = self._settings.run_lease_s / 3
-        while True:
-            try:
-                lost = await self._leases.renew(list(self._held))
-                for run_id in lost:
-                    # Reaped while this worker was unresponsive: its clients were told it ended.
-                    log.error("lost the lease of run %s; it was ended elsewhere", run_id)
-                    self.manager.abandon(run_id)
-                await self._catch_up()
-            except Exception:
-                log.exception("renewing run leases failed")
-            await asyncio.sleep(every)
+        for run_id in await self._leases.renew(list(self._held)):
+            # Reaped while this worker was unresponsive: its clients were told it ended.
+            log.error("lost the lease of run %s; it was ended elsewhere", run_id)
+            self.manager.abandon(run_id)
+        await self._catch_up()
 
     async def _catch_up(self) -> None:
         """Cancels and plan answers whose pub/sub message this worker missed (it was reconnecting)."""
