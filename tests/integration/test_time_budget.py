@@ -1,7 +1,8 @@
 """Time budgets through the real engine and the scripted model, on the scaled clock.
 
-Each budget is scaled to last about ten real seconds, so a scripted model call (tens of
-milliseconds, a few hundred on a loaded machine) is a small part of it at every budget.
+Each budget is scaled to last about ten real seconds, and the scripted model pauses the clock
+while it answers: the budget is spent by the engine and by what hangs, so a loaded machine that
+serves a canned reply slowly does not eat it (at 1800 s in 10 real s, 100 real ms is 18 scaled s).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ async def test_a_budget_researches_force_reports_a_hung_agent_and_ends_in_time(b
     model = OneLaneHangs(tasks_per_cycle=[["descriptor protocol __get__", "stuck attribute lookup task"]])
     async with LoopLag() as lag:
         clock = ScaledClock(budget / REAL_SECONDS_PER_BUDGET)
-        with ScriptedLLM(model) as llm:
+        with ScriptedLLM(model, pauses=clock) as llm:
             request = ResearchRequest(question=QUESTION, time_budget_s=budget, clarify=False)
             run = await run_engine(scripted_settings(llm), request, clock=clock)
     check_invariants(run.packets)
@@ -73,7 +74,7 @@ async def test_a_budget_researches_force_reports_a_hung_agent_and_ends_in_time(b
 @pytest.mark.parametrize("force_report_s", [15.0, 62.0])
 async def test_a_short_explicit_force_report_still_researches(force_report_s: float) -> None:
     clock = ScaledClock(force_report_s / REAL_SECONDS_PER_BUDGET)
-    with ScriptedLLM(ResearchModel()) as llm:
+    with ScriptedLLM(ResearchModel(), pauses=clock) as llm:
         settings = scripted_settings(llm, force_report_s=force_report_s)
         run = await run_engine(settings, ResearchRequest(question=QUESTION, clarify=False), clock=clock)
     check_invariants(run.packets)

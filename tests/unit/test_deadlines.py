@@ -92,6 +92,26 @@ async def test_scaled_clock_runs_faster_than_real_time() -> None:
     assert clock.now() - start >= 50
 
 
+async def test_a_paused_scaled_clock_stands_still_and_its_sleepers_wait_out_the_pause() -> None:
+    clock = ScaledClock(1000)
+    clock.pause()
+    paused_at = clock.now()
+    woke = asyncio.Event()
+
+    async def sleeper() -> None:
+        await clock.sleep(20)  # 20 ms of unpaused real time
+        woke.set()
+
+    task = asyncio.create_task(sleeper())
+    # Paused: however long the sleeper's own timers run, scaled time does not pass and it sleeps on.
+    for _ in range(3):
+        await asyncio.sleep(0.03)
+        assert clock.now() == paused_at and not woke.is_set()
+    clock.resume()
+    await asyncio.wait_for(task, 30)
+    assert clock.now() - paused_at >= 20
+
+
 @pytest.mark.parametrize("budget", [15.0, 60.0, 120.0, 1800.0])
 def test_every_level_scales_with_the_budget(budget: float) -> None:
     d = RunDeadlines.start(Settings(), now=0.0, budget_s=budget)

@@ -22,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
+from sleuth.clock import ScaledClock
+
 
 @dataclass
 class Call:
@@ -44,6 +46,7 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], Reply]
+HANGING = "<hang>"  # from `_chunks`: the reply stalls here
 
 
 def tool_names(body: dict[str, Any]) -> set[str]:
@@ -109,8 +112,9 @@ def _pieces(text: str, size: int) -> list[str]:
 class ScriptedLLM:
     """Run with `with ScriptedLLM(respond) as llm:`; point litellm at `llm.base_url`."""
 
-    def __init__(self, respond: Responder) -> None:
+    def __init__(self, respond: Responder, *, pauses: ScaledClock | None = None) -> None:
         self.respond = respond
+        self._pauses = pauses  # paused while a reply is served: answering takes no scaled time
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -142,19 +146,40 @@ class ScriptedLLM:
             )
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
 
+    def _resume(self) -> None:
+        assert self._pauses is not None
+        self._pauses.resume()
+
     async def _until_set(self, event: threading.Event) -> None:
         """Wait for an event set from another thread (the test's), or for the server to stop."""
         while not (event.is_set() or self._release.is_set()):
             await asyncio.sleep(0.02)  # a threading.Event cannot be awaited; the loop keeps serving meanwhile
 
     async def _stream(self, reply: Reply) -> AsyncIterator[str]:
+        paused = self._pauses is not None
+        if self._pauses is not None:
+            self._pauses.pause()  # resumed when the stream ends or hangs
+        try:
+            async for chunk in self._chunks(reply):
+                if chunk is HANGING:
+                    if paused:
+                        paused = False
+                        self._resume()  # a hang takes time like a real one
+                    await self._until_set(self._release)
+                    return
+                yield chunk
+        finally:
+            if paused:
+                self._resume()
+
+    async def _chunks(self, reply: Reply) -> AsyncIterator[str]:
         yield _chunk({"role": "assistant", "content": ""})
         for piece in _pieces(reply.reasoning, reply.chunk_size) if reply.reasoning else []:
             yield _chunk({"reasoning_content": piece})
         for piece in _pieces(reply.text, reply.chunk_size) if reply.text else []:
             yield _chunk({"content": piece})
         if reply.hang:  # after any text: a model that stalls mid-answer
-            await self._until_set(self._release)
+            yield HANGING
             return
         for index, call in enumerate(reply.tool_calls):
             arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
