@@ -20,7 +20,8 @@ BOUND_S = 30.0  # only so that a broken listener fails the test instead of hangi
 @pytest.fixture
 async def control() -> AsyncIterator[Control]:
     keys = RedisKeys(f"sleuth-test-{uuid.uuid4().hex[:10]}")
-    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None)
+    # Named: a test finds this client's own connections by the name.
+    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None, client_name=keys.prefix)
     try:
         yield Control(redis, keys)
     finally:
@@ -48,3 +49,37 @@ async def test_the_listener_hears_a_cancel_and_ends_when_stopped_without_being_c
     stop.set()  # and no cancel: the listener must notice by itself
     await asyncio.wait_for(asyncio.shield(listening), BOUND_S)
     assert listening.done() and listening.exception() is None
+
+
+async def test_the_listener_catches_up_after_every_reconnection(control: Control) -> None:
+    catch_ups = 0
+    caught_up = asyncio.Condition()
+
+    async def catch_up() -> None:  # as the worker's: looks for the keys of what it may have missed
+        nonlocal catch_ups
+        async with caught_up:
+            catch_ups += 1
+            caught_up.notify_all()
+
+    async def ignore(message: ControlMessage) -> None:
+        pass
+
+    subscribed, stop = asyncio.Event(), asyncio.Event()
+    listening = asyncio.create_task(control.listen(ignore, subscribed, stop, catch_up))
+    async with asyncio.timeout(BOUND_S):
+        async with caught_up:
+            await caught_up.wait_for(lambda: catch_ups == 1)
+        # Cut its connection: whether redis-py reconnects by itself or the listener subscribes
+        # again, a message sent meanwhile was missed, so it must catch up again.
+        name = control._keys.prefix
+        redis = control._redis
+        killed = [
+            await redis.client_kill_filter(_id=c["id"])
+            for c in await redis.client_list(_type="pubsub")
+            if c["name"] == name
+        ]
+        assert killed
+        async with caught_up:
+            await caught_up.wait_for(lambda: catch_ups == 2)
+    stop.set()
+    await asyncio.wait_for(listening, BOUND_S)

@@ -183,7 +183,8 @@ async def test_a_plan_answer_whose_message_was_lost_still_reaches_the_worker(tmp
 async def test_a_worker_subscribes_again_after_losing_its_control_connection(
     hanging_llm: ScriptedLLM, tmp_path: Path
 ) -> None:
-    # Leases far longer than the test: a cancel can only arrive over pub/sub, not the periodic check.
+    # Leases far longer than the test: a cancel can only arrive over pub/sub or the catch-up that
+    # follows every new subscription, not the periodic check.
     with cluster(hanging_llm, tmp_path / "logs", servers=1, workers=1, SLEUTH_RUN_LEASE_S="600") as running:
         (server,) = running.servers
         (worker,) = running.workers

@@ -25,6 +25,7 @@ from sleuth.scaleout.keys import RedisKeys
 log = logging.getLogger(__name__)
 
 Handler = Callable[["ControlMessage"], Awaitable[None]]
+CatchUp = Callable[[], Awaitable[None]]
 
 CANCEL_KEY_TTL_S = 24 * 3600  # longer than any run waits in the queue
 RECONNECT_S = 1.0  # between attempts to subscribe again after Redis went away
@@ -100,22 +101,34 @@ class Control:
         found += [decode(body) for body in results[len(cancel_ids) :] if body]
         return found
 
-    async def listen(self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event) -> None:
+    async def listen(
+        self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event, catch_up: CatchUp | None = None
+    ) -> None:
         """Hand every message to `handle` until `stop` is set; `subscribed` is set once messages can
-        arrive. Subscribes again whenever Redis goes away (what was sent meanwhile is found by `pending`)."""
+        arrive. Subscribes again whenever Redis goes away, and then calls `catch_up`: what was sent
+        while this listener was not subscribed was left as keys (see `pending`)."""
         while not stop.is_set():
             try:
-                await self._listen_once(handle, subscribed, stop)
+                await self._listen_once(handle, subscribed, stop, catch_up)
             except RedisError:
                 log.warning("lost the control channel; subscribing again in %.0f s", RECONNECT_S)
                 await asyncio.sleep(RECONNECT_S)
 
-    async def _listen_once(self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event) -> None:
+    async def _listen_once(
+        self, handle: Handler, subscribed: asyncio.Event, stop: asyncio.Event, catch_up: CatchUp | None
+    ) -> None:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
             await pubsub.subscribe(self._keys.control)
             subscribed.set()
+            # redis-py also reconnects and resubscribes by itself, silently, when a read fails.
+            reconnects = _Reconnects(seen=True)
+            if pubsub.connection is not None:
+                pubsub.connection.register_connect_callback(reconnects.connected)
             while not stop.is_set():
+                if reconnects.seen and catch_up is not None:
+                    reconnects.seen = False
+                    await _catching_up(catch_up)
                 # Not an unbounded wait: `stop` is looked at between waits, should a cancel be lost.
                 message = await pubsub.get_message(timeout=STOP_CHECK_S)
                 if message is None or message.get("type") != "message":
@@ -126,3 +139,22 @@ class Control:
                     log.exception("control message not handled")
         finally:
             await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+
+@dataclass
+class _Reconnects:
+    """Whether the listener's connection was made again since it last caught up."""
+
+    seen: bool
+
+    def connected(self, connection: object) -> None:  # redis-py keeps only a weak reference to this method
+        self.seen = True
+
+
+async def _catching_up(catch_up: CatchUp) -> None:
+    try:
+        await catch_up()
+    except RedisError:
+        raise  # the listener subscribes again, and catches up then
+    except Exception:  # a bug there must not deafen the worker; the periodic check tries again
+        log.exception("catching up on control messages failed")

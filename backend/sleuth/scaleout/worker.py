@@ -74,7 +74,7 @@ class WorkerHost:
         await self.manager.start()  # engines warm up; runs of dead workers are reaped
         subscribed = asyncio.Event()
         unsubscribe = asyncio.Event()
-        listening = asyncio.create_task(self._control.listen(self._on_control, subscribed, unsubscribe))
+        listening = asyncio.create_task(self._control.listen(self._on_control, subscribed, unsubscribe, self._catch_up))
         for loop in self._background:
             loop.start()
         await subscribed.wait()  # a cancel sent once a run is held must reach it
