@@ -4,41 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator
 
-import pytest
 from redis.asyncio import Redis
 
 from sleuth.api.channel import RunChannel
-from sleuth.config import Settings
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
 from sleuth.store import PacketRow, RunRecord, Store
 from sleuth.store.records import now_iso
 from sleuth.store.recovery import this_host
-from support.cluster import REDIS_URL
 
 FOREVER_S = 3600.0  # the reader's own wait: nothing in these tests may depend on it running out
 TIMEOUT = 60
-
-
-@pytest.fixture
-async def parts() -> AsyncIterator[tuple[Store, Redis, RedisKeys]]:
-    store = Store.from_settings(Settings())
-    keys = RedisKeys(f"sleuth-test-{uuid.uuid4().hex[:10]}")
-    # As the server's (no read timeout), and named: the tests look for this client's own connections.
-    redis = Redis.from_url(REDIS_URL, decode_responses=True, socket_timeout=None, client_name=keys.prefix)
-    store.create_session("s_1", "t")
-    try:
-        yield store, redis, keys
-    finally:
-        found = [key async for key in redis.scan_iter(match=f"{keys.prefix}:*")]
-        if found:
-            await redis.delete(*found)
-        await redis.aclose()
-        store.close()
 
 
 def _run(store: Store, run_id: str) -> None:

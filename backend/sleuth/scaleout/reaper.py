@@ -107,10 +107,12 @@ class Reaper:
         unheld = [run_id for run_id in admitted if run_id in running]
         missing: list[str] = []
         for run_id in admitted.keys() - running:
-            if await asyncio.to_thread(self._store.get_run, run_id) is None:
+            record = await asyncio.to_thread(self._store.get_run, run_id)
+            if record is None:
                 missing.append(run_id)
-            else:
+            elif record.status != "running":
                 await self._admission.release(run_id, admitted[run_id])
+            # else its launch stored it since `still_running` looked: a live run keeps its slot
         if self._in_queue is None:
             return
         claimed = await self._leases.claimed()
