@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from sleuth.lazy import lazy_exports
+from sleuth.llm.setup import ENGINE_LIBRARIES
 
 
 def _python(code: str) -> str:
@@ -47,6 +48,23 @@ def test_preload_loads_litellm_then_freezes_the_heap_and_restarts_the_collector(
         "setup.preload()\n"
         "paused = not gc.isenabled()\n"
         "module = asyncio.run(setup.litellm_ready())\n"
+        "setup._preloading.join()\n"
         "print(paused, module.__name__, gc.isenabled(), gc.get_freeze_count() > 0)\n"
     )
     assert out == "True litellm True True"
+
+
+def test_a_run_loads_the_engine_libraries_after_its_first_packet_on_the_preload_thread() -> None:
+    libraries = list(ENGINE_LIBRARIES)
+    out = _python(
+        "import sys\n"
+        "from sleuth.llm import setup\n"
+        # everything `sleuth research` imports before it sends run_start
+        "import sleuth.cli_research, sleuth.cli_plan_review, sleuth.research.run, sleuth.tools.factory\n"
+        "import sleuth.research.preflight, sleuth.stream.emitter, sleuth.tools.web.reader\n"
+        f"early = [m for m in {libraries!r} if m in sys.modules]\n"
+        "setup.preload()\n"
+        "setup._preloading.join()\n"
+        f"print(early, all(m in sys.modules for m in {libraries!r}))\n"
+    )
+    assert out == "[] True"

@@ -7,8 +7,6 @@ import json
 import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from sleuth.llm.types import ToolCall
 from sleuth.prompting import render
 
@@ -57,6 +55,8 @@ _REFUSING = frozenset({"required", "type"})
 
 def _argument_errors(parsed: dict[str, Any], params: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(missing required arguments, arguments of the wrong type), by JSON Schema validation."""
+    from jsonschema import Draft202012Validator  # not at start: a run sends its first packet sooner
+
     missing: list[str] = []
     wrong: list[str] = []
     for error in Draft202012Validator(params).iter_errors(parsed):

@@ -27,6 +27,7 @@ T = TypeVar("T")
 _lock = threading.RLock()
 _module: ModuleType | None = None
 _preloading: threading.Thread | None = None
+_warmed = threading.Event()  # set when the preload's litellm part is done (the thread may go on)
 
 # A tool schema for the warm-up call: offering any tool makes litellm load its tool-call path.
 _WARM_TOOL = {
@@ -74,12 +75,12 @@ def litellm_module() -> ModuleType:
 async def litellm_ready() -> ModuleType:
     """litellm, loaded (and warmed, when `preload` started), waiting off the event loop.
 
-    A preload under way is waited for whole, not just its import: a call made while the warm-up is
-    still importing the same modules on the other thread could meet a half-initialised module.
+    A preload under way is waited for until its warm-up is done, not just its import: a call made
+    while the warm-up still imports litellm's modules on the other thread could meet a
+    half-initialised one. The engine libraries it imports after that are the engine's own.
     """
-    thread = _preloading
-    if thread is not None and thread.is_alive():
-        await in_daemon_thread(thread.join)
+    if _preloading is not None and not _warmed.is_set():
+        await in_daemon_thread(_warmed.wait)
     if _module is not None:
         return _module
     return await in_daemon_thread(litellm_module)
@@ -156,6 +157,18 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
             log.warning("litellm warm-up of %s failed: %s: %s", model, type(exc).__name__, exc)
 
 
+# Libraries the engine uses only once a run is under way (tool-argument validation, page and PDF
+# extraction, report markdown): importing them before the first packet delayed it by about 0.4 s.
+# A process about to run research imports them off its event loop, after litellm: a first use on
+# the loop would hold it for the length of the import.
+ENGINE_LIBRARIES = ("jsonschema", "markdown_it", "bs4", "pypdf")
+
+
+def import_engine_libraries() -> None:
+    for name in ENGINE_LIBRARIES:
+        import_module(name)
+
+
 def freeze_loaded(*, collect: bool) -> None:
     """Move everything alive now out of the collector's sight for good.
 
@@ -177,6 +190,11 @@ def _preload(warm_tools: bool) -> None:
             litellm_module()
     except Exception as exc:  # warming is an optimisation; the first real call does the same work
         log.debug("litellm warm-up failed: %s", exc)
+    finally:
+        _warmed.set()
+    try:
+        if warm_tools:  # a run is starting: what it needs later loads while its first model call is out
+            import_engine_libraries()
     finally:
         freeze_loaded(collect=False)
         gc.enable()

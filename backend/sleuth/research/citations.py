@@ -5,15 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
-
-from markdown_it import MarkdownIt
 
 from sleuth.documents import Document
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.packets import NumberedSource, RemovedCitation
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from sleuth.research.claims import ClaimVerdict
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
@@ -26,7 +27,11 @@ _HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.S)
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
 
 
-_MARKDOWN = MarkdownIt("commonmark")
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # not at start: a run sends its first packet sooner
+
+    return MarkdownIt("commonmark")
 
 
 def _code_ranges(text: str) -> list[tuple[int, int]]:
@@ -40,7 +45,7 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     if starts[-1] < len(text):
         starts.append(len(text))
     ranges: list[tuple[int, int]] = []
-    for token in _MARKDOWN.parse(text):
+    for token in _markdown().parse(text):
         if token.map is None:
             continue
         begin, end = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
