@@ -54,7 +54,7 @@ def test_preload_loads_litellm_then_freezes_the_heap_and_restarts_the_collector(
     assert out == "True litellm True True"
 
 
-def test_a_run_loads_the_engine_libraries_after_its_first_packet_on_the_preload_thread() -> None:
+def test_a_run_loads_the_engine_libraries_and_templates_after_its_first_packet_on_the_preload_thread() -> None:
     libraries = list(ENGINE_LIBRARIES)
     out = _python(
         "import sys\n"
@@ -63,8 +63,12 @@ def test_a_run_loads_the_engine_libraries_after_its_first_packet_on_the_preload_
         "import sleuth.cli_research, sleuth.cli_plan_review, sleuth.research.run, sleuth.tools.factory\n"
         "import sleuth.research.preflight, sleuth.stream.emitter, sleuth.tools.web.reader\n"
         f"early = [m for m in {libraries!r} if m in sys.modules]\n"
+        "from sleuth.prompting import _environment, prompts_dir\n"
+        "compiled = len(_environment().cache)\n"
         "setup.preload()\n"
         "setup._preloading.join()\n"
-        f"print(early, all(m in sys.modules for m in {libraries!r}))\n"
+        f"loaded = all(m in sys.modules for m in {libraries!r})\n"
+        "templates = len(list(prompts_dir().rglob('*.j2')))\n"
+        "print(early, compiled, loaded, len(_environment().cache) == templates)\n"
     )
-    assert out == "[] True"
+    assert out == "[] 0 True True"

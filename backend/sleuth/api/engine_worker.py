@@ -25,7 +25,7 @@ from typing import Any
 
 from sleuth.api.run_manager_types import Engine
 from sleuth.config import Settings
-from sleuth.llm.setup import freeze_loaded, import_engine_libraries
+from sleuth.llm.setup import freeze_loaded, prepare_engine
 from sleuth.llm.warmup import warm_litellm
 from sleuth.research.plan_review import PlanInbox
 from sleuth.research.types import ResearchRequest, ResearchResult
@@ -59,7 +59,7 @@ async def warm_up(settings: Settings) -> None:
 
 def _warm_up(settings: Settings) -> None:
     warm_litellm(settings)
-    import_engine_libraries()
+    prepare_engine()
     try:
         from sleuth.tools.factory import build_toolbox
 

@@ -159,14 +159,17 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
 
 # Libraries the engine uses only once a run is under way (tool-argument validation, page and PDF
 # extraction, report markdown): importing them before the first packet delayed it by about 0.4 s.
-# A process about to run research imports them off its event loop, after litellm: a first use on
-# the loop would hold it for the length of the import.
 ENGINE_LIBRARIES = ("jsonschema", "markdown_it", "bs4", "pypdf")
 
 
-def import_engine_libraries() -> None:
+def prepare_engine() -> None:
+    """Import what a run uses later and compile the prompt templates, in a process about to run
+    research, off its event loop: a first use on the loop would hold it for the length of each."""
     for name in ENGINE_LIBRARIES:
         import_module(name)
+    from sleuth.prompting import compile_all
+
+    compile_all()
 
 
 def freeze_loaded(*, collect: bool) -> None:
@@ -194,7 +197,7 @@ def _preload(warm_tools: bool) -> None:
         _warmed.set()
     try:
         if warm_tools:  # a run is starting: what it needs later loads while its first model call is out
-            import_engine_libraries()
+            prepare_engine()
     finally:
         freeze_loaded(collect=False)
         gc.enable()
