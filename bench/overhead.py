@@ -14,8 +14,10 @@ as a subprocess, and prints per latency (min / median / max over the runs):
 
 It also times `sleuth --help`, and runs once with asyncio's debug mode reporting every callback
 that holds the event loop for 20 ms or more (SLEUTH_SLOW_CALLBACK_MS), and prints the longest.
+`--timeline` prints the model calls of each latency's median run, with the time no call was in
+flight before each one: where the overhead ratio's excess is spent.
 
-Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3]
+Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3] [--timeline]
 Wall figures depend on the machine's load; the load average is printed beside them.
 """
 
@@ -60,6 +62,8 @@ class RunFigures:
     user_cpu_s: float
     model_calls: int
     slow_callbacks: list[tuple[float, str]] = field(default_factory=list)  # seconds, what ran
+    calls: list[CallRecord] = field(default_factory=list)
+    stop_at: float = 0.0  # when the `stop` packet was read
 
 
 def busy_seconds(calls: list[CallRecord]) -> float:
@@ -183,6 +187,23 @@ def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = N
         user_cpu_s=usage.ru_utime,
         model_calls=len(calls),
         slow_callbacks=[(float(seconds), what) for what, seconds in SLOW_CALLBACK.findall(errors)],
+        calls=calls,
+        stop_at=stop_at,
+    )
+
+
+def print_timeline(run: RunFigures) -> None:
+    """Each model call (from its arrival to its last byte, from the first call's arrival) and the
+    time before it when no call was in flight."""
+    calls = sorted(run.calls, key=lambda c: c.arrived)
+    start, end = calls[0].arrived, calls[0].arrived
+    for call in calls:
+        idle = max(0.0, call.arrived - end)
+        span = f"{call.arrived - start:6.3f} -> {call.finished - start:6.3f} s"
+        print(f"    {call.step:<14} {span}   idle before {idle * 1000:5.0f} ms")
+        end = max(end, call.finished)
+    print(
+        f"    stop packet    {run.stop_at - start:6.3f} s              idle before {(run.stop_at - end) * 1000:5.0f} ms"
     )
 
 
@@ -213,6 +234,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--help-runs", type=int, default=5)
     parser.add_argument("--no-loop-check", action="store_true", help="skip the asyncio debug-mode run")
+    parser.add_argument("--timeline", action="store_true", help="print the calls of each latency's median run")
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     with tempfile.TemporaryDirectory() as data_dir:
@@ -247,6 +269,10 @@ def main() -> None:
                 target = target.get(latency)
             note = f"  target <= {target}: {verdict(statistics.median(values), target)}" if target else ""
             print(f"  {name:<36} {spread(values, digits)}{note}")
+        if args.timeline:
+            median_run = sorted(runs, key=lambda r: r.ratio)[len(runs) // 2]
+            print(f"  timeline of the median run (ratio {median_run.ratio:.3f}):")
+            print_timeline(median_run)
     print(
         f"\nsleuth --help: wall {spread(help_walls)} s, CPU {spread(help_cpus)} s"
         f"  target wall <= 0.2: {verdict(statistics.median(help_walls), 0.2)}"
