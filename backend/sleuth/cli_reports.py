@@ -103,16 +103,15 @@ def save_report(
     import os
     import time
 
-    from sleuth.api.routes.launch import title_from
     from sleuth.store import MessageRecord, RunRecord, Store
     from sleuth.store.ids import new_id
-    from sleuth.store.records import now_iso
+    from sleuth.store.records import now_iso, session_title
     from sleuth.store.recovery import this_host
 
     store = Store.from_settings(settings)
     try:
         if store.get_session(request.session_id) is None:
-            store.create_session(request.session_id, title_from(request.question))
+            store.create_session(request.session_id, session_title(request.question))
         question = MessageRecord(
             id=new_id("m"),
             session_id=request.session_id,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +74,21 @@ def test_a_run_loads_the_engine_libraries_and_templates_after_its_first_packet_o
         "print(early, compiled, loaded, len(_environment().cache) == templates)\n"
     )
     assert out == "[] 0 True True"
+
+
+def test_a_whole_research_run_on_the_command_line_never_loads_the_server(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env["SLEUTH_DATA_DIR"] = str(tmp_path)
+    code = (
+        "import sys\n"
+        "from sleuth.cli import main\n"
+        "try:\n"
+        "    args = ['research', 'How do context managers work?', '--no-clarify', '--json']\n"
+        "    main.main(args, standalone_mode=False)\n"
+        "finally:\n"
+        "    sys.stderr.write('server loaded: %s\\n' % ('fastapi' in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert '"type":"report"' in done.stdout.replace(" ", "")  # the run finished and its report was saved
+    assert "server loaded: False" in done.stderr

@@ -19,6 +19,12 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def session_title(question: str) -> str:
+    """A new session's title: its first question on one line, cut to 80 characters."""
+    line = " ".join(question.split())
+    return line if len(line) <= 80 else line[:79] + "…"
+
+
 @dataclass(frozen=True)
 class SessionRecord:
     id: str

@@ -16,7 +16,7 @@ from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.research.types import ResearchRequest
 from sleuth.store import MessageRecord
 from sleuth.store.ids import new_id
-from sleuth.store.records import now_iso
+from sleuth.store.records import now_iso, session_title
 from sleuth.tools import sources
 
 
@@ -112,19 +112,14 @@ async def start_run(
             kind=planned.kind,
             answers_run_id=planned.answers_run_id,
             message=message,
-            new_session_title=title_from(content) if new_session else None,
+            new_session_title=session_title(content) if new_session else None,
         )
     except TooManyRuns:
         raise too_many(request) from None
     except SessionBusy:
         raise busy() from None
     if planned.kind == "question" and not followup and not new_session:
-        await asyncio.to_thread(store.rename_session_if_untitled, session_id, title_from(content))
+        await asyncio.to_thread(store.rename_session_if_untitled, session_id, session_title(content))
     return RunCreated(
         run_id=record.id, session_id=session_id, kind=record.kind, events_url=f"/api/runs/{record.id}/events"
     )
-
-
-def title_from(question: str) -> str:
-    line = " ".join(question.split())
-    return line if len(line) <= 80 else line[:79] + "…"
