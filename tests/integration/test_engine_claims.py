@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from dataclasses import replace
 from typing import Any
 
 from sleuth.research.types import ResearchRequest
@@ -48,6 +50,45 @@ async def test_a_configured_judge_model_gives_the_verdicts() -> None:
     assert {c.checker for c in run.result.claims} == {"judge"}
     assert run.of("run_start")[0].obj.models["judge"] == "openai/judge-model"  # type: ignore[union-attr]
     assert any(p.obj.type == "usage" and p.obj.role == "judge" for p in run.packets)  # type: ignore[union-attr]
+
+
+class JudgeHeldForTheArtifact(ClaimsModel):
+    """Answers the judge only once the artifact's request has arrived, or after `patience_s` if it never
+    comes while the judge waits (a report whose claims must be judged before its artifact is asked for)."""
+
+    def __init__(self, patience_s: float) -> None:
+        super().__init__()
+        self.artifact_asked = threading.Event()
+        self.gave_up = threading.Event()
+        self._timer = threading.Timer(patience_s, self._give_up)
+
+    def _give_up(self) -> None:
+        self.gave_up.set()
+        self.artifact_asked.set()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        names = tool_names(body)
+        if names == {"record_artifact"}:
+            self.artifact_asked.set()
+        reply = super().__call__(body)
+        if names == {"claim_verdicts"}:
+            self._timer.start()
+            return replace(reply, gate=self.artifact_asked)
+        return reply
+
+
+async def test_the_artifact_is_asked_for_while_the_judge_checks_the_claims() -> None:
+    model = JudgeHeldForTheArtifact(patience_s=20)
+    try:
+        with ScriptedLLM(model) as llm:
+            run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
+    finally:
+        model._timer.cancel()
+    assert not model.gave_up.is_set(), "the artifact's call waited for the judge's verdicts"
+    assert run.stop_reason == "completed"
+    assert {c.checker for c in run.result.claims} == {"judge"}
+    (report,) = run.of("report")
+    assert report.obj.title and report.obj.key_findings  # type: ignore[union-attr]  # the model's artifact, not the fallback
 
 
 class BrokenJudge(ClaimsModel):

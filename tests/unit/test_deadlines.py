@@ -4,7 +4,7 @@ import pytest
 
 from sleuth.clock import ScaledClock
 from sleuth.config import Settings
-from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until, wait_all_until
+from sleuth.research.deadlines import DeadlineReached, RunDeadlines, both, run_until, wait_all_until
 
 
 class ManualClock:
@@ -83,6 +83,63 @@ async def test_wait_all_until_returns_and_cancels_the_stragglers() -> None:
     await clock.advance(3.0)
     pending = await waiter
     assert pending == {slow} and slow.cancelled() and fast.result() == "ok"
+
+
+async def test_both_runs_the_two_at_once_and_returns_both_results() -> None:
+    first_started, second_started = asyncio.Event(), asyncio.Event()
+
+    async def first() -> str:
+        first_started.set()
+        await second_started.wait()  # would never return if `second` only started after `first` ended
+        return "a"
+
+    async def second() -> int:
+        second_started.set()
+        await first_started.wait()
+        return 2
+
+    assert await both(first(), second()) == ("a", 2)
+
+
+async def test_both_cancels_the_other_when_one_fails() -> None:
+    never = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def waits() -> None:
+        try:
+            await never.wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async def fails() -> None:
+        raise ValueError("broken")
+
+    with pytest.raises(ValueError, match="broken"):
+        await both(waits(), fails())
+    assert cancelled.is_set()
+
+
+async def test_a_cancelled_caller_of_both_cancels_both() -> None:
+    never = asyncio.Event()
+    started: list[str] = []
+    cancelled: list[str] = []
+
+    async def waits(name: str) -> None:
+        started.append(name)
+        try:
+            await never.wait()
+        except asyncio.CancelledError:
+            cancelled.append(name)
+            raise
+
+    caller = asyncio.ensure_future(both(waits("a"), waits("b")))
+    while len(started) < 2:
+        await asyncio.sleep(0)
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert sorted(cancelled) == ["a", "b"]
 
 
 async def test_scaled_clock_runs_faster_than_real_time() -> None:

@@ -11,6 +11,7 @@ from sleuth.clock import Clock
 from sleuth.config import Settings
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 class DeadlineReached(Exception):
@@ -211,6 +212,27 @@ async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitab
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     raise DeadlineReached
+
+
+async def both(first: Awaitable[T], second: Awaitable[U]) -> tuple[T, U]:
+    """Await two independent pieces of work at once and return both results.
+
+    If either raises, the other is cancelled and awaited before the error propagates; a caller
+    cancelled while it waits (the run's deadline) cancels both. Neither is ever left running.
+    """
+    a, b = asyncio.ensure_future(first), asyncio.ensure_future(second)
+    try:
+        await asyncio.wait({a, b}, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        for task in (a, b):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(a, b, return_exceptions=True)
+    for task in (a, b):  # the failure, not the cancellation it caused in the other
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            raise error
+    return a.result(), b.result()
 
 
 async def wait_all_until(clock: Clock, at: float, tasks: Iterable[asyncio.Task[T]]) -> set[asyncio.Task[T]]:

@@ -10,7 +10,7 @@ from sleuth.research.artifact import describe_report, fallback_artifact
 from sleuth.research.citations import VerifiedReport, verify_report
 from sleuth.research.claim_check import check_report_claims
 from sleuth.research.claims import unsupported
-from sleuth.research.deadlines import DeadlineReached, run_until
+from sleuth.research.deadlines import DeadlineReached, both, run_until
 from sleuth.research.depth import REPORT_WORDS
 from sleuth.research.llm_step import llm_step
 from sleuth.research.method import note_for
@@ -105,12 +105,16 @@ async def publish_report(state: RunState, text: str, *, allow_judge: bool = True
     `allow_judge=False` (the deadline path) makes no further model calls: the artifact falls back too.
     """
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-    verified.claims = await check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
-    artifact = (
-        await describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
-        if allow_judge
-        else fallback_artifact(state.request.question, verified.markdown)
-    )
+    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
+    if allow_judge:
+        # The artifact's fields need the verified text, not the verdicts: its model call goes out
+        # while the claims are checked (a judge model's call, or tens of ms of overlap checking).
+        verified.claims, artifact = await both(
+            claims, describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
+        )
+    else:
+        verified.claims = await claims
+        artifact = fallback_artifact(state.request.question, verified.markdown)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
