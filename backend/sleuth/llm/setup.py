@@ -1,8 +1,9 @@
 """Process-wide litellm preparation, done once before litellm is first imported.
 
-Importing litellm and making its first call with tools (which loads its MCP handler and builds
-pydantic models) cost seconds of CPU. `preload` starts that work on a background thread as a
-command starts, so a run can send its first packet meanwhile; `litellm_ready` awaits it without
+Importing litellm and making its first call (which loads its token counter and more of its
+types; litellm 1.106 also loaded its MCP handler for any call offering tools, 1.110.2 no longer
+does) cost seconds of CPU. `preload` starts that work on a background thread as a command starts,
+so a run can send its first packet meanwhile; `litellm_ready` awaits it without
 blocking the event loop.
 """
 
