@@ -15,7 +15,9 @@ as a subprocess, and prints per latency (min / median / max over the runs):
 It also times `sleuth --help`, and runs once with asyncio's debug mode reporting every callback
 that holds the event loop for 20 ms or more (SLEUTH_SLOW_CALLBACK_MS), and prints the longest.
 `--timeline` prints the model calls of each latency's median run, with the time no call was in
-flight before each one: where the overhead ratio's excess is spent.
+flight before each one: where the overhead ratio's excess is spent; and, for the final report and
+the agents' reports, how long after the endpoint sent a stream's last byte the run emitted its last
+token (the client still parsing chunks).
 
 Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3] [--timeline]
 Wall figures depend on the machine's load; the load average is printed beside them.
@@ -64,6 +66,7 @@ class RunFigures:
     slow_callbacks: list[tuple[float, str]] = field(default_factory=list)  # seconds, what ran
     calls: list[CallRecord] = field(default_factory=list)
     stop_at: float = 0.0  # when the `stop` packet was read
+    last_token_at: dict[str, float] = field(default_factory=dict)  # step -> when its last text delta was read
 
 
 def busy_seconds(calls: list[CallRecord]) -> float:
@@ -179,6 +182,11 @@ def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = N
         calls = list(fake.calls)
     first_request = min(c.arrived for c in calls)
     stop_at = stamps[-1]
+    last_token_at: dict[str, float] = {}
+    for packet, stamp in zip(packets, stamps, strict=True):
+        step = DELTA_STEPS.get(str(packet["obj"]["type"]))  # type: ignore[index]
+        if step is not None:
+            last_token_at[step] = stamp
     return RunFigures(
         ratio=(stop_at - first_request) / busy_seconds(calls),
         first_packet_s=stamps[0] - launched,
@@ -189,7 +197,12 @@ def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = N
         slow_callbacks=[(float(seconds), what) for what, seconds in SLOW_CALLBACK.findall(errors)],
         calls=calls,
         stop_at=stop_at,
+        last_token_at=last_token_at,
     )
+
+
+# The packets that carry a streamed answer's text, by the fake endpoint's name for the call.
+DELTA_STEPS = {"message_delta": "report", "intermediate_report_delta": "agent_report"}
 
 
 def print_timeline(run: RunFigures) -> None:
@@ -205,6 +218,10 @@ def print_timeline(run: RunFigures) -> None:
     print(
         f"    stop packet    {run.stop_at - start:6.3f} s              idle before {(run.stop_at - end) * 1000:5.0f} ms"
     )
+    # How far the client's parsing of a long stream trails the endpoint's sending of it.
+    for step, read_at in run.last_token_at.items():
+        sent_at = max(c.finished for c in calls if c.step == step)
+        print(f"    {step}: last token read {(read_at - sent_at) * 1000:.0f} ms after the endpoint sent the last byte")
 
 
 def help_figures(runs: int) -> tuple[list[float], list[float]]:
