@@ -46,6 +46,8 @@ from loadavg import load_average  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 SLOW_CALLBACK = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
+# The packets that carry a streamed answer's text, by the fake endpoint's name for the call.
+DELTA_STEPS = {"message_delta": "report", "intermediate_report_delta": "agent_report"}
 TARGETS = {
     "overhead ratio": {0.3: 1.05, 1.0: 1.02},
     "launch -> first packet (s)": 1.0,
@@ -199,10 +201,6 @@ def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = N
         stop_at=stop_at,
         last_token_at=last_token_at,
     )
-
-
-# The packets that carry a streamed answer's text, by the fake endpoint's name for the call.
-DELTA_STEPS = {"message_delta": "report", "intermediate_report_delta": "agent_report"}
 
 
 def print_timeline(run: RunFigures) -> None:
