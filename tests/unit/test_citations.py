@@ -6,6 +6,7 @@ from sleuth.research.citations import (
     cited_numbers,
     collapse_citations,
     rewrite_citations,
+    rewrite_images,
     verify_report,
 )
 from sleuth.research.sources import SourceRegistry
@@ -107,3 +108,52 @@ def test_code_is_what_a_commonmark_renderer_calls_code(code: str) -> None:
     verified = verify_report(markdown, {1: doc}, registry, unsafe_citation_reason)
     assert verified.markdown == f"Outside [1] and bold.\n\n{code}"
     assert [r.marker for r in verified.removed] == ["<b>", "</b>"]
+
+
+def test_an_image_becomes_its_alt_text_and_keeps_its_url_only_when_retrieved() -> None:
+    registry = SourceRegistry()
+    registry.add(A)
+    text = (
+        "Logo ![the logo](/srv/app/logo.png) here [1]. ![x](/etc/passwd) ![y](http://127.0.0.1:8080/x.png)"
+        ' ![z](https://example.com/z.png "title") ![shown](https://site0.org/page) ![](https://example.com/empty.png)'
+        " and `![code](/kept.png)` as code."
+    )
+    verified = verify_report(text, {1: A}, registry, unsafe_citation_reason)
+    assert verified.markdown == (
+        "Logo the logo here [1]. x y z shown (https://site0.org/page)  and `![code](/kept.png)` as code."
+    )
+    reasons = {r.marker: r.reason for r in verified.removed}
+    assert set(reasons) == {
+        "/srv/app/logo.png",
+        "/etc/passwd",
+        "http://127.0.0.1:8080/x.png",
+        "https://example.com/z.png",
+        "https://example.com/empty.png",
+    }
+    assert all(reason.startswith("image not shown: ") for reason in reasons.values())
+    assert "scheme" in reasons["/etc/passwd"] and "raw IP" in reasons["http://127.0.0.1:8080/x.png"]
+    assert "not retrieved" in reasons["https://example.com/z.png"]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        ("a ![alt](/x.png) b", "a <alt|/x.png> b"),
+        (r"""![alt](<a b.png> "t") ![t](u 't') ![p](u (t))""", "<alt|a b.png> <t|u> <p|u>"),
+        ("![a [b] c](/x(1).png)", "<a [b] c|/x(1).png>"),
+        ("![outer ![inner](/i.png)](/o.png)", "<outer <inner|/i.png>|/o.png>"),
+        (r"\![text](/x.png) and \\![image](/y.png)", r"\![text](/x.png) and \\<image|/y.png>"),
+        (
+            "![ref][r] and ![short]\n\n[r]: /etc/passwd\n[short]: /s",
+            r"!\[ref][r] and !\[short]" + "\n\n[r]: /etc/passwd\n[short]: /s",
+        ),
+        ("```\n![code](/x.png)\n```", "```\n![code](/x.png)\n```"),
+    ],
+)
+def test_rewrite_images_leaves_no_image_a_renderer_would_load(markdown: str, expected: str) -> None:
+    from markdown_it import MarkdownIt
+
+    rewritten = rewrite_images(markdown, lambda alt, url: f"<{alt}|{url}>")
+    assert rewritten == expected
+    parsed = MarkdownIt("commonmark").parse(rewritten)
+    assert not [token for block in parsed for token in block.children or [] if token.type == "image"]

@@ -25,6 +25,19 @@ _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
 _HTML_BLOCK = re.compile(r"<(script|style|iframe|object|embed|template|noscript)\b.*?(?:</\1\s*>|$)", re.I | re.S)
 _HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.S)
 _BARE_URL = re.compile(r"(?<![(\[<\"'])\b(?:https?|ftp|file|javascript|data)://[^\s)\]>]+", re.I)
+# An inline image, `![alt](url "title")` (`\![` is text; `\\![` is an escaped backslash, then an image).
+# The alt may hold one level of brackets; the URL may be `<...>` or hold one level of parentheses.
+# Bounded, so that text full of unclosed `![` is scanned in linear time; longer ones meet _IMAGE_OPENING.
+_IMAGE = re.compile(
+    r"(?<!\\)(?P<escapes>(?:\\\\)*)!\[(?P<alt>(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.){0,200}\]){0,500})\]"
+    r"\(\s*(?P<url><[^<>\n]{0,2000}>|(?:[^()\s\\]|\\.|\([^()\s]{0,500}\)){0,2000})"
+    r"(?:\s+(?:\"(?:[^\"\\]|\\.){0,1000}\"|'(?:[^'\\]|\\.){0,1000}'|\((?:[^()\\]|\\.){0,1000}\)))?\s*\)",
+    re.S,
+)
+# Whatever else opens an image (a reference image `![alt][ref]`, nesting _IMAGE does not follow). A
+# citation after an exclamation mark, `![1]`, renders the same as `!\[1]`: literal text, still cited.
+_IMAGE_OPENING = re.compile(r"(?<!\\)((?:\\\\)*)!\[")
+_MARKDOWN_MARKS = re.compile(r"([\\`*_\[\]<>])")
 
 
 @cache
@@ -127,6 +140,32 @@ def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
         return _CITATION.sub(one, segment)
 
     return _outside_code(text, part)
+
+
+def rewrite_images(text: str, replace: Callable[[str, str], str]) -> str:
+    """Each markdown image outside code replaced by `replace(alt, url)`, so that no renderer loads one.
+
+    An image this cannot take apart (a reference image, `![alt][ref]`) keeps its text but loses its
+    opening `![`: it renders as the text it is, never as an image.
+    """
+    if "![" not in text:  # no image opens without it; spares the parse
+        return text
+    return _outside_code(text, lambda segment: _images_in(segment, replace))
+
+
+def _images_in(segment: str, replace: Callable[[str, str], str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        url = match.group("url")
+        url = url[1:-1] if url.startswith("<") else url
+        return match.group("escapes") + replace(_images_in(match.group("alt"), replace), url)
+
+    return _IMAGE_OPENING.sub(r"\1!\\[", _IMAGE.sub(one, segment))
+
+
+def image_as_text(alt: str, url: str) -> str:
+    """An image as the text a reader is shown instead: its alt text and its URL, which is not a link."""
+    shown = _MARKDOWN_MARKS.sub(r"\\\1", url)
+    return f"{alt} ({shown})" if alt.strip() and shown else alt or shown
 
 
 @dataclass
@@ -237,6 +276,19 @@ def verify_report(
 
         return _BARE_URL.sub(bare, _LINK.sub(link, segment))
 
+    def images(segment: str) -> str:
+        """No image is loaded by a client: each becomes its alt text, and its URL stays, as text,
+        only when it is a source a tool retrieved."""
+
+        def image(alt: str, url: str) -> str:
+            reason = unsafe_reason(url) or (None if registry.by_url(url) else "the URL was not retrieved by any tool")
+            if reason:
+                removed.append(RemovedCitation(marker=url, reason=f"image not shown: {reason}"))
+                return alt
+            return image_as_text(alt, url)
+
+        return _images_in(segment, image)
+
     def html(segment: str) -> str:
         def drop(match: re.Match[str]) -> str:
             removed.append(RemovedCitation(marker=match.group(0)[:120], reason="raw HTML removed from the report"))
@@ -244,6 +296,6 @@ def verify_report(
 
         return _HTML_TAG.sub(drop, _HTML_BLOCK.sub(drop, segment))
 
-    text = _outside_code(rewrite_citations(markdown, check), lambda segment: links(html(segment)))
+    text = _outside_code(rewrite_citations(markdown, check), lambda segment: links(images(html(segment))))
     sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
     return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)
