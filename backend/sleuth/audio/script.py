@@ -13,13 +13,14 @@ from sleuth.config import Settings
 from sleuth.llm.gateway import LLMError, LLMGateway
 from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.citations import rewrite_citations
+from sleuth.research.citations import rewrite_citations, rewrite_images
 from sleuth.research.types import ResearchResult
 
 Style = Literal["narration", "overview", "dialogue"]
 STYLES: tuple[Style, ...] = ("narration", "overview", "dialogue")
 MAX_LINES = 40
 MAX_LINE_CHARS = 1200
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # markdown's backslash escapes of ASCII punctuation
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ class ScriptError(Exception):
 
 
 def _spoken(text: str) -> str:
-    """Text as it is read: no citation markers, no markdown marks, single spaces."""
+    """Text as it is read: images by their alt text, no citation markers, no markdown marks, single spaces."""
+    text = _ESCAPED.sub(r"\1", rewrite_images(text, lambda alt, _url: alt))
     text = rewrite_citations(text, lambda _n: None)
     return " ".join(re.sub(r"[`*_#>|]+", " ", text).split())
 
