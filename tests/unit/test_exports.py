@@ -19,6 +19,7 @@ from sleuth.exports.markdown import report_document
 from sleuth.exports.pdf import report_pdf
 from sleuth.research.types import ResearchResult
 from sleuth.stream.packets import KeyFinding, NumberedSource
+from support.canary import PNG
 
 BODY = """Дескрипторы данных имеют приоритет над словарём экземпляра [1]. Ο μηχανισμός είναι ίδιος [2].
 
@@ -210,3 +211,41 @@ def test_a_cjk_report_is_drawn_in_a_cjk_font_and_every_line_has_one(
     )
     assert drawn.returncode == 0 and "No font" not in drawn.stderr, drawn.stderr
     assert list(tmp_path.glob("page*.png"))
+
+
+IMAGES = "Logo ![the logo](/srv/logo.png) and ![x](/etc/passwd).\n\n| a | b |\n|---|---|\n| ![cell](/c.png) | d |"
+
+
+def test_the_pdf_and_docx_parser_renders_an_image_as_its_text() -> None:
+    from sleuth.exports.structure import report_html
+
+    main, _ = report_html(_report().model_copy(update={"markdown": IMAGES}), "1")
+    assert "<img" not in main
+    assert "the logo (/srv/logo.png)" in main and "x (/etc/passwd)" in main and "cell (/c.png)" in main
+    xml = zipfile.ZipFile(io.BytesIO(report_docx(_report().model_copy(update={"markdown": IMAGES})))).read(
+        "word/document.xml"
+    )
+    assert "the logo (/srv/logo.png)" in "".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", xml.decode()))
+
+
+def test_the_pdf_writer_loads_no_image_even_when_its_html_holds_one(tmp_path: Path) -> None:
+    from sleuth.exports.pdf import ImageRefused, _new_pdf, _write
+
+    png = tmp_path / "logo.png"
+    png.write_bytes(PNG)
+    pdf = _new_pdf(find_fonts(), "t")
+    _write(pdf, f'<p>Before <img src="{png}" alt="the logo"> after <img src="/etc/passwd"></p>')
+    out = bytes(pdf.output())
+    assert b"/Subtype /Image" not in out
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(out)).pages)
+    assert f"the logo ({png})" in text and "/etc/passwd" in text
+    with pytest.raises(ImageRefused):
+        pdf.image(str(png))
+
+
+def test_xml_text_keeps_only_what_xml_1_0_holds() -> None:
+    from sleuth.exports.content import xml_text
+
+    assert xml_text("a\x00b\x07c\x1bd\x7fe\tf\ng\rh") == "abcd\x7fe\tf\ng\rh"
+    assert xml_text("page\x0cbreak\x0bhere") == "page break here"
+    assert xml_text("x\ufffe\uffffy\ud800z\U0001f600") == "xyz\U0001f600"

@@ -17,8 +17,12 @@ MEDIA_TYPES: dict[ExportFormat, str] = {
 
 
 def render_export(report: ResearchResult, fmt: ExportFormat) -> bytes:
+    """Every export comes through here, and so through `exportable`: the formats below render only
+    text XML can hold, and no image."""
+    from sleuth.exports.content import exportable
     from sleuth.exports.markdown import report_document
 
+    report = exportable(report)
     if fmt == "md":
         return report_document(report).encode("utf-8")
     if fmt == "pdf":

@@ -6,6 +6,7 @@ from typing import Any
 
 from fpdf import FPDF
 from fpdf.fonts import FontFace
+from fpdf.html import HTML2FPDF
 from fpdf.line_break import TextLine
 
 from sleuth.exports.fonts import FontSet, find_fonts
@@ -17,13 +18,41 @@ MONO = "DejaVuMono"
 CJK = "MicroHei"
 
 
+class ImageRefused(RuntimeError):
+    """The PDF export tried to load an image, which it never does."""
+
+
+class _HTML(HTML2FPDF):
+    """fpdf2's HTML writer with `<img>` written as its alt text and URL: never read, never fetched.
+
+    The report's HTML holds no `<img>` (its parser renders images as text); this holds even if one came.
+    """
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "img":
+            super().handle_starttag(tag, attrs)
+            return
+        given = dict(attrs)
+        super().handle_starttag(tag, [(name, value) for name, value in attrs if name != "src"])
+        alt, url = (given.get("alt") or "").strip(), (given.get("src") or "").strip()
+        if (alt or url) and self.td_th is None:
+            self.handle_data(f"{alt} ({url})" if alt and url else alt or url)
+
+
 class _PDF(FPDF):
-    """FPDF that keeps the page font when a line starts with a fallback (CJK) glyph.
+    """FPDF that writes HTML images as text and loads no image at all, and that keeps the page font
+    when a line starts with a fallback (CJK) glyph.
 
     fpdf2 2.8 sets the main font for such a line inside the line's own q/Q block, then believes
     the page has it: every later line on the page is drawn with no font at all (py-pdf/fpdf2#1772).
     Setting the main font on the page first, outside any block, avoids that path.
     """
+
+    HTML2FPDF_CLASS = _HTML
+
+    def image(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused: an image's path or URL would make the server read a file or fetch a URL."""
+        raise ImageRefused("the PDF export loads no image")
 
     def _render_styled_text_line(self, text_line: TextLine, *args: Any, **kwargs: Any) -> bool:
         fragments = text_line.fragments

@@ -1,14 +1,18 @@
 """The report document as HTML for the PDF writer: markdown rendered safely, citations made clickable.
 
 Raw HTML in the markdown is escaped, never passed through: the text came from models and web pages.
+An image is rendered as its text, never as `<img>`: a PDF writer would read the file or fetch the URL.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 from sleuth.exports.markdown import report_document
 from sleuth.research.types import ResearchResult
@@ -25,7 +29,37 @@ def _plain_cells(table: str) -> str:
 
 
 def markdown_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    """The parser of the PDF and DOCX exports: tables, no raw HTML, and each image as plain text."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md.core.ruler.after("inline", "images_as_text", _images_as_text)
+    return md
+
+
+def _images_as_text(state: StateCore) -> None:
+    for block in state.tokens:
+        if block.type == "inline" and block.children:
+            block.children = [_image_text(token) if token.type == "image" else token for token in block.children]
+
+
+def _image_text(image: Token) -> Token:
+    """An image token as a text token: `alt (url)`, the URL written out, neither loaded nor linked."""
+    alt, url = _alt(image.children or []), str(image.attrs.get("src") or "")
+    text = Token("text", "", 0)
+    text.content = f"{alt} ({url})" if alt.strip() and url else alt or url
+    return text
+
+
+def _alt(tokens: Sequence[Token]) -> str:
+    """An image's alt text without its markup, as CommonMark defines it."""
+    parts = []
+    for token in tokens:
+        if token.type in ("text", "code_inline"):
+            parts.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        else:
+            parts.append(_alt(token.children or []))
+    return "".join(parts)
 
 
 def report_html(report: ResearchResult, cite_target: str) -> tuple[str, str]:

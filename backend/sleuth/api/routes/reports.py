@@ -12,7 +12,6 @@ from sleuth.api.routes.deps import not_found, responses, store_of
 from sleuth.api.schemas import ReportOut
 from sleuth.exports.fonts import FontsMissing
 from sleuth.exports.formats import MEDIA_TYPES, ExportFormat, render_export
-from sleuth.exports.markdown import report_document
 
 router = APIRouter(tags=["reports"])
 
@@ -23,13 +22,8 @@ router = APIRouter(tags=["reports"])
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/markdown": {}}}, **responses(401, 404)},
 )
-async def get_report_markdown(request: Request, report_id: str) -> PlainTextResponse:
-    report = ReportOut.model_validate(await _report_or_404(request, report_id))
-    return PlainTextResponse(
-        report_document(report),
-        media_type="text/markdown; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="sleuth-{_safe(report_id)}.md"'},
-    )
+async def get_report_markdown(request: Request, report_id: str) -> Response:
+    return await _export(request, report_id, "md")
 
 
 def _safe(report_id: str) -> str:
