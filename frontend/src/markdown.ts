@@ -3,8 +3,29 @@
 // built, with DOM calls on text nodes, so nothing unsanitised ever reaches the page.
 
 import DOMPurify from "dompurify";
-import { marked } from "marked";
+import { Marked, type Tokens } from "marked";
 import { safeHref } from "./urls";
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+}
+
+/**
+ * A report's image is shown as a text link to its URL (the link policy below drops any href that is
+ * not http(s)), never as <img>: loading it would fetch whatever URL a model or a quoted page wrote.
+ */
+const marked = new Marked({
+  async: false,
+  gfm: true,
+  breaks: false,
+  renderer: {
+    image({ href, text }: Tokens.Image): string {
+      return `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`;
+    },
+  },
+});
 
 const FORBID_TAGS = ["style", "img", "svg", "math", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "video", "audio", "picture", "source", "link", "meta", "base"];
 
@@ -34,8 +55,7 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
 
 /** Markdown -> sanitised fragment (no chips); `inline` keeps it to a line's content (code, emphasis, links), no blocks. */
 export function sanitizeMarkdown(md: string, doc: Document = document, inline = false): DocumentFragment {
-  const options = { async: false, gfm: true, breaks: false } as const;
-  const html = (inline ? marked.parseInline(md ?? "", options) : marked.parse(md ?? "", options)) as string;
+  const html = inline ? marked.parseInline(md ?? "", { async: false }) : marked.parse(md ?? "", { async: false });
   const frag = getPurifier().sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     FORBID_TAGS,

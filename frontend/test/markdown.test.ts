@@ -57,6 +57,20 @@ describe("renderMarkdown sanitises model and web text", () => {
     }
   });
 
+  it("shows an image as a text link to its URL, never as an <img> that would load it", () => {
+    const md = "A ![the logo](https://example.com/x.png) and ![x](/etc/passwd) and ![](http://127.0.0.1:9/x.png).";
+    for (const root of [html(renderMarkdown(md)), html(renderMarkdown(md, undefined, true))]) {
+      expect(root.querySelector("img")).toBeNull();
+      const links = Array.from(root.querySelectorAll("a"));
+      expect(links.map((a) => [a.textContent, a.getAttribute("href")])).toEqual([
+        ["the logo", "https://example.com/x.png"],
+        ["x", null],
+        ["http://127.0.0.1:9/x.png", "http://127.0.0.1:9/x.png"],
+      ]);
+      expect(root.textContent?.trim()).toBe("A the logo and x and http://127.0.0.1:9/x.png.");
+    }
+  });
+
   it("renders ordinary markdown", () => {
     const root = html(renderMarkdown("## Title\n\n- one\n- **two**\n\n`code [1]`"));
     expect(root.querySelector("h2")?.textContent).toBe("Title");
