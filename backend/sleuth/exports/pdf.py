@@ -11,6 +11,7 @@ from fpdf.line_break import TextLine
 
 from sleuth.exports.fonts import FontSet, find_fonts
 from sleuth.exports.structure import report_html
+from sleuth.research.citations import image_caption
 from sleuth.research.types import ResearchResult
 
 SANS = "DejaVu"
@@ -34,9 +35,9 @@ class _HTML(HTML2FPDF):
             return
         given = dict(attrs)
         super().handle_starttag(tag, [(name, value) for name, value in attrs if name != "src"])
-        alt, url = (given.get("alt") or "").strip(), (given.get("src") or "").strip()
-        if (alt or url) and self.td_th is None:
-            self.handle_data(f"{alt} ({url})" if alt and url else alt or url)
+        caption = image_caption(given.get("alt") or "", (given.get("src") or "").strip())
+        if caption and self.td_th is None:
+            self.handle_data(caption)
 
 
 class _PDF(FPDF):

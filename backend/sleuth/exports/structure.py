@@ -15,6 +15,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from sleuth.exports.markdown import report_document
+from sleuth.research.citations import image_caption
 from sleuth.research.types import ResearchResult
 
 _CITATION = re.compile(r"(?<!\w)\[(\d{1,4})\](?!\()")
@@ -43,9 +44,8 @@ def _images_as_text(state: StateCore) -> None:
 
 def _image_text(image: Token) -> Token:
     """An image token as a text token: `alt (url)`, the URL written out, neither loaded nor linked."""
-    alt, url = _alt(image.children or []), str(image.attrs.get("src") or "")
     text = Token("text", "", 0)
-    text.content = f"{alt} ({url})" if alt.strip() and url else alt or url
+    text.content = image_caption(_alt(image.children or []), str(image.attrs.get("src") or ""))
     return text
 
 

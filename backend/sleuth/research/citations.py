@@ -162,10 +162,15 @@ def _images_in(segment: str, replace: Callable[[str, str], str]) -> str:
     return _IMAGE_OPENING.sub(r"\1!\\[", _IMAGE.sub(one, segment))
 
 
+def image_caption(alt: str, url: str) -> str:
+    """What a reader is shown instead of an image: its alt text and its URL, as text."""
+    alt = alt.strip()
+    return f"{alt} ({url})" if alt and url else alt or url
+
+
 def image_as_text(alt: str, url: str) -> str:
-    """An image as the text a reader is shown instead: its alt text and its URL, which is not a link."""
-    shown = _MARKDOWN_MARKS.sub(r"\\\1", url)
-    return f"{alt} ({shown})" if alt.strip() and shown else alt or shown
+    """`image_caption` as markdown: the URL's markdown marks escaped, so it shows as written."""
+    return image_caption(alt, _MARKDOWN_MARKS.sub(r"\\\1", url))
 
 
 @dataclass
