@@ -1,4 +1,4 @@
-"""The clarifier step: ask 2-4 numbered questions, or call `generate_plan`.
+"""The clarifier step: ask numbered questions, or call `generate_plan`.
 
 Clarification rule (also in docs/offline-model.md). Words are split on non-identifier characters;
 "content words" are the words left after dropping common function words (how, do, the, ...),
