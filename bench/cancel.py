@@ -10,7 +10,7 @@ another: start it, read its stream up to `plan_done`, then POST its cancel and t
   SLEUTH_CANCEL_WAIT_S: the answer's `status` says which), and
 - POST cancel -> the `stop` packet received on the run's stream.
 
-Target (README, "Server and API"): a cancel ends the run within a second: p50 and max <= 1 s on
+Target (docs/performance.md): a cancel ends the run within a second: p50 and max <= 1 s on
 a quiet machine. Timings depend on the machine's load: the load average is printed with them.
 The tests check what a cancel does (tests/api/test_cancel.py), not how fast: under load a wall
 time measures the machine.

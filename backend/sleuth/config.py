@@ -28,24 +28,49 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SLEUTH_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # Models (any litellm model string). Roles fall back to `model`.
-    model: str = "offline"
-    planner_model: str | None = None
-    orchestrator_model: str | None = None
-    researcher_model: str | None = None
-    report_model: str | None = None
+    model: str = Field(
+        default="offline",
+        description="Any litellm model string (e.g. openai/gpt-4o-mini, ollama_chat/qwen3); `offline` is the "
+        "built-in extractive model, which needs no key and no network.",
+    )
+    planner_model: str | None = Field(
+        default=None, description="Model that asks clarifying questions and writes the plan; unset: SLEUTH_MODEL."
+    )
+    orchestrator_model: str | None = Field(
+        default=None, description="Model that dispatches the research agents each cycle; unset: SLEUTH_MODEL."
+    )
+    researcher_model: str | None = Field(default=None, description="Model of the research agents; unset: SLEUTH_MODEL.")
+    report_model: str | None = Field(
+        default=None,
+        description="Model that writes the final report, its title and key findings, follow-up answers and "
+        "audio scripts; unset: SLEUTH_MODEL.",
+    )
     judge_model: str | None = Field(
         default=None, description="Checks that cited sources support their sentences; unset: a word-overlap check."
     )
-    api_base: str | None = None
-    api_key: SecretStr | None = None
+    api_base: str | None = Field(
+        default=None, description="Endpoint passed to litellm, e.g. any OpenAI-compatible server's /v1 URL."
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="Key passed to litellm for every model; unset: the provider's own variable."
+    )
     reasoning: bool | None = Field(
         default=None, description="Force reasoning-model behaviour on/off; unset = ask litellm."
     )
 
     # Sources and storage.
-    search: str = "local"
-    corpus: str | None = None
-    data_dir: Path = Field(default_factory=lambda: Path.home() / ".sleuth")
+    search: str = Field(
+        default="local", description="Comma list of search providers: local, searxng, tavily, brave, duckduckgo."
+    )
+    corpus: str | None = Field(
+        default=None,
+        description="A folder to index and search, or an indexed collection's name: only it is searched. "
+        "Unset: every local collection.",
+    )
+    data_dir: Path = Field(
+        default_factory=lambda: Path.home() / ".sleuth",
+        description="Databases, the corpus index, audio files and logs; default ~/.sleuth.",
+    )
     index_max_file_mb: float = Field(
         default=50.0, gt=0, description="Files larger than this are skipped by `sleuth index` (with a line)."
     )
@@ -82,17 +107,17 @@ class Settings(BaseSettings):
 
     # Web search providers and page fetching.
     searxng_url: str | None = Field(default=None, description="SearXNG base URL with the JSON format enabled.")
-    tavily_api_key: SecretStr | None = None
-    brave_api_key: SecretStr | None = None
+    tavily_api_key: SecretStr | None = Field(default=None, description="Key of the `tavily` search provider.")
+    brave_api_key: SecretStr | None = Field(default=None, description="Key of the `brave` search provider.")
     ddgs_backend: str = Field(default="duckduckgo", description="ddgs backend(s), e.g. duckduckgo or auto.")
-    search_timeout_s: float = Field(default=15.0, gt=0)
-    fetch_connect_timeout_s: float = Field(default=5.0, gt=0)
+    search_timeout_s: float = Field(default=15.0, gt=0, description="Timeout of one web search request.")
+    fetch_connect_timeout_s: float = Field(default=5.0, gt=0, description="Connect timeout for page fetches.")
     fetch_timeout_s: float = Field(default=15.0, gt=0, description="Read timeout for page fetches.")
     fetch_total_timeout_s: float = Field(
         default=30.0, gt=0, description="Limit on one whole fetch, redirects included."
     )
-    fetch_max_bytes: int = Field(default=5_000_000, ge=1)
-    fetch_max_redirects: int = Field(default=5, ge=0)
+    fetch_max_bytes: int = Field(default=5_000_000, ge=1, description="A fetched page is cut at this many bytes.")
+    fetch_max_redirects: int = Field(default=5, ge=0, description="Redirects one page fetch may follow.")
     fetch_allow_hosts: str = Field(
         default="",
         description="Comma list of host names (wiki.corp, *.corp), IPs or CIDRs that may be fetched although private.",
@@ -102,23 +127,45 @@ class Settings(BaseSettings):
     )
 
     # Flow.
-    clarify: bool = True
-    mode: Mode = "heavy"
-    strategy: Strategy = "balanced"
-    max_parallel_agents: int = Field(default=3, ge=1, le=3)
-    max_cycles: int | None = Field(default=None, ge=1, description="Unset: 8, or 4 for reasoning models.")
-    agent_max_cycles: int = Field(default=6, ge=1)
-    plan_max_steps: int = Field(default=6, ge=1, le=6)
-    search_results: int = Field(default=6, ge=1, le=20)
+    clarify: bool = Field(
+        default=True, description="Ask clarifying questions about a vague question before researching it."
+    )
+    mode: Mode = Field(default="heavy", description="Mode of a request that does not choose one.")
+    strategy: Strategy = Field(
+        default="balanced",
+        description="How the orchestrator spreads its agents: exploratory (breadth), focused (depth) or balanced.",
+    )
+    max_parallel_agents: int = Field(
+        default=3, ge=1, le=3, description="Research agents per cycle; further dispatches are answered 'not run'."
+    )
+    max_cycles: int | None = Field(
+        default=None,
+        ge=1,
+        description="Orchestrator cycles per run (light mode: half, at least 2). Unset: 8, or 4 for reasoning models.",
+    )
+    agent_max_cycles: int = Field(default=6, ge=1, description="Research turns per agent (light mode: at most 3).")
+    plan_max_steps: int = Field(default=6, ge=1, le=6, description="Steps in a plan (light mode: at most 3).")
+    search_results: int = Field(
+        default=6, ge=1, le=20, description="Results per search shown to an agent (light mode: at most 4)."
+    )
     intermediate_report_max_tokens: int = Field(
         default=4000, ge=64, description="Cap on each agent's report in heavy mode; light mode uses half."
     )
     report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     plan_max_tokens: int = Field(default=1000, ge=64, description="A longer plan is cut (and a packet says so).")
     task_max_tokens: int = Field(default=300, ge=16, description="A longer research_agent task is cut.")
-    orchestrator_max_tokens: int = Field(default=1024, ge=64)
-    page_max_tokens: int = Field(default=3000, ge=128, description="Page text shown to an agent.")
-    history_max_tokens: int = Field(default=3000, ge=0, description="Earlier reports given as context.")
+    orchestrator_max_tokens: int = Field(default=1024, ge=64, description="max_tokens of each orchestrator turn.")
+    page_max_tokens: int = Field(
+        default=3000,
+        ge=128,
+        description="Tokens of page text shown to an agent (light mode: half); a longer page is cut to its opening "
+        "and the paragraphs that best match the agent's searches.",
+    )
+    history_max_tokens: int = Field(
+        default=3000,
+        ge=0,
+        description="Tokens of a session's earlier reports given to the clarifier and planner as context.",
+    )
     tts_model: str | None = Field(
         default=None, description="A litellm speech model for audio (e.g. openai/tts-1); unset: offline espeak-ng."
     )
@@ -140,20 +187,37 @@ class Settings(BaseSettings):
         le=MAX_TIME_BUDGET_S,
         description="Default time budget of a heavy run: 30 min research, 5 min report, 10 s.",
     )
-    agent_force_report_s: float | None = Field(default=None, gt=0, description="Unset: 40% of the force report.")
-    agent_timeout_s: float | None = Field(default=None, gt=0, description="Unset: the force report time.")
-    force_report_s: float | None = Field(default=None, gt=0, description="Unset: 1800 s at the heavy budget.")
-    report_timeout_s: float | None = Field(default=None, gt=0, description="Unset: 300 s at the heavy budget.")
+    agent_force_report_s: float | None = Field(
+        default=None, gt=0, description="An agent stops researching and reports. Unset: 40% of the force report."
+    )
+    agent_timeout_s: float | None = Field(
+        default=None, gt=0, description="An agent still running is cancelled. Unset: the force report time."
+    )
+    force_report_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="No more orchestrator cycles; the report is written. Unset: 1800/2110 of the time budget.",
+    )
+    report_timeout_s: float | None = Field(
+        default=None, gt=0, description="The final report is cut. Unset: 300/2110 of the time budget."
+    )
     agent_report_grace_s: float | None = Field(
         default=None,
         ge=0,
         description="Agents are told to report this long before the orchestrator's force report. "
         "Unset: 1/30 of the force report time.",
     )
-    deadline_s: float | None = Field(default=None, gt=0, description="Unset: force report + report timeout + margin.")
+    deadline_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="The run ends, always. Unset: the time budget (force report + report timeout + a margin "
+        "when either of those is set).",
+    )
 
     # Server.
-    max_runs: int = Field(default=16, ge=1, description="Concurrent runs per server process; more get 429.")
+    max_runs: int = Field(
+        default=16, ge=1, description="Concurrent runs per server (with workers: across all of them); more get 429."
+    )
     engine_processes: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
         ge=1,
@@ -173,10 +237,14 @@ class Settings(BaseSettings):
     web_dist: str | None = Field(default=None, description="The built web UI; unset: frontend/dist.")
 
     # LLM gateway.
-    llm_retries: int = Field(default=4, ge=0)
-    llm_backoff_base_s: float = Field(default=0.5, ge=0)
-    llm_backoff_max_s: float = Field(default=20.0, ge=0)
-    llm_timeout_s: float = Field(default=120.0, gt=0)
+    llm_retries: int = Field(
+        default=4, ge=0, description="Retries of a model call after a transient error (429, 5xx, timeout)."
+    )
+    llm_backoff_base_s: float = Field(
+        default=0.5, ge=0, description="First retry's backoff; it doubles with each retry, with jitter."
+    )
+    llm_backoff_max_s: float = Field(default=20.0, ge=0, description="Longest backoff between two retries.")
+    llm_timeout_s: float = Field(default=120.0, gt=0, description="Timeout of one model or speech call.")
 
     # Diagnostics.
     slow_callback_ms: float | None = Field(

@@ -38,7 +38,7 @@ def _environment() -> Environment:
 
 def compile_all() -> None:
     """Compile every template now, off the event loop: a first render compiles its template (and
-    its includes), about 1 ms each, which a run would otherwise pay on its loop mid-step."""
+    its includes), which a run would otherwise pay on its loop mid-step."""
     environment = _environment()
     for name in environment.list_templates(extensions=["j2"]):
         environment.get_template(name)

@@ -1,4 +1,4 @@
-"""eval/claim_accuracy.py scores the claim check against hand labels (the README's precision and recall)."""
+"""eval/claim_accuracy.py scores the claim check against hand labels (docs/evaluation.md's precision and recall)."""
 
 from __future__ import annotations
 

@@ -67,8 +67,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.audio = AudioJobs(settings, store, owners)
         await manager.start()
         await app.state.audio.recover()
-        # A broken setup is in the log before anyone asks. The model check loads litellm (seconds
-        # of CPU): it goes on in the background, so the server answers (health first) meanwhile.
+        # A broken setup is in the log before anyone asks. The model check loads litellm, which is
+        # slow to import: it goes on in the background, so the server answers (health first) meanwhile.
         app.state.model_checks.start()
         for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
             if not check.ok:

@@ -2,9 +2,9 @@
 
 Why a process: a run is CPU-heavy Python (litellm parsing streamed chunks, token counting,
 search), and in the server's process it would hold the interpreter lock for long stretches,
-so packet commits and SSE writes would queue behind it (measured: p99 delivery of ~0.8 s at
-100 concurrent runs with the engine on a thread). In its own process the engine can be as busy
-as it likes; the server process only stores and forwards its packets.
+so packet commits and SSE writes would queue behind it, and every client's packets would arrive
+late while many runs are busy. In its own process the engine can be as busy as it likes; the
+server process only stores and forwards its packets.
 
 A reader thread receives the worker's messages: packets go straight to `on_packet` (no
 event-loop hop before the commit); `ready`, `done` messages and an unexpected exit are handed

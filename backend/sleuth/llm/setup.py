@@ -1,10 +1,9 @@
 """Process-wide litellm preparation, done once before litellm is first imported.
 
 Importing litellm and making its first call (which loads its token counter and more of its
-types; litellm 1.106 also loaded its MCP handler for any call offering tools, 1.110.2 no longer
-does) cost seconds of CPU. `preload` starts that work on a background thread as a command starts,
-so a run can send its first packet meanwhile; `litellm_ready` awaits it without
-blocking the event loop.
+types) is the costliest part of a process's start-up. `preload` starts that work on a background
+thread as a command starts, so a run can send its first packet meanwhile; `litellm_ready` awaits
+it without blocking the event loop.
 """
 
 from __future__ import annotations
@@ -91,8 +90,8 @@ async def in_daemon_thread(fn: Callable[[], T]) -> T:
     """`fn()` on a daemon thread of its own, awaited without blocking the event loop.
 
     Unlike `asyncio.to_thread`, nothing waits for it when the loop closes: `asyncio.run` joins the
-    default executor's threads at its end, so a server stopped while litellm was still loading (tens
-    of seconds on a loaded machine) could not exit until the import had finished.
+    default executor's threads at its end, so a server stopped while litellm was still loading (slow
+    on a loaded machine) could not exit until the import had finished.
     """
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
@@ -121,10 +120,10 @@ async def in_daemon_thread(fn: Callable[[], T]) -> T:
     return await done
 
 
-# What litellm's first real streamed call still imports after the mocked one (measured with litellm
-# 1.106): the OpenAI SDK's client resources, anyio's asyncio backend (the end-of-stream thread hop)
-# and litellm's service logger. On the event loop, they held it for a second; here they cost nothing
-# on it. A name that a later version no longer has is skipped.
+# What litellm's first real streamed call still imports after the mocked one: the OpenAI SDK's
+# client resources, anyio's asyncio backend (the end-of-stream thread hop) and litellm's service
+# logger. Imported on the event loop they would hold it mid-run; here they cost it nothing. A name
+# that a later version no longer has is skipped.
 _FIRST_CALL_MODULES = ("openai.resources", "anyio._backends._asyncio", "litellm._service_logger")
 
 
@@ -159,7 +158,7 @@ def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
 
 
 # Libraries the engine uses only once a run is under way (tool-argument validation, page and PDF
-# extraction, report markdown): importing them before the first packet delayed it by about 0.4 s.
+# extraction, report markdown): imported before the first packet, they would delay it.
 ENGINE_LIBRARIES = ("jsonschema", "markdown_it", "bs4", "pypdf")
 
 

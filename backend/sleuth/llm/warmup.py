@@ -1,10 +1,10 @@
 """Warm litellm in a long-lived process before its first run needs it.
 
 A process's first model call pays for importing litellm and for what its first call loads (its
-token counter and more of its types; litellm 1.106 also loaded its MCP modules on the first call
-that offers tools, 1.110.2 no longer does): seconds, which a server would otherwise charge to the
-first run after start. A server's engine warms the path of every model it is configured with (a
-CLI command warms a generic one while its run starts, see `setup.preload`).
+token counter and more of its types, and its tool path for a call that offers tools), which a
+server would otherwise charge to the first run after start. A server's engine warms the path of
+every model it is configured with (a CLI command warms a generic one while its run starts, see
+`setup.preload`).
 """
 
 from __future__ import annotations

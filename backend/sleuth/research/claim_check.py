@@ -40,7 +40,7 @@ async def check_report_claims(
     """A verdict for every citation marker on a checkable sentence of the final report: the judge model's
     when one is configured (and time allows), else the deterministic overlap check's."""
     texts = await source_texts(state, sources)
-    # Tens of milliseconds of CPU for a long report: off the event loop, so other runs' packets keep flowing.
+    # CPU work that grows with the report: off the event loop, so other runs' packets keep flowing.
     verdicts = await asyncio.to_thread(check_claims, markdown, texts)
     if allow_judge and state.settings.judge_model and verdicts:
         verdicts = await judge_claims(state, verdicts)

@@ -26,7 +26,7 @@ def mode_limits(settings: Settings, mode: Mode, reasoning: bool) -> ModeLimits:
 
     Light keeps every lane (parallel agents cost no wall time) but caps the run at one agent per
     plan step, gives each agent one search and one read, and shows it half as much page text, so
-    it makes about half of heavy's model calls and tokens in about half the time.
+    it costs far fewer model calls, tokens and minutes than heavy.
     """
     cycles = settings.max_cycles or (4 if reasoning else 8)
     budget = settings.time_budget_for(mode)

@@ -26,8 +26,8 @@ POOL_HEADROOM = 64
 
 
 def open_redis(settings: Settings) -> Redis:
-    # A timeout on connecting but none on reading (redis-py 8 reads with a 5 s timeout unless told
-    # otherwise): XREAD BLOCK and pub/sub wait on purpose, and a read cut by a timeout is retried
+    # A timeout on connecting but none on reading (redis-py may set a default read timeout unless
+    # told otherwise): XREAD BLOCK and pub/sub wait on purpose, and a read cut by a timeout is retried
     # by redis-py, which can swallow the cancel of the task that waits in it. Dead connections are
     # found by the health check instead.
     return Redis.from_url(

@@ -207,7 +207,7 @@ class ScriptedLLM:
     def __enter__(self) -> ScriptedLLM:
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         sock = socket.socket()
-        # Streamed chunks are small writes; without this, Nagle + delayed ACK add ~40 ms per call.
+        # Streamed chunks are small writes; without this, Nagle's algorithm and delayed ACKs hold them back.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]

@@ -94,7 +94,7 @@ def _configure(conn: psycopg.Connection[Row]) -> None:
     """The durability SQLite's WAL with synchronous=NORMAL gives: a commit is visible to every
     server at once and survives a crash of Sleuth; only a crash of the database machine can lose
     its last fraction of a second. Waiting for the WAL flush instead costs a disk sync per packet
-    batch (4-8 ms median here), which is most of a packet's delivery delay."""
+    batch, which would be most of a packet's delivery delay."""
     conn.execute("SET synchronous_commit = off")
     conn.adapters.register_dumper(str, _TextDumper)
 

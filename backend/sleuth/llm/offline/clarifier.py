@@ -1,6 +1,6 @@
-"""The clarifier step: ask 2-4 numbered questions, or call `generate_plan`.
+"""The clarifier step: ask numbered questions, or call `generate_plan`.
 
-Clarification rule (also in the README). Words are split on non-identifier characters;
+Clarification rule (also in docs/offline-model.md). Words are split on non-identifier characters;
 "content words" are the words left after dropping common function words (how, do, the, ...),
 request scaffolding (tell, explain, know, ...) and vague fillers (stuff, things, something,
 anything, info, topic, overview, ...). The model asks questions instead of planning when

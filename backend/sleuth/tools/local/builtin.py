@@ -29,7 +29,7 @@ def _parsed(title: str, text: str, _data: bytes) -> Extracted:
 
 
 def builtin_sources() -> list[Source]:
-    from pydoc_data.topics import topics  # a ~0.5 MB dict; load only when indexing
+    from pydoc_data.topics import topics  # a large dict; load only when indexing
 
     sources: list[Source] = []
     for topic in sorted(topics):

@@ -4,8 +4,8 @@ A chunk never crosses a heading, so its `heading` says what it is about; paragra
 up to a few hundred words so bm25 compares passages of similar length.
 
 Linear in the text's length and streaming: lines are read one at a time and only the section
-being packed is held, so a 200 MB file costs its own text plus one chunk, not a list of every
-word (the old word-list slicing was quadratic and took gigabytes on unpunctuated text).
+being packed is held, so a big file costs its own text plus one chunk, never a list of every
+word (slicing word lists would be quadratic on unpunctuated text).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every entry that is not indexed for a reason the user may not expect gets a `Skipped` line:
 symlinks that leave the folder, symlink loops, dangling links, special files (FIFOs, sockets,
 devices), unreadable folders, files over the size cap. Hidden entries and unsupported file types
-are left out silently, as before. Names that are not valid UTF-8 are kept under an escaped path.
+are left out silently. Names that are not valid UTF-8 are kept under an escaped path.
 """
 
 from __future__ import annotations
