@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from sleuth.scripted.net import free_port
+from sleuth_testkit.net import free_port
 
 
 def peak_rss_mb(pid: int) -> float:

@@ -32,9 +32,9 @@ from pathlib import Path
 import httpx
 from httpx_sse import aconnect_sse
 
-from sleuth.scripted.net import free_port
-from sleuth.scripted.scenarios import HangingOrchestrator
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.net import free_port
+from sleuth_testkit.scenarios import HangingOrchestrator
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

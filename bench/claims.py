@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from sleuth.config import Settings
-from sleuth.research.claims import check_claims
+from sleuth.research.report.claims import check_claims
 from sleuth.tools.local.factory import build_local_tools
 
 _SOURCE = re.compile(r"^\[(\d+)\] .* — (corpus://\S+)$", re.M)

@@ -20,15 +20,15 @@ import time
 from pathlib import Path
 
 from sleuth.config import Settings
-from sleuth.documents import Document
 from sleuth.research.run import new_run_id, run_research
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.stream.documents import Document
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools.local.factory import build_local_tools
 from sleuth.tools.toolbox import Toolbox
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 
 # Larger stream chunks than the tests use: the benchmark measures the engine, not chunk parsing.
 CHUNK = 64

@@ -2,7 +2,7 @@
 
 Its own server (asyncio streams, no web framework): it runs in a thread of the benchmark process
 and must cost little CPU of its own. Which step sent a request is told the way the tests' scripted
-model tells it (`sleuth.scripted.server.classify`).
+model tells it (`sleuth_testkit.model.classify`).
 
 Every call lasts exactly `latency` seconds from the request's arrival to its last byte: the
 headers and first token come after half of it, the other tokens evenly over the second half, one
@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sleuth.scripted.server import classify, tool_names, user_text
+from sleuth_testkit.model import classify, tool_names, user_text
 
 TOKEN_CHARS = 4
 _SOURCE = re.compile(r"^\[(\d+)\] (.*)\nURL: (\S+)", re.M)

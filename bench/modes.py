@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/modes.py [--question "..."] [--runs 3]
 
-The scripted model (sleuth.scripted) answers like a sensible LLM at every step with a fixed
+The scripted model (sleuth_testkit) answers like a sensible LLM at every step with a fixed
 per-call latency, so time reflects the run's critical path rather than this machine's speed.
 """
 
@@ -16,10 +16,10 @@ from collections import Counter
 from pathlib import Path
 
 from sleuth.config import Settings
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import Run, run_engine, scripted_settings
-from sleuth.scripted.scenarios import SixStepModel
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import Run, run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import SixStepModel
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

@@ -17,9 +17,9 @@ import os
 import statistics
 import time
 
-from sleuth.research.types import ResearchRequest
 from sleuth.scaleout.queue import QUEUE, WORKER_OPTIONS, enqueue, ensure_queue_schema, queue_app, register_run_task
-from sleuth.scripted.databases import fresh_schema
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.databases import fresh_schema
 
 
 async def measure(url: str, jobs: int) -> list[float]:

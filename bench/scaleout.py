@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadavg import load_average  # noqa: E402
 from server import cpu_s, percentile, serve_model  # noqa: E402
-from sleuth.scripted.databases import fresh_schema  # noqa: E402
-from sleuth.scripted.net import free_port  # noqa: E402
+from sleuth_testkit.databases import fresh_schema  # noqa: E402
+from sleuth_testkit.net import free_port  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 SLEUTH = str(Path(sys.executable).parent / "sleuth")

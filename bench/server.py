@@ -40,14 +40,14 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
-from sleuth.scripted.databases import fresh_schema
-from sleuth.scripted.net import free_port
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM
 from sleuth.store import RunRecord, Store
 from sleuth.store.records import now_iso
 from sleuth.store.recovery import this_host
 from sleuth.stream.packets import MessageDelta, Packet, Placement, RunStart, Stop
+from sleuth_testkit.databases import fresh_schema
+from sleuth_testkit.model import Reply, ScriptedLLM
+from sleuth_testkit.net import free_port
+from sleuth_testkit.scenarios import ResearchModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -34,7 +34,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    from sleuth.redaction import redact_url
+    from sleuth.core.redaction import redact_url
     from support.databases import TEST_DATABASE_URL
 
     return f"sleuth store: {redact_url(TEST_DATABASE_URL) if TEST_DATABASE_URL else 'SQLite under each test data dir'}"
@@ -70,10 +70,10 @@ def warm_litellm(tmp_path_factory: pytest.TempPathFactory) -> None:
     1000x scaled clock does not see those seconds as a quarter of an hour gone."""
     import asyncio
 
-    from sleuth.research.types import ResearchRequest
-    from sleuth.scripted.engine import run_engine, scripted_settings
-    from sleuth.scripted.scenarios import ResearchModel
-    from sleuth.scripted.server import ScriptedLLM
+    from sleuth.stream.results import ResearchRequest
+    from sleuth_testkit.engine import run_engine, scripted_settings
+    from sleuth_testkit.model import ScriptedLLM
+    from sleuth_testkit.scenarios import ResearchModel
 
     async def once() -> None:
         with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:

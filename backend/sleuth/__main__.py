@@ -1,5 +1,5 @@
 """`python -m sleuth` is the `sleuth` command."""
 
-from sleuth.cli import run
+from sleuth.cli.main import run
 
 run()

@@ -18,10 +18,10 @@ import uvicorn
 
 from sleuth.api import create_app
 from sleuth.config import Settings
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
-from sleuth.scripted.server import ScriptedLLM
 from sleuth.store import Database
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel
 from support.sse import QUESTION, Event, assert_contiguous, read_events, start_research
 
 __all__ = ["QUESTION", "Event", "LiveServer", "assert_contiguous", "live_server", "read_events", "start_research"]

@@ -108,7 +108,7 @@ async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_tw
     from sleuth.audio.script import Line
     from sleuth.audio.speech import speak
     from sleuth.config import Settings
-    from sleuth.research.types import ResearchResult
+    from sleuth.stream.results import ResearchResult
 
     report = ResearchResult(
         status="completed",

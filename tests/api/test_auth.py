@@ -10,8 +10,8 @@ import pytest
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.api.limits import ApiLimits
 from sleuth.config import Settings
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 
 TOKEN = "s3cret-token-value"
 

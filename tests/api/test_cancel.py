@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from conftest import LiveServer, assert_contiguous, live_server, read_events, start_research
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 
 CLIENT_TIMEOUT_S = 30.0
 

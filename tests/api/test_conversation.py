@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from conftest import QUESTION, LiveServer, live_server, read_events
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import ScriptedLLM, user_text
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM, user_text
+from sleuth_testkit.scenarios import ResearchModel
 
 QUESTIONS = "1. Which Python version do you mean?\n2. CPython or PyPy?"
 ANSWER = "Python 3.12 on CPython, please."

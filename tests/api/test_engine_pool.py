@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from conftest import LiveServer, assert_contiguous, live_server, read_events, start_research
-from sleuth.api.engine_pool import EnginePool
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.runs.engine_pool import EnginePool
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 
 
 @pytest.fixture

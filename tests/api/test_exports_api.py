@@ -16,9 +16,9 @@ from markdown_it import MarkdownIt
 
 from conftest import LiveServer
 from sleuth.audio.script import script_for
-from sleuth.research.types import ResearchResult
 from sleuth.store.store import _report_insert
 from sleuth.stream.packets import KeyFinding, NumberedSource
+from sleuth.stream.results import ResearchResult
 from support.canary import PNG, canary
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdfimages") is None, reason="scripts/test installs poppler-utils")

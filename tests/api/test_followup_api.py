@@ -7,7 +7,7 @@ import json
 import httpx
 
 from conftest import LiveServer, read_events, start_research
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.model import ScriptedLLM
 
 
 def _objs(events: list) -> list[dict]:  # type: ignore[type-arg]

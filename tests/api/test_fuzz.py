@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
 from conftest import LiveServer, live_server
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from conftest import QUESTION, LiveServer, live_server, read_events
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 
 
 def count(server: LiveServer, table: str) -> int:

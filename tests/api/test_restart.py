@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from conftest import assert_contiguous, read_events, start_research
-from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator
 from support.processes import ServerProcess
 
 

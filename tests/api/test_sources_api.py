@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from sleuth.documents import Document, document_id
-from sleuth.scripted.engine import scripted_settings
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.stream.documents import Document, document_id
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
 from support.pdf import minimal_pdf
 from support.sse import document_urls
 
@@ -166,8 +166,8 @@ def test_md_export_escapes_titles(tmp_path: Path) -> None:
 
 
 async def test_a_cited_web_document_opens_by_id_through_the_ssrf_guard(server: LiveServer) -> None:
-    from sleuth.research.types import ResearchResult
     from sleuth.stream.packets import NumberedSource
+    from sleuth.stream.results import ResearchResult
 
     url = "http://127.0.0.1:9/private-page"
     source = NumberedSource.model_validate({**Document.from_url(url, title="P").model_dump(), "number": 1})

@@ -3,7 +3,7 @@
 Servers (session-scoped, one subprocess each, free 127.0.0.1 port, temp SLEUTH_DATA_DIR; the
 hostile-corpus one in test_xss.py is module-scoped):
 * `offline_server`: the embedded defaults (offline extractive model, built-in corpus).
-* `scripted_server`: the same server pointed at sleuth.scripted.server with a research
+* `scripted_server`: the same server pointed at sleuth_testkit.model with a research
   model whose agents a test can hold (`held_agents`), so a run stays in flight for as long as
   the test watches three lanes run, reloads mid-run or presses Stop.
 
@@ -120,7 +120,7 @@ def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
 @pytest.fixture(scope="session")
 def scripted_llm() -> Iterator[Any]:
     """The scripted OpenAI-compatible model server, in this process."""
-    from sleuth.scripted.server import ScriptedLLM
+    from sleuth_testkit.model import ScriptedLLM
 
     from .scripted import BrowserResearchModel
 

@@ -1,4 +1,4 @@
-"""Scripted models for the browser tests (served by sleuth.scripted.server).
+"""Scripted models for the browser tests (served by sleuth_testkit.model).
 
 `BrowserResearchModel` is the sensible `ResearchModel` with one cycle of three agents. Every agent
 step answers only while `agents_go` is set (it is, unless a test holds it: the `held_agents`
@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sleuth.scripted.scenarios import ResearchModel, sources_in
-from sleuth.scripted.server import Call, Reply, user_text
+from sleuth_testkit.model import Call, Reply, user_text
+from sleuth_testkit.scenarios import ResearchModel, sources_in
 
 XSS_MARKER = "xss-probe"
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM, tool_names
+from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
+from sleuth_testkit.scenarios import ResearchModel
 
 from .servers import Server, start_server, stop_server
 from .ui import composer, current_run, open_timeline, question_box, report

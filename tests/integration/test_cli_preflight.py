@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM, classify
 from sleuth.stream.packets import parse_packet
+from sleuth_testkit.model import Reply, ScriptedLLM, classify
+from sleuth_testkit.scenarios import ResearchModel
 from support.cli import sleuth
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

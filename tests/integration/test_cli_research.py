@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import ScriptedLLM
 from sleuth.stream.packets import parse_packet
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 from support.cli import sleuth
 from support.invariants import check_invariants
 

@@ -6,9 +6,9 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.server import Reply, ScriptedLLM, tool_names
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
 from support.claims_model import ClaimsModel
 from support.invariants import check_invariants
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from sleuth.clock import ScaledClock
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
-from sleuth.scripted.server import Call, Reply, ScriptedLLM, classify, tool_names
+from sleuth.core.clock import ScaledClock
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Call, Reply, ScriptedLLM, classify, tool_names
+from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from support.invariants import check_invariants
 from support.lag import LoopLag
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from sleuth.research.types import ClarificationExchange, ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM, classify
+from sleuth.stream.results import ClarificationExchange, ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM, classify
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

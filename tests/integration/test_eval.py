@@ -16,8 +16,8 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from sleuth.cli import main
-from sleuth.scripted.server import ScriptedLLM, tool_names
+from sleuth.cli.main import main
+from sleuth_testkit.model import ScriptedLLM, tool_names
 from support.claims_model import SUPPORTED, ClaimsModel
 
 QUESTIONS = [

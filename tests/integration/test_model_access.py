@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM, classify
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM, classify
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import Run, run_engine, scripted_settings
-from sleuth.scripted.scenarios import SixStepModel
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import Run, run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import SixStepModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from sleuth.config import Settings
-from sleuth.research.types import ClarificationExchange, ResearchRequest
-from sleuth.scripted.engine import run_engine
+from sleuth.stream.results import ClarificationExchange, ResearchRequest
 from sleuth.tools.local.factory import build_local_tools
+from sleuth_testkit.engine import run_engine
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

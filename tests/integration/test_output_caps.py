@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.llm.tokens import count_tokens
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Call, Reply, ScriptedLLM
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Call, Reply, ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

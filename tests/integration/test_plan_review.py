@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from sleuth.clock import ScaledClock
-from sleuth.research.plan_review import PlanAnswer, PlanInbox
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.core.clock import ScaledClock
+from sleuth.research.planning.review import PlanAnswer, PlanInbox
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from sleuth.prompt_facts import OrchestratorTurnFacts, read_facts
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Call, Reply, ScriptedLLM, classify
+from sleuth.llm.prompt_facts import OrchestratorTurnFacts, read_facts
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Call, Reply, ScriptedLLM, classify
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 LANGUAGE_RULE = "write in the language of the user's question"
@@ -100,7 +100,7 @@ async def test_a_turn_that_thinks_and_dispatches_gets_its_thinking_only_and_is_t
 
 
 async def test_clarified_constraints_and_mode_reach_the_report_prompt() -> None:
-    from sleuth.research.types import ClarificationExchange
+    from sleuth.stream.results import ClarificationExchange
 
     exchange = ClarificationExchange(questions=["Which version?"], answer="Python 3.12 only")
     request = ResearchRequest(question="descriptors?", clarification=exchange, mode="light")

@@ -11,12 +11,12 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.llm.gateway import LLMGateway
-from sleuth.prompting import observe_renders, prompts_dir, render
+from sleuth.llm.prompting import observe_renders, prompts_dir, render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.types import ClarificationExchange, PriorReport, ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Call, Reply, ScriptedLLM
+from sleuth.stream.results import ClarificationExchange, PriorReport, ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Call, Reply, ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.config import Settings
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import Reply, ScriptedLLM
 from sleuth.stream.packets import Report
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"

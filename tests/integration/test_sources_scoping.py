@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sleuth.cli import main
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel
-from sleuth.scripted.server import ScriptedLLM
+from sleuth.cli.main import main
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
 
 # Both collections answer the scripted agents' searches (descriptor, __getattr__, property, __slots__).
 SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __getattribute__, property, __slots__."
@@ -113,7 +113,7 @@ def test_cli_show_prints_a_document(tmp_path: Path) -> None:
     assert shown.exit_code == 0
     assert shown.stdout.splitlines()[0] == "beta note 1"
     assert "Only in beta." in shown.stdout
-    from sleuth.documents import document_id
+    from sleuth.stream.documents import document_id
 
     by_id = CliRunner().invoke(main, ["show", document_id("corpus://beta/beta1.md")])
     assert by_id.exit_code == 0 and by_id.stdout == shown.stdout

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from sleuth.clock import ScaledClock
-from sleuth.research.types import ResearchRequest
-from sleuth.scripted.engine import Run, run_engine, scripted_settings
-from sleuth.scripted.scenarios import ResearchModel, assistant_turns
-from sleuth.scripted.server import Reply, ScriptedLLM
+from sleuth.core.clock import ScaledClock
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import Run, run_engine, scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel, assistant_turns
 from support.invariants import check_invariants
 from support.lag import LoopLag
 

@@ -7,7 +7,7 @@ import json
 
 from redis.asyncio import Redis
 
-from sleuth.api.channel import RunChannel
+from sleuth.runs.channel import RunChannel
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams

@@ -19,11 +19,11 @@ import psycopg
 import pytest
 
 from sleuth.audio.recovery import LOST_MESSAGE
-from sleuth.research.plan_review import PlanAnswer
+from sleuth.research.planning.review import PlanAnswer
 from sleuth.scaleout.control import ControlMessage, encode
 from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
-from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel, assistant_turns
-from sleuth.scripted.server import Reply, ScriptedLLM
+from sleuth_testkit.model import Reply, ScriptedLLM
+from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel, assistant_turns
 from support.cluster import cluster
 from support.processes import ServerProcess
 from support.sse import Event, assert_contiguous, document_urls, read_events, start_research

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sleuth.scripted.scenarios import ResearchModel, assistant_turns, last_tool_texts, sources_in
-from sleuth.scripted.server import Call, Reply, tool_names, user_text
+from sleuth_testkit.model import Call, Reply, tool_names, user_text
+from sleuth_testkit.scenarios import ResearchModel, assistant_turns, last_tool_texts, sources_in
 
 SUPPORTED = (
     'The "with" statement is used to wrap the execution of a block with methods defined by a context manager [1].'

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import redis
 
-from sleuth.scripted.databases import fresh_schema
-from sleuth.scripted.server import ScriptedLLM
+from sleuth_testkit.databases import fresh_schema
+from sleuth_testkit.model import ScriptedLLM
 from support.processes import ServerProcess, WorkerProcess
 
 # Scale-out needs PostgreSQL and Redis whichever store the rest of the run uses (scripts/services

@@ -1,15 +1,15 @@
 """The database the tests run against: SQLite under each test's data dir, or, when
 SLEUTH_TEST_DATABASE_URL names a PostgreSQL database, a fresh schema in it per test.
 
-(`sleuth.scripted.databases` makes the schema; benchmarks use it too.)
+(`sleuth_testkit.databases` makes the schema; benchmarks use it too.)
 """
 
 from __future__ import annotations
 
 import os
 
-from sleuth.scripted.databases import fresh_schema, with_search_path
 from sleuth.store import Database
+from sleuth_testkit.databases import fresh_schema, with_search_path
 
 __all__ = ["POSTGRES", "TEST_DATABASE_URL", "fresh_schema", "table_columns", "with_search_path"]
 

@@ -16,7 +16,7 @@ import contextlib
 import time
 from types import TracebackType
 
-from sleuth.clock import ScaledClock
+from sleuth.core.clock import ScaledClock
 
 PERIOD_S = 0.005
 

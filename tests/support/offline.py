@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.llm.offline.request import OfflineRequest
-from sleuth.prompting import render
+from sleuth.llm.prompting import render
 
 
 def agent_report_request(task: str, pages: list[dict[str, Any]], max_tokens: int = 600) -> OfflineRequest:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sleuth.audio.script import narration
-from sleuth.research.types import ResearchResult
+from sleuth.stream.results import ResearchResult
 
 
 def test_narration_says_an_image_by_its_alt_text_and_reads_escapes_as_rendered() -> None:

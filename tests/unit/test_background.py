@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from sleuth.background import Periodic, stop_task
+from sleuth.core.background import Periodic, stop_task
 
 BOUND_S = 30.0  # only so that a broken loop fails the test instead of hanging it
 
@@ -47,7 +47,7 @@ async def test_a_failing_step_is_logged_and_the_next_runs(caplog: pytest.LogCapt
             raise ConnectionError("redis away")
 
     loop = Periodic(step, 0.001, what="a flaky loop")
-    with caplog.at_level(logging.ERROR, logger="sleuth.background"):
+    with caplog.at_level(logging.ERROR, logger="sleuth.core.background"):
         loop.start()
         await asyncio.wait_for(third.wait(), BOUND_S)
         await loop.stop()
@@ -80,7 +80,7 @@ async def test_a_task_that_never_ends_is_left_behind_not_awaited(caplog: pytest.
 
     task = asyncio.create_task(stubborn())
     await asyncio.sleep(0)
-    with caplog.at_level(logging.ERROR, logger="sleuth.background"):
+    with caplog.at_level(logging.ERROR, logger="sleuth.core.background"):
         await stop_task(task, "a stubborn task", wait_s=0.01)
     assert not task.done()
     assert "a stubborn task did not stop within 0.01 s of being cancelled; left behind" in caplog.text
@@ -94,6 +94,6 @@ async def test_a_task_that_had_failed_is_reported(caplog: pytest.LogCaptureFixtu
 
     task = asyncio.create_task(broken())
     await asyncio.wait([task])
-    with caplog.at_level(logging.ERROR, logger="sleuth.background"):
+    with caplog.at_level(logging.ERROR, logger="sleuth.core.background"):
         await stop_task(task, "a broken task")
     assert "a broken task had failed: boom" in caplog.text

@@ -1,7 +1,6 @@
 import pytest
 
-from sleuth.documents import Document
-from sleuth.research.citations import (
+from sleuth.research.report.citations import (
     Numbering,
     cited_numbers,
     collapse_citations,
@@ -10,6 +9,7 @@ from sleuth.research.citations import (
     verify_report,
 )
 from sleuth.research.sources import SourceRegistry
+from sleuth.stream.documents import Document
 from sleuth.tools.web.credibility import is_unsafe_citation_url as unsafe_citation_reason
 
 A, B, C = (Document.from_url(f"https://site{i}.org/page", title=t) for i, t in enumerate("ABC"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleuth.research.claims import CitedSentence, check_claims, cited_sentences
+from sleuth.research.report.claims import CitedSentence, check_claims, cited_sentences
 
 WITH_DOC = """The "with" statement
 ********************

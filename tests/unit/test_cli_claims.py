@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from sleuth.cli_progress import ProgressPrinter
+from sleuth.cli.progress import ProgressPrinter
 from sleuth.stream.packets import NumberedSource, Packet, Placement, Report, UnsupportedClaim
 
 

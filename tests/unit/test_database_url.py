@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sleuth.cli import main
+from sleuth.cli.main import main
 from sleuth.config import SettingsError, load_settings
-from sleuth.database_url import DatabaseUrlError, database_target
-from sleuth.redaction import redact_url
+from sleuth.core.database_url import DatabaseUrlError, database_target
+from sleuth.core.redaction import redact_url
 
 
 def test_unset_or_blank_is_sqlite_under_the_data_dir(tmp_path: Path) -> None:

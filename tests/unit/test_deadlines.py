@@ -2,9 +2,9 @@ import asyncio
 
 import pytest
 
-from sleuth.clock import ScaledClock
 from sleuth.config import Settings
-from sleuth.research.deadlines import DeadlineReached, RunDeadlines, both, run_until, wait_all_until
+from sleuth.core.clock import ScaledClock
+from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, both, run_until, wait_all_until
 
 
 class ManualClock:

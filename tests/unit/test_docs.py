@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
+from sleuth.cli.config_docs import env_name, render
 from sleuth.config import Settings
-from sleuth.config_docs import env_name, render
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -2,8 +2,8 @@ import asyncio
 import random
 
 from sleuth.llm.retry import backoff_delay, is_transient
-from sleuth.research.clarify import parse_questions
-from sleuth.research.plan import parse_plan
+from sleuth.research.planning.clarify import parse_questions
+from sleuth.research.planning.plan import parse_plan
 from sleuth.research.state import OnceCache
 
 

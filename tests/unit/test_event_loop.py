@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from sleuth import event_loop
+from sleuth.runs import local as event_loop
 
 
 async def _blocking_step() -> str:

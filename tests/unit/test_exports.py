@@ -17,8 +17,8 @@ from sleuth.exports.docx import report_docx
 from sleuth.exports.fonts import FontsMissing, find_fonts
 from sleuth.exports.markdown import report_document
 from sleuth.exports.pdf import report_pdf
-from sleuth.research.types import ResearchResult
 from sleuth.stream.packets import KeyFinding, NumberedSource
+from sleuth.stream.results import ResearchResult
 from support.canary import PNG
 
 BODY = """Дескрипторы данных имеют приоритет над словарём экземпляра [1]. Ο μηχανισμός είναι ίδιος [2].

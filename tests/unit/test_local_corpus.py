@@ -14,7 +14,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from sleuth.config import Settings
-from sleuth.documents import document_id
+from sleuth.stream.documents import document_id
 from sleuth.tools.base import PageReader, SearchProvider, ToolError
 from sleuth.tools.local import build_local_tools
 from sleuth.tools.local.corpus import LocalCorpus
@@ -282,7 +282,7 @@ async def test_sleuth_corpus_folder_is_checked_at_most_every_corpus_check_s(
 async def test_unset_corpus_searches_builtin_and_indexed_collections(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sleuth.tools.local.commands import index
+    from sleuth.cli.index import index
 
     write(tmp_path / "team" / "notes.md", "# Notes\n\nOur lambda conventions: quuxify everything.\n")
     assert CliRunner().invoke(index, [str(tmp_path / "team")]).exit_code == 0

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from sleuth.cli.index import index
 from sleuth.config import Settings
 from sleuth.tools.local import build_local_tools
-from sleuth.tools.local.commands import index
 from support.pdf import minimal_pdf
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from sleuth.config import Settings
 from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.prompting import render
 from sleuth.llm.types import LLMResult, StreamHandlers
-from sleuth.prompting import render
 from sleuth.research import tool_schemas as ts
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
@@ -123,7 +123,7 @@ async def test_plan_has_three_to_six_steps_from_key_terms() -> None:
 
 
 async def test_plan_uses_clarification_answer() -> None:
-    from sleuth.research.types import ClarificationExchange
+    from sleuth.stream.results import ClarificationExchange
 
     exchange = ClarificationExchange(questions=["Which aspect?"], answer="decorators and closures for caching")
     steps = steps_of((await call("planner", plan_messages("python stuff", exchange))).content)
@@ -153,7 +153,7 @@ async def test_a_question_in_another_language_is_planned_in_its_own_words(questi
 
 
 async def test_clarification_answer_constrains_the_plan_instead_of_becoming_its_topic() -> None:
-    from sleuth.research.types import ClarificationExchange
+    from sleuth.stream.results import ClarificationExchange
 
     questions = ["Which aspect of decorators?", "Which context?", "What is the answer for?"]
     exchange = ClarificationExchange(questions=questions, answer="Python 3.12 language reference, learning the concept")

@@ -15,8 +15,8 @@ from sleuth.llm.offline.text import (
     sectioned_sentences,
     table_rows,
 )
-from sleuth.prompting import render
-from sleuth.research.excerpts import GAP, focused_text
+from sleuth.llm.prompting import render
+from sleuth.research.lanes.excerpts import GAP, focused_text
 from support.offline import agent_report_request
 
 TABLE = """The filter decides what happens to a warning.

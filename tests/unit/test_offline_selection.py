@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sleuth.clock import SystemClock
 from sleuth.config import Settings
-from sleuth.documents import Document
+from sleuth.core.clock import SystemClock
 from sleuth.llm.offline.agent import open_priority, task_terms
 from sleuth.llm.offline.reports import agent_report, final_report
 from sleuth.llm.offline.request import OfflineRequest
@@ -19,12 +18,13 @@ from sleuth.llm.offline.text import (
     stem,
     term_set,
 )
-from sleuth.prompting import render
-from sleuth.research.agent import Lane, _search
-from sleuth.research.excerpts import GAP, focused_text
+from sleuth.llm.prompting import render
+from sleuth.research.lanes.agent import Lane, _search
+from sleuth.research.lanes.excerpts import GAP, focused_text
 from sleuth.research.run import new_state
-from sleuth.research.types import ResearchRequest
+from sleuth.stream.documents import Document
 from sleuth.stream.emitter import Emitter
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools.toolbox import Toolbox
 from support.offline import agent_report_request
 

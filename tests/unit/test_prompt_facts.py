@@ -14,7 +14,7 @@ import pytest
 
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.router import respond
-from sleuth.prompt_facts import (
+from sleuth.llm.prompt_facts import (
     AgentFacts,
     AgentReportFacts,
     AgentTurnFacts,
@@ -27,10 +27,10 @@ from sleuth.prompt_facts import (
     read_tagged,
     tagged,
 )
-from sleuth.prompting import prompts_dir, render
+from sleuth.llm.prompting import prompts_dir, render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.state import Finding
-from sleuth.research.types import ClarificationExchange
+from sleuth.stream.results import ClarificationExchange
 
 TODAY = "2031-02-03"
 CLARIFIED = ClarificationExchange(questions=["Which version?", "What for?"], answer="Python 3.12; learning")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleuth.redaction import MASK, redact_fields, redact_query, redact_values
+from sleuth.core.redaction import MASK, redact_fields, redact_query, redact_values
 
 
 def test_values_are_masked_wherever_they_appear() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from sleuth.cli import main
+from sleuth.cli.main import main
 from sleuth.config import SettingsError, load_settings
 from sleuth.scaleout.streams import entry_id, seq_of
 
@@ -67,7 +67,7 @@ def test_worker_needs_redis(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_unreachable_redis_is_one_line_with_its_password_masked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sleuth.scripted.net import free_port
+    from sleuth_testkit.net import free_port
 
     monkeypatch.setenv("SLEUTH_DATABASE_URL", PG)
     monkeypatch.setenv("SLEUTH_REDIS_URL", f"redis://:pw-1234@127.0.0.1:{free_port()}/0")  # nothing listens there

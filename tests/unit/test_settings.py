@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from sleuth.cli import main
+from sleuth.cli.main import main
 from sleuth.config import SettingsError, load_settings
 
 

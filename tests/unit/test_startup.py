@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sleuth.lazy import lazy_exports
+from sleuth.core.lazy import lazy_exports
 from sleuth.llm.setup import ENGINE_LIBRARIES
 
 
@@ -21,7 +21,7 @@ def _python(code: str) -> str:
 
 def test_the_command_line_loads_no_heavy_dependency_before_a_command_runs() -> None:
     heavy = ["litellm", "fastapi", "bs4", "pypdf", "httpx", "pydantic", "sleuth.research.run"]
-    loaded = _python(f"import sys, sleuth.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    loaded = _python(f"import sys, sleuth.cli.main; print(','.join(m for m in {heavy!r} if m in sys.modules))")
     assert loaded == ""
 
 
@@ -62,10 +62,10 @@ def test_a_run_loads_the_engine_libraries_and_templates_after_its_first_packet_o
         "import sys\n"
         "from sleuth.llm import setup\n"
         # everything `sleuth research` imports before it sends run_start
-        "import sleuth.cli_research, sleuth.cli_plan_review, sleuth.research.run, sleuth.tools.factory\n"
+        "import sleuth.cli.research, sleuth.cli.plan_review, sleuth.research.run, sleuth.tools.factory\n"
         "import sleuth.research.preflight, sleuth.stream.emitter, sleuth.tools.web.reader\n"
         f"early = [m for m in {libraries!r} if m in sys.modules]\n"
-        "from sleuth.prompting import _environment, prompts_dir\n"
+        "from sleuth.llm.prompting import _environment, prompts_dir\n"
         "compiled = len(_environment().cache)\n"
         "setup.preload()\n"
         "setup._preloading.join()\n"
@@ -81,7 +81,7 @@ def test_a_whole_research_run_on_the_command_line_never_loads_the_server(tmp_pat
     env["SLEUTH_DATA_DIR"] = str(tmp_path)
     code = (
         "import sys\n"
-        "from sleuth.cli import main\n"
+        "from sleuth.cli.main import main\n"
         "try:\n"
         "    args = ['research', 'How do context managers work?', '--no-clarify', '--json']\n"
         "    main.main(args, standalone_mode=False)\n"

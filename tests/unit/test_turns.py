@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sleuth.config import Settings
 from sleuth.research.depth import REPORT_WORDS, intermediate_report_tokens
+from sleuth.research.lanes.turns import coverage, plan_step_of
 from sleuth.research.state import Finding
-from sleuth.research.turns import coverage, plan_step_of
 
 PLAN = ["How descriptors work", "How __getattr__ is used", "Pitfalls of __slots__"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sleuth.lazy import lazy_exports
+from sleuth.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sleuth.api.app import create_app

@@ -15,14 +15,14 @@ from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
-from sleuth.api.model_checks import ModelChecks
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
-from sleuth.api.run_manager import Engine, RunManager
-from sleuth.api.run_service import RunService
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
 from sleuth.research.preflight import LOCAL_CHECKS, run_checks
+from sleuth.runs.admission import ModelChecks
+from sleuth.runs.manager import Engine, RunManager
+from sleuth.runs.service import RunService
 from sleuth.store import Store
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import Any
 from concurrent_log_handler import ConcurrentRotatingFileHandler
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sleuth.redaction import redact_fields, redact_query
+from sleuth.core.redaction import redact_fields, redact_query
 
 access_log = logging.getLogger("sleuth.api.access")
 run_log = logging.getLogger("sleuth.api.runs")

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
-from sleuth.research.types import ResearchResult
+from sleuth.stream.results import ResearchResult
 
 
 def _not_blank(value: str) -> str:

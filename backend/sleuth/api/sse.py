@@ -13,8 +13,8 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from sleuth.api.channel import RunChannel
-from sleuth.api.run_service import RunService
+from sleuth.runs.channel import RunChannel
+from sleuth.runs.service import RunService
 from sleuth.store import PacketRow, Store
 
 PAGE = 1000  # packets per store read

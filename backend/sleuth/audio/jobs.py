@@ -12,13 +12,13 @@ from sleuth.audio.files import audio_dir
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import SpokenLines, speak
-from sleuth.background import Periodic
 from sleuth.config import Settings
+from sleuth.core.background import Periodic
+from sleuth.core.ids import new_id
 from sleuth.llm.speech import SpeechError
-from sleuth.research.types import ResearchResult
 from sleuth.store import Store
-from sleuth.store.ids import new_id
 from sleuth.store.recovery import this_host
+from sleuth.stream.results import ResearchResult
 
 log = logging.getLogger(__name__)
 

@@ -8,13 +8,13 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from sleuth.clock import SystemClock
 from sleuth.config import Settings
+from sleuth.core.clock import SystemClock
 from sleuth.llm.gateway import LLMError, LLMGateway
-from sleuth.prompting import render
+from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.citations import rewrite_citations, rewrite_images
-from sleuth.research.types import ResearchResult
+from sleuth.research.report.citations import rewrite_citations, rewrite_images
+from sleuth.stream.results import ResearchResult
 
 Style = Literal["narration", "overview", "dialogue"]
 STYLES: tuple[Style, ...] = ("narration", "overview", "dialogue")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleuth.research.types import ResearchResult
+from sleuth.stream.results import ResearchResult
 
 
 def article_text(result: ResearchResult) -> str:

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from sleuth.llm.gateway import LLMError, LLMGateway
-from sleuth.prompting import render
+from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
 
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sleuth.documents import normalise_url
 from sleuth.evaluation.questions import EvalQuestion
-from sleuth.research.types import ResearchResult
+from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Packet
+from sleuth.stream.results import ResearchResult
 
 
 class RunTrace(BaseModel):

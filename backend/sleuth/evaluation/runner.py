@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sleuth.clock import Clock, SystemClock
 from sleuth.config import Mode, Settings
+from sleuth.core.clock import Clock, SystemClock
 from sleuth.evaluation.article import article_text
 from sleuth.evaluation.files import append_line, read_lines, written_ids
 from sleuth.evaluation.judge import RaceJudge
@@ -19,8 +19,8 @@ from sleuth.evaluation.metrics import RunTrace, question_metrics
 from sleuth.evaluation.questions import EvalQuestion
 from sleuth.evaluation.summary import summarise
 from sleuth.research.run import new_run_id, run_research
-from sleuth.research.types import ResearchRequest
 from sleuth.stream.emitter import Emitter
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from sleuth.research.citations import image_as_text, rewrite_images
-from sleuth.research.types import ResearchResult
+from sleuth.research.report.citations import image_as_text, rewrite_images
+from sleuth.stream.results import ResearchResult
 
 # C0 controls but tab, line feed and carriage return; U+FFFE and U+FFFF; lone surrogates.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

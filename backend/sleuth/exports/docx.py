@@ -20,7 +20,7 @@ from markdown_it.token import Token
 
 from sleuth.exports.markdown import report_document
 from sleuth.exports.structure import markdown_parser
-from sleuth.research.types import ResearchResult
+from sleuth.stream.results import ResearchResult
 
 LINK_COLOR = "2457D6"
 MONO = "DejaVu Sans Mono"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # the CLI lists FORMATS for `--help` without loading the report model
-    from sleuth.research.types import ResearchResult
+    from sleuth.stream.results import ResearchResult
 
 ExportFormat = Literal["md", "pdf", "docx"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "pdf", "docx")

@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 
 from sleuth.research.export import report_markdown
-from sleuth.research.types import ResearchResult
 from sleuth.stream.packets import KeyFinding, NumberedSource
+from sleuth.stream.results import ResearchResult
 
 
 def citation_markers(numbers: Sequence[int]) -> str:

@@ -11,8 +11,8 @@ from fpdf.line_break import TextLine
 
 from sleuth.exports.fonts import FontSet, find_fonts
 from sleuth.exports.structure import report_html
-from sleuth.research.citations import image_caption
-from sleuth.research.types import ResearchResult
+from sleuth.research.report.citations import image_caption
+from sleuth.stream.results import ResearchResult
 
 SANS = "DejaVu"
 MONO = "DejaVuMono"

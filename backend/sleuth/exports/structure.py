@@ -15,8 +15,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from sleuth.exports.markdown import report_document
-from sleuth.research.citations import image_caption
-from sleuth.research.types import ResearchResult
+from sleuth.research.report.citations import image_caption
+from sleuth.stream.results import ResearchResult
 
 _CITATION = re.compile(r"(?<!\w)\[(\d{1,4})\](?!\()")
 

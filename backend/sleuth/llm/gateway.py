@@ -8,8 +8,9 @@ import logging
 import random
 from typing import Any
 
-from sleuth.clock import Clock, SystemClock
 from sleuth.config import Role, Settings
+from sleuth.core.clock import Clock, SystemClock
+from sleuth.core.redaction import redact_values
 from sleuth.llm.capabilities import cost_usd
 from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
@@ -17,7 +18,6 @@ from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_c
 from sleuth.llm.setup import litellm_ready
 from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
-from sleuth.redaction import redact_values
 
 log = logging.getLogger(__name__)
 

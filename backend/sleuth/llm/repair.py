@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
+from sleuth.llm.prompting import render
 from sleuth.llm.types import ToolCall
-from sleuth.prompting import render
 
 EMPTY_ASSISTANT = "(no text)"
 EMPTY_TOOL = "(the tool returned nothing)"

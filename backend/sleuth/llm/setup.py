@@ -167,7 +167,7 @@ def prepare_engine() -> None:
     research, off its event loop: a first use on the loop would hold it for the length of each."""
     for name in ENGINE_LIBRARIES:
         import_module(name)
-    from sleuth.prompting import compile_all
+    from sleuth.llm.prompting import compile_all
 
     compile_all()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sleuth.config import Role, Settings
 from sleuth.llm.access import model_access_problem
-from sleuth.research.types import ResearchRequest
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools import sources
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.retrieval import has_collection

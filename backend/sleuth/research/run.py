@@ -7,25 +7,25 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 
-from sleuth.clock import Clock, SystemClock
 from sleuth.config import Role, Settings
+from sleuth.core.clock import Clock, SystemClock
 from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.offline_registration import is_offline
+from sleuth.llm.prompting import render
 from sleuth.llm.setup import litellm_ready
-from sleuth.prompting import render
-from sleuth.research.citations import VerifiedReport
-from sleuth.research.clarify import clarify
-from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
-from sleuth.research.followup import FollowupAnswer, answer_followup
-from sleuth.research.orchestrator import orchestrate
-from sleuth.research.plan import make_plan
-from sleuth.research.plan_review import AutoApprove, PlanReviewer, review_plan
+from sleuth.research.lanes.orchestrator import orchestrate
+from sleuth.research.planning.clarify import clarify
+from sleuth.research.planning.plan import make_plan
+from sleuth.research.planning.review import AutoApprove, PlanReviewer, review_plan
 from sleuth.research.preflight import model_problem
-from sleuth.research.report import fallback_report, publish_report, start_report, write_report
+from sleuth.research.report.citations import VerifiedReport
+from sleuth.research.report.final import fallback_report, publish_report, start_report, write_report
+from sleuth.research.report.followup import FollowupAnswer, answer_followup
 from sleuth.research.state import RunState
-from sleuth.research.types import ResearchRequest, ResearchResult, ResultStatus
+from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, run_until
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
+from sleuth.stream.results import ResearchRequest, ResearchResult, ResultStatus
 from sleuth.tools.toolbox import Toolbox
 from sleuth.tools.web.credibility import is_unsafe_citation_url
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleuth.documents import Document, normalise_url
+from sleuth.stream.documents import Document, normalise_url
 
 
 class SourceRegistry:

@@ -8,19 +8,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from sleuth.clock import Clock
 from sleuth.config import Mode, Settings
+from sleuth.core.clock import Clock
 from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
-from sleuth.research.citations import Numbering, UnsafeUrlCheck
-from sleuth.research.deadlines import Pace, RunDeadlines
-from sleuth.research.method_note import RunTally
 from sleuth.research.modes import ModeLimits, mode_limits
+from sleuth.research.report.citations import Numbering, UnsafeUrlCheck
+from sleuth.research.report.method_note import RunTally
 from sleuth.research.sources import SourceRegistry
-from sleuth.research.types import ResearchRequest
+from sleuth.research.time.deadlines import Pace, RunDeadlines
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import PacketObj, Placement, Report
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools.base import Page
 from sleuth.tools.toolbox import SearchOutcome, Toolbox
 

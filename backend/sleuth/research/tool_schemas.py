@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.prompting import render
+from sleuth.llm.prompting import render
 
 GENERATE_PLAN = "generate_plan"
 RESEARCH_AGENT = "research_agent"

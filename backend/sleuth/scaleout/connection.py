@@ -7,7 +7,7 @@ import os
 from redis.asyncio import Redis
 
 from sleuth.config import Settings
-from sleuth.redaction import redact_url
+from sleuth.core.redaction import redact_url
 
 
 class RedisUnavailable(Exception):
@@ -64,6 +64,6 @@ def check_redis(settings: Settings) -> str:
 
 
 def _reason(exc: Exception, url: str) -> str:
-    from sleuth.redaction import redact_values, url_password
+    from sleuth.core.redaction import redact_values, url_password
 
     return redact_values(" ".join(str(exc).split()), [url_password(url)]) or type(exc).__name__

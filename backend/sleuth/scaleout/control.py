@@ -19,7 +19,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from sleuth.research.plan_review import PlanAnswer
+from sleuth.research.planning.review import PlanAnswer
 from sleuth.scaleout.keys import RedisKeys
 
 log = logging.getLogger(__name__)

@@ -10,13 +10,12 @@ import asyncio
 import logging
 import os
 
-from sleuth.api.channel import RunChannel
 from sleuth.api.logs import log_run_event
-from sleuth.api.run_service import PlanDelivery, SessionBusy, TooManyRuns, new_run
-from sleuth.background import Periodic
 from sleuth.config import Settings
-from sleuth.research.plan_review import PlanAnswer
-from sleuth.research.types import ResearchRequest
+from sleuth.core.background import Periodic
+from sleuth.research.planning.review import PlanAnswer
+from sleuth.runs.channel import RunChannel
+from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.connection import open_redis
 from sleuth.scaleout.control import Control
@@ -29,6 +28,7 @@ from sleuth.scaleout.streams import PacketStreams
 from sleuth.store import MessageRecord, RunRecord, Store
 from sleuth.store.records import RunKind
 from sleuth.store.recovery import this_host
+from sleuth.stream.results import ResearchRequest
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import psycopg
 from procrastinate.schema import SchemaManager
 from pydantic import TypeAdapter
 
-from sleuth.research.types import ResearchRequest
+from sleuth.stream.results import ResearchRequest
 
 QUEUE = "sleuth-runs"
 TASK = "sleuth.run"

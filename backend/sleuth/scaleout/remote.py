@@ -22,8 +22,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from sleuth.api.channel import RunChannel
-from sleuth.background import stop_task
+from sleuth.core.background import stop_task
+from sleuth.runs.channel import RunChannel
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.reaper import stored_after
 from sleuth.scaleout.streams import PacketStreams, entry_id

@@ -14,12 +14,12 @@ import logging
 import os
 import signal
 
-from sleuth.api.channel import RunChannel
-from sleuth.api.run_manager import RunManager
-from sleuth.api.run_manager_types import Engine
 from sleuth.api.sse import channel_rows
-from sleuth.background import Periodic, stop_task
 from sleuth.config import Settings
+from sleuth.core.background import Periodic, stop_task
+from sleuth.runs.channel import RunChannel
+from sleuth.runs.manager import RunManager
+from sleuth.runs.messages import Engine
 from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.connection import open_redis
 from sleuth.scaleout.control import Control, ControlMessage

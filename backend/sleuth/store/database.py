@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from sleuth.database_url import Backend, DatabaseTarget
+from sleuth.core.database_url import Backend, DatabaseTarget
 
 Row = dict[str, Any]
 Params = Sequence[Any]

@@ -16,7 +16,7 @@ import os
 import socket
 import time
 
-from sleuth.store.ids import new_id
+from sleuth.core.ids import new_id
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, RunRecord, RunStatus, now_iso
 from sleuth.store.store import Store

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from sleuth.database_url import Backend
+from sleuth.core.database_url import Backend
 from sleuth.store.database import DatabaseError, Params, Row, Transaction
 
 # The words a migration's DDL spells per dialect (see migrations.py).

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.config import Settings
-from sleuth.database_url import database_target
-from sleuth.research.types import ResearchResult
+from sleuth.core.database_url import database_target
 from sleuth.store.database import Database, like_pattern, open_database
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
+from sleuth.stream.results import ResearchResult
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
 DEFAULT_POOL_SIZE = 10

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 
 StopReason = Literal["completed", "clarification", "cancelled", "error", "deadline"]
 DegradedLevel = Literal[

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 
 
 class ToolError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from sleuth.documents import Document, normalise_url
+from sleuth.stream.documents import Document, normalise_url
 from sleuth.tools.base import Page, PageReader, SearchProvider, ToolError
 
 

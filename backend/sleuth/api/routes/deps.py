@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from sleuth.api.limits import ApiLimits
-from sleuth.api.model_checks import ModelChecks
-from sleuth.api.run_service import RunService
 from sleuth.api.schemas import ErrorOut
 from sleuth.config import Settings
+from sleuth.runs.admission import ModelChecks
+from sleuth.runs.service import RunService
 from sleuth.store import Store
 
 

@@ -6,17 +6,17 @@ import asyncio
 
 from fastapi import HTTPException, Request
 
-from sleuth.api.conversation import PlannedRun, plan_run
-from sleuth.api.followups import NoReport, followup_request
 from sleuth.api.routes.deps import limits_of, manager_of, model_checks_of, settings_of, store_of
-from sleuth.api.run_service import SessionBusy, TooManyRuns
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
+from sleuth.core.ids import new_id
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
-from sleuth.research.types import ResearchRequest
+from sleuth.runs.followups import NoReport, followup_request
+from sleuth.runs.requests import PlannedRun, plan_run
+from sleuth.runs.service import SessionBusy, TooManyRuns
 from sleuth.store import MessageRecord
-from sleuth.store.ids import new_id
 from sleuth.store.records import now_iso, session_title
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools import sources
 
 

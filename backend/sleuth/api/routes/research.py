@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request, status
 from sleuth.api.routes.deps import responses
 from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
 from sleuth.api.schemas import ResearchCreate, RunCreated
-from sleuth.store.ids import new_id
+from sleuth.core.ids import new_id
 
 router = APIRouter(tags=["research"])
 

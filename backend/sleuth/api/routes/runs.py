@@ -11,7 +11,7 @@ from sse_starlette import EventSourceResponse
 from sleuth.api.routes.deps import limits_of, manager_of, not_found, responses, store_of
 from sleuth.api.schemas import CancelOut, PlanAnswerIn, PlanAnswerOut, RunOut
 from sleuth.api.sse import packet_stream
-from sleuth.research.plan_review import PlanAnswer
+from sleuth.research.planning.review import PlanAnswer
 
 router = APIRouter(tags=["runs"])
 

@@ -19,7 +19,7 @@ from sleuth.api.schemas import (
     SessionUpdate,
 )
 from sleuth.audio.files import delete_session_data
-from sleuth.store.ids import new_id
+from sleuth.core.ids import new_id
 
 router = APIRouter(tags=["sessions"])
 

@@ -22,7 +22,7 @@ from sleuth.llm.offline.text import (
     tokens,
     without_highlights,
 )
-from sleuth.prompt_facts import AgentFacts, AgentTurnFacts
+from sleuth.llm.prompt_facts import AgentFacts, AgentTurnFacts
 
 MAX_QUERIES = 3
 MAX_OPEN = 3

@@ -23,8 +23,8 @@ import re
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import VAGUE_WORDS, content_words
 from sleuth.llm.offline.vocabulary import has_searchable_content
-from sleuth.prompt_facts import ClarifyFacts
-from sleuth.prompting import render
+from sleuth.llm.prompt_facts import ClarifyFacts
+from sleuth.llm.prompting import render
 
 MIN_CONTENT_WORDS = 2
 MIN_CONTENT_WORDS_WHEN_VAGUE = 4

@@ -3,7 +3,7 @@ rounds when the cycles allow it, `generate_report` when the plan is covered or t
 
 Everything it knows comes from the facts the prompts declare: the plan, the per-turn cap and the
 cycle budget (system prompt), and per turn the cycle number, the uncovered plan steps and how many
-agents each step has had (`sleuth.prompt_facts`).
+agents each step has had (`sleuth.llm.prompt_facts`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import math
 import re
 
 from sleuth.llm.offline.request import OfflineRequest, Reply
-from sleuth.prompt_facts import OrchestratorFacts, OrchestratorTurnFacts
-from sleuth.prompting import render
+from sleuth.llm.prompt_facts import OrchestratorFacts, OrchestratorTurnFacts
+from sleuth.llm.prompting import render
 
 MAX_ATTEMPTS_PER_STEP = 2  # a failed or empty agent is retried once, then the step is given up
 

@@ -17,7 +17,7 @@ from sleuth.llm.offline.constraints import Constraints, read_constraints
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import RELATION_WORDS, STOPWORDS, VAGUE_WORDS, join_phrases
 from sleuth.llm.offline.vocabulary import looks_english
-from sleuth.prompt_facts import PlanFacts
+from sleuth.llm.prompt_facts import PlanFacts
 
 MIN_STEPS = 3
 DEFAULT_MAX_STEPS = 6

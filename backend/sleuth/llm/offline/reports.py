@@ -30,8 +30,8 @@ from sleuth.llm.offline.text import (
     term_set,
     tokens,
 )
-from sleuth.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
-from sleuth.prompting import render
+from sleuth.llm.prompt_facts import AgentReportFacts, ReportFacts, read_tagged
+from sleuth.llm.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
 MAX_REPORT_SENTENCES = 20

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sleuth.prompt_facts import PromptFacts, read_facts
+from sleuth.llm.prompt_facts import PromptFacts, read_facts
 
 F = TypeVar("F", bound=PromptFacts)
 

@@ -1,7 +1,7 @@
 """Recognise which Sleuth step a request is, from the request alone, and answer it.
 
 The same signals a hosted model would act on: the offered tools, and for steps without tools
-the facts block the prompt declares (`sleuth.prompt_facts`), never its prose.
+the facts block the prompt declares (`sleuth.llm.prompt_facts`), never its prose.
 record_artifact offered -> artifact; decline_followup offered -> follow-up answer;
 record_overview / record_dialogue offered -> audio script;
 tools == {generate_plan} -> clarifier; research_agent offered -> orchestrator; search/open_url
@@ -23,8 +23,8 @@ from sleuth.llm.offline.planner import plan
 from sleuth.llm.offline.reports import agent_report, final_report
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.script import record_dialogue, record_overview
-from sleuth.prompt_facts import AgentReportFacts, PlanFacts
-from sleuth.prompting import render
+from sleuth.llm.prompt_facts import AgentReportFacts, PlanFacts
+from sleuth.llm.prompting import render
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from sleuth.llm.offline.request import OfflineRequest, Reply
-from sleuth.prompting import render
+from sleuth.llm.prompting import render
 
 MAX_FINDINGS = 5
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sleuth.words import FUNCTION_WORDS, QUESTION_WORDS
+from sleuth.core.words import FUNCTION_WORDS, QUESTION_WORDS
 
 # Function words and question scaffolding: they say nothing about the subject of a question.
 STOPWORDS: frozenset[str] = FUNCTION_WORDS | QUESTION_WORDS

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sleuth.lazy import lazy_exports
+from sleuth.core.lazy import lazy_exports
 from sleuth.tools.extraction.errors import ExtractError
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import Page, ToolError
 from sleuth.tools.local import retrieval
 from sleuth.tools.local.builtin import sync_builtin

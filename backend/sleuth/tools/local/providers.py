@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import Page
 from sleuth.tools.local.corpus import LocalCorpus
 from sleuth.tools.local.urls import is_corpus_url

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from sleuth.words import FUNCTION_WORDS
+from sleuth.core.words import FUNCTION_WORDS
 
 MAX_TERMS = 32
 _MAX_TERM_CHARS = 64

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sleuth.documents import document_id
 from sleuth.store.sqlite import write_transaction
+from sleuth.stream.documents import document_id
 
 SCHEMA_VERSION = 2
 DB_FILENAME = "corpus.db"
@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS documents (
     collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
     path          TEXT NOT NULL,            -- relative to the collection root, '/' separators
     url           TEXT NOT NULL UNIQUE,     -- corpus://<collection>/<path>
-    doc_key       TEXT,                     -- the id packets give this document (sleuth.documents.document_id)
+    doc_key       TEXT,                     -- the id packets give this document (sleuth.stream.documents.document_id)
     title         TEXT NOT NULL,
     mtime         REAL,                     -- file mtime when indexed (NULL for built-in topics)
     size          INTEGER NOT NULL,         -- bytes of the source

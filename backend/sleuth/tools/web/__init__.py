@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sleuth.lazy import lazy_exports
+from sleuth.core.lazy import lazy_exports
 from sleuth.tools.web.credibility import Credibility, credibility, is_unsafe_citation_url
 
 if TYPE_CHECKING:

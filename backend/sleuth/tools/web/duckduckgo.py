@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import ToolError
 from sleuth.tools.web.provider_http import clean_snippet, http_url
 

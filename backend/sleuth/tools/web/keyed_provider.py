@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import httpx
 from pydantic import SecretStr
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import ToolError
 from sleuth.tools.web.provider_http import (
     DEFAULT_TIMEOUT_S,

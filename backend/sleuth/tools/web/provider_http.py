@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from sleuth.redaction import redact_values
+from sleuth.core.redaction import redact_values
 from sleuth.tools.base import ToolError
 
 DEFAULT_TIMEOUT_S = 15.0

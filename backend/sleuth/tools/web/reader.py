@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import Page, SourceBlocked, ToolError
 from sleuth.tools.web.content import extract
 from sleuth.tools.web.credibility import credibility

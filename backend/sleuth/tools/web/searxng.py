@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from sleuth.documents import Document
+from sleuth.stream.documents import Document
 from sleuth.tools.base import ToolError
 from sleuth.tools.web.provider_http import DEFAULT_TIMEOUT_S, clean_snippet, http_url, request_json, results_list
 

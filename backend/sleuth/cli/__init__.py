@@ -1,0 +1,1 @@
+"""The `sleuth` command: the click group and one module per command group."""

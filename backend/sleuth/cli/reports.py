@@ -1,0 +1,184 @@
+"""`sleuth export` and `sleuth ask`: working with a stored report from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from sleuth.cli.exports import write_export
+from sleuth.exports.formats import FORMATS, ExportFormat, render_export
+
+if TYPE_CHECKING:  # loaded when a command runs, not for `sleuth --help`
+    from sleuth.config import Settings
+    from sleuth.stream.packets import Packet
+    from sleuth.stream.results import ResearchRequest, ResearchResult
+
+
+def _settings() -> Settings:
+    from sleuth.cli.settings import cli_settings
+
+    return cli_settings()
+
+
+def load_report(settings: Settings, report_id: str) -> ResearchResult:
+    """A stored, completed report, or a one-line error naming what is wrong."""
+    from sleuth.store import Store
+    from sleuth.stream.results import ResearchResult
+
+    store = Store.from_settings(settings)
+    try:
+        data = store.get_report(report_id.strip())
+    finally:
+        store.close()
+    if data is None:
+        raise click.ClickException(f"no report {report_id!r} in {settings.data_dir}")
+    report = ResearchResult.model_validate(data)
+    if report.status != "completed":
+        raise click.ClickException(f"report {report_id!r} did not complete ({report.stop_reason})")
+    return report
+
+
+@click.command("export")
+@click.argument("report_id")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None, help="Default: from -o, else md.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="File to write; default stdout.")
+def export(report_id: str, fmt: str | None, output: str | None) -> None:
+    """Write a stored report as markdown, PDF or DOCX."""
+    report = load_report(_settings(), report_id)
+    if fmt is None:
+        from sleuth.cli.exports import check_output_path
+
+        fmt = check_output_path(output) if output else "md"
+    chosen: ExportFormat = fmt  # type: ignore[assignment]  # a click.Choice of FORMATS
+    if output:
+        write_export(report, chosen, output)
+        click.echo(f"Report written to {output}", err=True)
+    elif chosen == "md":
+        click.echo(render_export(report, "md").decode("utf-8"), nl=False)
+    else:
+        raise click.UsageError(f"{chosen} is binary: give a file with -o")
+
+
+@click.command("ask")
+@click.argument("report_id")
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
+def ask(report_id: str, question: str, as_json: bool) -> None:
+    """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
+    from sleuth.cli.research import _run
+    from sleuth.stream.results import Followup, ResearchRequest
+
+    if not question.strip():
+        raise click.UsageError("the question is empty")
+    settings = _settings()
+    report = load_report(settings, report_id)
+    followup = Followup(
+        report_id=str(report.report_id), question=report.question, markdown=report.markdown, sources=report.sources
+    )
+    request = ResearchRequest(question=question.strip(), clarify=False, followup=followup)
+
+    def sink(packet: Packet) -> None:
+        if as_json:
+            sys.stdout.write(packet.model_dump_json() + "\n")
+        elif packet.obj.type == "message_delta":
+            sys.stdout.write(packet.obj.content)
+        sys.stdout.flush()
+
+    result = asyncio.run(_run(request, settings, sink))
+    if not as_json:
+        sys.stdout.write("\n")
+        for source in result.sources:
+            click.echo(f"[{source.number}] {source.title or source.url} — {source.url}")
+    if result.status == "error":
+        sys.exit(1)
+
+
+def save_report(
+    settings: Settings, request: ResearchRequest, result: ResearchResult, run_id: str, packets: list[Packet]
+) -> None:
+    """Keep a CLI run in the store, its packets too, so `sleuth export`, `sleuth ask` and the web UI find it."""
+    import os
+    import time
+
+    from sleuth.core.ids import new_id
+    from sleuth.store import MessageRecord, RunRecord, Store
+    from sleuth.store.records import now_iso, session_title
+    from sleuth.store.recovery import this_host
+
+    store = Store.from_settings(settings)
+    try:
+        if store.get_session(request.session_id) is None:
+            store.create_session(request.session_id, session_title(request.question))
+        question = MessageRecord(
+            id=new_id("m"),
+            session_id=request.session_id,
+            role="user",
+            content=request.question,
+            run_id=run_id,
+            created_at=now_iso(),
+        )
+        record = RunRecord(
+            id=run_id,
+            session_id=request.session_id,
+            question=request.question,
+            kind="question",
+            status="running",
+            owner_host=this_host(),
+            owner_pid=os.getpid(),
+            created_at=now_iso(),
+            message_id=question.id,
+            mode=request.mode,
+        )
+        store.create_run(record, question)
+        now = time.time()
+        store.insert_packets((run_id, p.seq, p.obj.type, now, p.model_dump_json()) for p in packets)
+        reply = MessageRecord(
+            id=new_id("m"),
+            session_id=request.session_id,
+            role="assistant",
+            content=result.markdown,
+            run_id=run_id,
+            created_at=now_iso(),
+        )
+        store.finish_run(
+            run_id,
+            status=result.status,
+            stop_reason=result.stop_reason,
+            report_id=result.report_id,
+            assistant_message=reply,
+            result=result,
+            session_id=request.session_id,
+        )
+    finally:
+        store.close()
+
+
+@click.command("narrate")
+@click.argument("report_id")
+@click.option(
+    "--style", type=click.Choice(["narration", "overview", "dialogue"]), default="narration", show_default=True
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, help="Audio file to write.")
+def narrate(report_id: str, style: str, output: str) -> None:
+    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue."""
+    from pathlib import Path
+
+    from sleuth.audio.jobs import make_audio
+    from sleuth.audio.script import ScriptError
+    from sleuth.llm.speech import SpeechError
+
+    settings = _settings()
+    report = load_report(settings, report_id)
+    try:
+        data, media_type, _, duration = asyncio.run(make_audio(settings, report, style))  # type: ignore[arg-type]
+    except (ScriptError, SpeechError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        Path(output).write_bytes(data)
+    except OSError as exc:
+        raise click.ClickException(f"could not write {output}: {exc.strerror or exc}") from None
+    length = f", {duration:.0f} s" if duration else ""
+    click.echo(f"{style} written to {output} ({media_type}{length})", err=True)

@@ -1,0 +1,208 @@
+"""`sleuth research` and `sleuth schema`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:  # the engine loads when a command runs, not for `sleuth --help`
+    from sleuth.config import Mode, Settings, Strategy
+    from sleuth.research.planning.review import PlanReviewer
+    from sleuth.stream.emitter import PacketSink
+    from sleuth.stream.packets import Packet
+    from sleuth.stream.results import ResearchRequest, ResearchResult
+
+
+class TimeBudget(click.ParamType[float]):
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
+        from sleuth.core.durations import format_duration, parse_duration
+
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if not MIN_TIME_BUDGET_S <= seconds <= MAX_TIME_BUDGET_S:
+            self.fail(
+                f"must be between {format_duration(MIN_TIME_BUDGET_S)} and {format_duration(MAX_TIME_BUDGET_S)}",
+                param,
+                ctx,
+            )
+        return seconds
+
+
+async def _run(
+    request: ResearchRequest,
+    settings: Settings,
+    sink: PacketSink,
+    reviewer: PlanReviewer | None = None,
+    run_id: str | None = None,
+    kept: list[Packet] | None = None,
+) -> ResearchResult:
+    from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
+    from sleuth.research.run import new_run_id, run_research
+    from sleuth.stream.emitter import Emitter
+    from sleuth.tools.factory import build_toolbox
+
+    try:
+        preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
+    except PreflightError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        toolbox = build_toolbox(settings, request.sources)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    sinks: list[PacketSink] = [sink]
+    if kept is not None:
+        sinks.append(kept.append)
+    emitter = Emitter(run_id or new_run_id(), sinks)
+    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer, check_models=True)
+
+
+@click.command()
+@click.argument("question")
+@click.option(
+    "--mode", type=click.Choice(["light", "heavy"]), default=None, help="light: one round of short agents, quicker."
+)
+@click.option("--strategy", type=click.Choice(["exploratory", "focused", "balanced"]), default=None)
+@click.option("--no-clarify", is_flag=True, help="Research the question as asked, without clarifying questions.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one packet per line (the SSE `data` objects), nothing else."
+)
+@click.option("--answer", default=None, help="Your answer if Sleuth asks clarifying questions (no prompt then).")
+@click.option(
+    "--time-budget",
+    type=TimeBudget(),
+    default=None,
+    help="How long the run may take, e.g. 90s, 5m, 1h (default: the mode's budget).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Search only this source (a collection or web provider; repeatable). See `sleuth sources`.",
+)
+@click.option("--review-plan", is_flag=True, help="Show the plan and ask to approve, edit or revise it first.")
+@click.option("--approve-plan", is_flag=True, help="With --review-plan: approve the plan without asking.")
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the report to FILE (.md, .pdf or .docx).",
+)
+def research(
+    question: str,
+    mode: Mode | None,
+    strategy: Strategy | None,
+    no_clarify: bool,
+    as_json: bool,
+    answer: str | None,
+    time_budget: float | None,
+    sources: tuple[str, ...],
+    review_plan: bool,
+    approve_plan: bool,
+    output: str | None,
+) -> None:
+    """Research QUESTION and print a cited report."""
+    from sleuth.llm.setup import preload
+
+    preload()  # litellm loads on another thread while the run sets up and sends its first packet
+    from sleuth.cli.exports import check_output_path, write_export
+    from sleuth.cli.plan_review import TerminalReviewer
+    from sleuth.cli.progress import ProgressPrinter
+    from sleuth.cli.reports import save_report
+    from sleuth.cli.settings import cli_check_database, cli_settings
+    from sleuth.research.planning.review import AutoApprove
+    from sleuth.research.run import new_run_id
+    from sleuth.runs import local as event_loop
+    from sleuth.stream.packets import Packet
+    from sleuth.stream.results import ClarificationExchange, ResearchRequest
+    from sleuth.tools.sources import clean_names
+
+    if not question.strip():
+        raise click.UsageError("the question is empty")
+    settings = cli_settings()
+    request = ResearchRequest(
+        question=question.strip(),
+        mode=mode,
+        strategy=strategy,
+        clarify=False if no_clarify else None,
+        time_budget_s=time_budget,
+        sources=clean_names(sources) if sources else None,
+        review_plan=review_plan or approve_plan,
+    )
+    reviewer: PlanReviewer | None = None
+    if request.review_plan:
+        if not approve_plan and (as_json or not sys.stdin.isatty()):
+            raise click.UsageError("--review-plan asks in the terminal; add --approve-plan when there is none")
+        reviewer = AutoApprove() if approve_plan else TerminalReviewer()
+    export_format = check_output_path(output) if output else None
+    cli_check_database(settings)  # the finished report is saved there
+
+    def json_sink(packet: Packet) -> None:
+        sys.stdout.write(packet.model_dump_json() + "\n")
+        sys.stdout.flush()
+
+    printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
+    sink: PacketSink = json_sink if as_json else printer
+    try:
+        run_id, kept = new_run_id(), list[Packet]()
+        result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
+        if result.status == "waiting_for_input":
+            if not as_json:
+                click.echo("Sleuth needs a few details before researching:", err=True)
+                for i, q in enumerate(result.clarification_questions, 1):
+                    click.echo(f"  {i}. {q}", err=True)
+            if answer is None and (as_json or not sys.stdin.isatty()):
+                if not as_json:
+                    click.echo('Run again with --answer "...", more detail in the question, or --no-clarify.', err=True)
+                return
+            if answer is None:
+                answer = click.prompt("Your answer", err=True)
+            request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
+            run_id, kept = new_run_id(), list[Packet]()
+            result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
+    except KeyboardInterrupt:
+        click.echo("cancelled", err=True)
+        sys.exit(130)
+    if result.status == "error":
+        if not as_json:
+            reason = printer.fatal or result.error or "see the messages above"
+            click.echo(f"sleuth: research failed: {reason}", err=True)
+        sys.exit(1)
+    if result.status == "completed" and result.report_id:
+        save_report(settings, request, result, run_id, kept)
+        if not as_json:
+            click.echo(f"Report {result.report_id} saved (sleuth export / sleuth ask).", err=True)
+    if output and export_format and result.status == "completed" and result.report_id:
+        write_export(result, export_format, output)
+        if not as_json:
+            click.echo(f"Report written to {output}", err=True)
+
+
+def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
+    """The source names, checked to exist, or a one-line CLI error."""
+    from sleuth.tools.sources import UnknownSource, check_sources
+
+    try:
+        return check_sources(settings, names)
+    except UnknownSource as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.command()
+def schema() -> None:
+    """Print the JSON Schema of a packet (every `obj` type), for other clients."""
+    from sleuth.stream.packets import packet_json_schema
+
+    click.echo(json.dumps(packet_json_schema(), indent=2))

@@ -1,0 +1,68 @@
+"""`sleuth sources` (what a run can search) and `sleuth show ID|URL` (print one document)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import click
+
+from sleuth.cli.settings import cli_settings
+
+
+@click.command("sources")
+def sources() -> None:
+    """List every source `--source NAME` accepts: local collections and configured web providers."""
+    from sleuth.tools.local.corpus import unreadable_index
+    from sleuth.tools.sources import list_sources
+
+    settings = cli_settings()
+    try:
+        found = list_sources(settings)
+    except sqlite3.Error as exc:
+        raise click.ClickException(unreadable_index(exc)) from None
+    width = max(len("NAME"), *(len(s.name) for s in found))
+    click.echo(f"{'NAME':<{width}}  {'KIND':<5}  {'DOCS':>6}  DEFAULT")
+    for s in found:
+        docs = "" if s.documents is None else str(s.documents)
+        click.echo(f"{s.name:<{width}}  {s.kind:<5}  {docs:>6}  {'yes' if s.default else 'no'}")
+
+
+@click.command("show")
+@click.argument("target")
+def show(target: str) -> None:
+    """Print a document: a local one by id (d_...) or corpus:// URL, or a web page by http(s) URL."""
+    from sleuth.tools.base import ToolError
+    from sleuth.tools.local import library
+    from sleuth.tools.local.corpus import db_path_for, unreadable_index
+    from sleuth.tools.local.urls import is_corpus_url
+    from sleuth.tools.web.factory import build_web_reader
+
+    settings = cli_settings()
+    target = target.strip()
+    db_path = db_path_for(settings.data_dir)
+    if target.lower().startswith(("http://", "https://")):
+        try:
+            page = asyncio.run(build_web_reader(settings).read(target))
+        except ToolError as exc:
+            raise click.ClickException(f"could not open {target}: {exc}") from None
+        _print(page.document.title, page.document.url, None, page.text)
+        return
+    try:
+        found = (
+            library.document_by_url(db_path, target)
+            if is_corpus_url(target)
+            else library.document_by_id(db_path, target)
+        )
+    except sqlite3.Error as exc:
+        raise click.ClickException(unreadable_index(exc)) from None
+    if found is None:
+        raise click.ClickException(f"no document {target!r} (give a document id, a corpus:// URL or an http(s) URL)")
+    _print(found.title, found.url, found.collection, found.text)
+
+
+def _print(title: str, url: str, collection: str | None, text: str) -> None:
+    click.secho(title or url, bold=True)
+    click.echo(url if collection is None else f"{url}  (collection {collection})")
+    click.echo("")
+    click.echo(text.rstrip())

@@ -1,0 +1,1 @@
+"""The research lanes: the orchestrator, parallel agents, their turns and excerpts."""

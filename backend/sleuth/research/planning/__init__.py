@@ -1,0 +1,1 @@
+"""The planning stage: clarify, context, plan, plan review."""

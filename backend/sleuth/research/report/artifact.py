@@ -1,0 +1,120 @@
+"""The report as an artifact: title, summary and key findings, recorded by the report model in one tool call."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sleuth.llm.gateway import LLMError
+from sleuth.llm.prompting import render
+from sleuth.research import tool_schemas as ts
+from sleuth.research.report.citations import VerifiedReport, cited_numbers, rewrite_citations
+from sleuth.research.state import RunState
+from sleuth.research.step import llm_step
+from sleuth.research.time.deadlines import DeadlineReached, run_until
+from sleuth.stream.packets import KeyFinding
+
+TITLE_MAX_CHARS = 120
+SUMMARY_MAX_SENTENCES = 4
+SUMMARY_MAX_CHARS = 900
+FINDINGS_MAX = 7
+FINDING_MAX_CHARS = 400
+ARTIFACT_MAX_TOKENS = 1024
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+@dataclass
+class Artifact:
+    title: str
+    summary: str
+    key_findings: list[KeyFinding] = field(default_factory=list)
+
+
+def _without_markers(text: str) -> str:
+    return " ".join(rewrite_citations(text, lambda _n: None).split())
+
+
+def fallback_artifact(question: str, markdown: str) -> Artifact:
+    """What can be said without a model: an opening heading or the question as title, the first paragraph as summary.
+
+    No key findings: choosing them is judgement, and inventing them here would pass a guess off as the model's.
+    """
+    heading = re.match(r"\s*#{1,2}\s+(.+)$", markdown, re.M)  # a section heading further down names less
+    paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith(("#", "|"))]
+    summary = _limit_sentences(_without_markers(paragraphs[0])) if paragraphs else ""
+    title = heading.group(1).strip() if heading else " ".join(question.split())
+    return Artifact(title=_cut(title, TITLE_MAX_CHARS), summary=summary)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _limit_sentences(text: str) -> str:
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+    return _cut(" ".join(sentences[:SUMMARY_MAX_SENTENCES]), SUMMARY_MAX_CHARS)
+
+
+def _finding(raw: object, valid: set[int]) -> KeyFinding | None:
+    if not isinstance(raw, dict):
+        return None
+    text = str(raw.get("text") or "")
+    numbers = [n for n in raw.get("citations") or [] if isinstance(n, int) and not isinstance(n, bool)]
+    numbers += cited_numbers(text)  # markers written into the text count too
+    bare = _without_markers(text)
+    if not bare:
+        return None
+    kept = sorted({n for n in numbers if n in valid})
+    return KeyFinding(text=_cut(bare, FINDING_MAX_CHARS), citations=kept)
+
+
+def clean_artifact(arguments: dict[str, Any], valid_numbers: set[int], fallback: Artifact) -> Artifact:
+    """The model's call, held to the artifact's shape; citations the report does not have are dropped."""
+    title = _cut(" ".join(str(arguments.get("title") or "").split()).rstrip("."), TITLE_MAX_CHARS)
+    summary = _limit_sentences(_without_markers(str(arguments.get("summary") or "")))
+    raw_findings = arguments.get("key_findings")
+    findings = (
+        [f for raw in raw_findings or [] if (f := _finding(raw, valid_numbers))]
+        if isinstance(raw_findings, list)
+        else []
+    )
+    return Artifact(
+        title=title or fallback.title, summary=summary or fallback.summary, key_findings=findings[:FINDINGS_MAX]
+    )
+
+
+async def describe_report(state: RunState, verified: VerifiedReport, until: float) -> Artifact:
+    """Ask the report model for the artifact's fields; a failure or `until` passing gives the fallback."""
+    fallback = fallback_artifact(state.request.question, verified.markdown)
+    if not verified.markdown.strip():
+        return fallback
+    messages = [
+        {"role": "system", "content": render("artifact", today=state.today)},
+        {
+            "role": "user",
+            "content": render(
+                "artifact_user", question=state.request.question, markdown=verified.markdown, sources=verified.sources
+            ),
+        },
+    ]
+    try:
+        result = await run_until(
+            state.clock,
+            until,
+            llm_step(
+                state,
+                "report",
+                messages,
+                tools=[ts.record_artifact()],
+                tool_choice="required",
+                max_tokens=ARTIFACT_MAX_TOKENS,
+            ),
+        )
+    except (DeadlineReached, LLMError):
+        return fallback
+    call = next((c for c in result.tool_calls if c.ok and c.resolved_name == ts.RECORD_ARTIFACT), None)
+    if call is None or call.parsed is None:
+        return fallback
+    return clean_artifact(call.parsed, {s.number for s in verified.sources}, fallback)

@@ -1,0 +1,138 @@
+"""The final report: one streamed model step over cited findings, then citation verification."""
+
+from __future__ import annotations
+
+from sleuth.llm.gateway import LLMError
+from sleuth.llm.prompting import render
+from sleuth.llm.types import StreamHandlers
+from sleuth.research.depth import REPORT_WORDS
+from sleuth.research.output_cap import OutputCap
+from sleuth.research.report.artifact import describe_report, fallback_artifact
+from sleuth.research.report.citations import VerifiedReport, verify_report
+from sleuth.research.report.claim_check import check_report_claims
+from sleuth.research.report.claims import unsupported
+from sleuth.research.report.method import note_for
+from sleuth.research.state import RunState
+from sleuth.research.step import llm_step
+from sleuth.research.time.deadlines import DeadlineReached, both, run_until
+from sleuth.stream.documents import Document
+from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
+
+
+def start_report(state: RunState) -> None:
+    """Open the report block once (the deadline path may have to open it too)."""
+    if state.report_started:
+        return
+    state.report_started = True
+    state.new_turn()
+    state.emit(
+        MessageStart(
+            final_documents=[Document(**s.model_dump(exclude={"number"})) for s in state.citations.numbered_sources()]
+        )
+    )
+
+
+def fallback_report(state: RunState, note: str) -> str:
+    """A report assembled from the agents' findings without a model, for when the model can't write one."""
+    findings = [f for f in state.findings if f.report.strip()]
+    return render("responses/report_fallback", note=note, findings=findings)
+
+
+async def write_report(state: RunState) -> VerifiedReport:
+    """Stream the final report, cut at its timeout, then verify and publish it."""
+    start_report(state)
+    findings = [f for f in state.findings if f.report.strip()]
+    min_words, max_words = REPORT_WORDS[state.mode]
+    max_tokens = state.settings.report_max_tokens
+    messages = [
+        {
+            "role": "system",
+            "content": render("report", today=state.today, mode=state.mode, min_words=min_words, max_words=max_words),
+        },
+        {
+            "role": "user",
+            "content": render(
+                "report_user",
+                question=state.request.question,
+                clarification=state.request.clarification,
+                mode=state.mode,
+                plan=state.plan,
+                findings=findings,
+                sources=state.citations.numbered_sources(),
+                partial=any(f.status != "done" for f in state.findings),
+                min_words=min_words,
+                max_words=max_words,
+                max_tokens=max_tokens,
+            ),
+        },
+    ]
+
+    def on_text(delta: str) -> None:
+        state.report_draft += delta
+        state.emit(MessageDelta(content=delta))
+
+    cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
+    end_at = state.deadlines.report_end_at(state.clock.now())
+    try:
+        result = await run_until(
+            state.clock,
+            end_at,
+            llm_step(
+                state, "report", messages, max_tokens=cap.max_tokens, handlers=StreamHandlers(on_text=cap.on_text)
+            ),
+        )
+        text = cap.keep(result.content, result.finish_reason)
+        if cap.cut:
+            state.emit(cap.degraded())
+    except DeadlineReached:
+        state.emit(Degraded(level="report_timeout", detail="The report hit its time limit and was cut."))
+        text = state.report_draft
+    except LLMError as exc:
+        state.emit(
+            Error(message=f"The report model failed; showing the research findings instead. ({exc})", recoverable=True)
+        )
+        text = state.report_draft
+    if not text.strip():
+        text = fallback_report(state, render("responses/fallback_note"))
+    return await publish_report(state, text)
+
+
+async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
+    """Verify citations against what tools really returned, check that the cited documents support
+    their sentences, record the report's title, summary and key findings; send `citation_info`s and
+    the `report`, its markdown ending with the engine's method note.
+
+    `allow_judge=False` (the deadline path) makes no further model calls: the artifact falls back too.
+    """
+    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
+    if allow_judge:
+        # The artifact's fields need the verified text, not the verdicts: its model call goes out
+        # while the claims are checked (a judge model's call, or tens of ms of overlap checking).
+        verified.claims, artifact = await both(
+            claims, describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
+        )
+    else:
+        verified.claims = await claims
+        artifact = fallback_artifact(state.request.question, verified.markdown)
+    for source in verified.sources:
+        state.emit(
+            CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
+        )
+    flagged = unsupported(verified.claims)
+    note = note_for(state, verified, claims_unsupported=len(flagged))
+    verified.markdown = f"{verified.markdown}\n\n{note.text}" if verified.markdown else note.text
+    state.published = Report(
+        report_id=state.request.report_id,
+        title=artifact.title,
+        summary=artifact.summary,
+        key_findings=artifact.key_findings,
+        markdown=verified.markdown,
+        sources=verified.sources,
+        removed_citations=verified.removed,
+        unsupported_claims=flagged,
+        method=note,
+    )
+    state.emit(state.published)
+    state.emit(SectionEnd())
+    return verified

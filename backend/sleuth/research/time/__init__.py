@@ -1,0 +1,1 @@
+"""A run's time: the deadline cascade and the waits that enforce it."""

@@ -1,0 +1,1 @@
+"""Executing runs: admission, engine processes, local runs, the server's run manager."""

@@ -1,0 +1,199 @@
+"""The engine process: runs research runs on its own event loop and streams packets back.
+
+Started by `EngineProcess` (spawn). It warms up first (litellm and its tool path, the search
+tools), says `ready`, then receives commands on a pipe and answers with tuples:
+
+    parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("plan", run_id, PlanAnswer) · ("shutdown",)
+    child -> parent   ("ready",)
+                      ("packet", run_id, seq, type, created_at, json)
+                      ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
+
+Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
+here, once; the parent stores and sends that very text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sleuth.config import Settings
+from sleuth.llm.setup import freeze_loaded, prepare_engine
+from sleuth.research.planning.review import PlanInbox
+from sleuth.runs.messages import Engine
+from sleuth.runs.warmup import warm_litellm
+from sleuth.stream.emitter import Emitter
+from sleuth.stream.packets import Error, Packet, Placement
+from sleuth.stream.results import ResearchRequest, ResearchResult
+
+log = logging.getLogger(__name__)
+
+YOUNG_COLLECTION_EVERY = 10_000  # allocations between two young-generation collections (CPython's default is lower)
+
+
+def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
+    # Ctrl-C in a terminal reaches the whole process group; the server decides when the
+    # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
+    # ended as interrupted in order instead of the engine dying first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_Worker(conn, settings, engine).serve())
+
+
+async def warm_up(settings: Settings) -> None:
+    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
+    On a thread: the loop keeps serving commands (a cancel) meanwhile."""
+    await asyncio.to_thread(_warm_up, settings)
+    # No run has started yet: a full pass costs no run anything (a run's own garbage is still collected).
+    freeze_loaded(collect=True)
+    # Tens of live runs allocate fast, and every young collection walks their young objects:
+    # collecting less often spends less of each run's CPU in the collector, and what a run leaves
+    # is still freed, a little later.
+    gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
+
+
+def _warm_up(settings: Settings) -> None:
+    warm_litellm(settings)
+    prepare_engine()
+    try:
+        from sleuth.tools.factory import build_toolbox
+
+        build_toolbox(settings)
+    except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
+        log.info("search tools not warmed: %s", exc)
+
+
+class _Worker:
+    def __init__(self, conn: Connection, settings: Settings, engine: Engine) -> None:
+        self._conn = conn
+        self._settings = settings
+        self._engine = engine
+        self._tasks: dict[str, asyncio.Task[ResearchResult]] = {}
+        self._drivers: set[asyncio.Task[None]] = set()
+        self._cancel_early: set[str] = set()
+        self._inboxes: dict[str, PlanInbox] = {}
+        self._send_lock = threading.Lock()
+        self._parent_gone = False
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopping = asyncio.Event()
+        commands: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+
+        def read() -> None:  # blocking reads on a thread; commands are handled on the loop
+            try:
+                while True:
+                    loop.call_soon_threadsafe(commands.put_nowait, self._conn.recv())
+            except (EOFError, OSError):
+                loop.call_soon_threadsafe(commands.put_nowait, ("shutdown",))
+
+        threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
+        # Commands are served during the warm-up: runs wait for it, but a cancel of a waiting run
+        # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
+        warming = asyncio.create_task(warm_up(self._settings))
+        warming.add_done_callback(lambda _: commands.put_nowait(("warm",)))
+        waiting: dict[str, ResearchRequest] = {}
+        while not stopping.is_set():
+            command = await commands.get()
+            if command[0] == "warm":
+                self._warmed(warming)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
+            elif command[0] == "start":
+                if warming.done():
+                    self._start(command[1], command[2])
+                else:
+                    waiting[command[1]] = command[2]
+            elif command[0] == "cancel":
+                self._cancel(command[1])
+                if command[1] in waiting:
+                    self._start(command[1], waiting.pop(command[1]))
+            elif command[0] == "plan":
+                inbox = self._inboxes.get(command[1])
+                if inbox is not None:
+                    inbox.deliver(command[2])
+            elif command[0] == "shutdown":
+                for run_id in [*self._tasks, *waiting]:
+                    self._cancel(run_id)
+                for run_id, request in waiting.items():
+                    self._start(run_id, request)
+                waiting.clear()
+                if self._drivers:
+                    await asyncio.wait(list(self._drivers), timeout=10)
+                stopping.set()
+        warming.cancel()
+
+    def _warmed(self, warming: asyncio.Task[None]) -> None:
+        if not warming.cancelled() and warming.exception() is not None:
+            # Not fatal: a process that died here would be replaced, and die again, forever.
+            log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
+        self._send(("ready",))
+
+    def _start(self, run_id: str, request: ResearchRequest) -> None:
+        driver = asyncio.create_task(self._drive(run_id, request))
+        self._drivers.add(driver)
+        driver.add_done_callback(self._drivers.discard)
+
+    def _cancel(self, run_id: str) -> None:
+        task = self._tasks.get(run_id)
+        if task is None:
+            self._cancel_early.add(run_id)  # "start" not handled yet
+        else:
+            task.cancel()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        if self._parent_gone:
+            return
+        try:
+            with self._send_lock:
+                self._conn.send(message)
+        except OSError:
+            # The server died (kill -9): nothing can be stored any more. The command reader
+            # sees EOF and shuts this process down; its restarted successor recovers the runs.
+            self._parent_gone = True
+
+    async def _drive(self, run_id: str, request: ResearchRequest) -> None:
+        last_turn = [0]
+
+        def sink(packet: Packet) -> None:
+            last_turn[0] = packet.placement.turn_index
+            self._send(("packet", run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
+
+        emitter = Emitter(run_id, [sink])
+        inbox = self._inboxes[run_id] = PlanInbox()
+        task = asyncio.create_task(self._engine(request, self._settings, emitter, reviewer=inbox))
+        self._tasks[run_id] = task
+        if run_id in self._cancel_early:
+            task.cancel()
+        result: ResearchResult | None = None
+        error: str | None = None
+        cancelled = False
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception as exc:  # the engine should not raise; if it does, the run still ends
+            error = f"{type(exc).__name__}: {exc}"
+            emitter.emit(Placement(turn_index=last_turn[0]), Error(message=error, recoverable=False))
+        finally:
+            self._tasks.pop(run_id, None)
+            self._inboxes.pop(run_id, None)
+            self._cancel_early.discard(run_id)
+        if not emitter.stopped:
+            emitter.stop(Placement(turn_index=last_turn[0]), "cancelled" if cancelled else "error")
+        self._send(
+            (
+                "done",
+                run_id,
+                result.model_dump_json() if result is not None else None,
+                error,
+                cancelled,
+                emitter.stop_reason,
+            )
+        )

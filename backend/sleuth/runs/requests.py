@@ -1,0 +1,62 @@
+"""What a new user message means in its session: an answer to clarification, or a new question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sleuth.config import Mode
+from sleuth.store import Store
+from sleuth.store.records import RunKind
+from sleuth.stream.results import ClarificationExchange, PriorReport, ResearchRequest
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    request: ResearchRequest
+    kind: RunKind
+    answers_run_id: str | None = None
+
+
+def plan_run(
+    store: Store,
+    session_id: str,
+    content: str,
+    *,
+    mode: Mode | None,
+    clarify: bool | None,
+    time_budget_s: float | None = None,
+    sources: list[str] | None = None,
+) -> PlannedRun:
+    """Turn a message into a ResearchRequest.
+
+    If the session's latest run ended asking clarification questions, this message answers
+    them: the new run researches the original question with the exchange attached and skips
+    clarification. Otherwise it is a new question; the session's earlier completed reports go
+    along as history (the engine caps them in tokens).
+    """
+    runs = store.list_runs(session_id)
+    history = [PriorReport(question=q, markdown=md) for q, md in store.completed_reports(session_id)]
+    last = runs[-1] if runs else None
+    if last is not None and last.status == "waiting_for_input" and last.stop_reason == "clarification":
+        exchange = ClarificationExchange(questions=list(last.clarification_questions), answer=content)
+        request = ResearchRequest(
+            question=last.question,
+            session_id=session_id,
+            mode=mode or last.mode,
+            clarify=False,
+            clarification=exchange,
+            history=history,
+            time_budget_s=time_budget_s,
+            sources=sources,
+        )
+        return PlannedRun(request=request, kind="clarification_answer", answers_run_id=last.id)
+    request = ResearchRequest(
+        question=content,
+        session_id=session_id,
+        mode=mode,
+        clarify=clarify,
+        history=history,
+        time_budget_s=time_budget_s,
+        sources=sources,
+    )
+    return PlannedRun(request=request, kind="question")

@@ -1,0 +1,99 @@
+"""What goes into a research run and what comes out of it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from sleuth.config import Mode, Strategy
+from sleuth.research.report.claims import ClaimVerdict, unsupported
+from sleuth.stream.packets import (
+    KeyFinding,
+    MethodNote,
+    NumberedSource,
+    RemovedCitation,
+    StopReason,
+    UnsupportedClaim,
+)
+
+
+@dataclass
+class ClarificationExchange:
+    """Questions Sleuth asked and the user's answer to them."""
+
+    questions: list[str]
+    answer: str
+
+    @property
+    def questions_text(self) -> str:
+        return "\n".join(f"{i}. {q}" for i, q in enumerate(self.questions, 1))
+
+
+@dataclass
+class PriorReport:
+    """An earlier report in the same session, given as context to the clarifier and planner."""
+
+    question: str
+    markdown: str
+
+
+@dataclass
+class Followup:
+    """The stored report a follow-up question is about: answered from it, without new research."""
+
+    report_id: str
+    question: str
+    markdown: str
+    sources: list[NumberedSource] = field(default_factory=list)
+
+
+@dataclass
+class ResearchRequest:
+    question: str
+    session_id: str = field(default_factory=lambda: "s_" + uuid.uuid4().hex[:12])
+    mode: Mode | None = None  # None: the settings' mode
+    strategy: Strategy | None = None
+    clarify: bool | None = None  # None: the settings' `clarify`
+    time_budget_s: float | None = None  # None: the mode's default budget
+    clarification: ClarificationExchange | None = None  # set when this message answers questions
+    history: list[PriorReport] = field(default_factory=list)
+    sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
+    review_plan: bool = False  # wait for the user to approve, edit or revise the plan
+    followup: Followup | None = None  # set: answer `question` from this report instead of researching
+    report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
+
+
+ResultStatus = Literal["completed", "error", "waiting_for_input"]
+
+
+class ResearchResult(BaseModel):
+    """The outcome of a run, as stored and as returned by the reports API."""
+
+    status: ResultStatus
+    stop_reason: StopReason
+    report_id: str | None = None
+    question: str
+    title: str = ""
+    summary: str = ""
+    key_findings: list[KeyFinding] = Field(default_factory=list)
+    markdown: str = ""
+    sources: list[NumberedSource] = Field(default_factory=list)
+    removed_citations: list[RemovedCitation] = Field(default_factory=list)
+    # The claim-support verdict of every checked citation, for in-process callers (`sleuth eval`). Not
+    # serialised: reports are stored without it, and the `report` packet carries the unsupported ones.
+    claims: list[ClaimVerdict] = Field(default_factory=list, exclude=True)
+    clarification_questions: list[str] = Field(default_factory=list)
+    plan: list[str] = Field(default_factory=list)
+    method: MethodNote | None = None
+    error: str | None = None
+    elapsed_s: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def unsupported_claims(self) -> list[UnsupportedClaim]:
+        return unsupported(self.claims)
