@@ -15,10 +15,11 @@ from sleuth.llm.prompt_facts import facts, tagged
 
 def prompts_dir() -> Path:
     """`sleuth/prompts` in an installed wheel, else the repository's top-level `prompts/`."""
-    packaged = Path(__file__).resolve().parent / "prompts"
+    package = Path(__file__).resolve().parents[1]  # sleuth/
+    packaged = package / "prompts"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "prompts"
+    return package.parents[1] / "prompts"
 
 
 @cache
