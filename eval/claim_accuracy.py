@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.config import Settings
-from sleuth.research.claims import check_claims
+from sleuth.research.report.claims import check_claims
 from sleuth.tools.local.factory import build_local_tools
 
 
