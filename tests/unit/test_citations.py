@@ -1,14 +1,8 @@
 import pytest
 
-from sleuth.research.report.citations import (
-    Numbering,
-    cited_numbers,
-    collapse_citations,
-    rewrite_citations,
-    rewrite_images,
-    verify_report,
-)
-from sleuth.research.sources import SourceRegistry
+from sleuth.core.markdown import cited_numbers, rewrite_citations, rewrite_images
+from sleuth.research.report.citations import verify_report
+from sleuth.research.sources import Numbering, SourceRegistry, collapse_citations
 from sleuth.stream.documents import Document
 from sleuth.tools.web.credibility import is_unsafe_citation_url as unsafe_citation_reason
 

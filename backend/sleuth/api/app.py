@@ -14,11 +14,12 @@ from sleuth import __version__
 from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.limits import ApiLimits
-from sleuth.api.logs import AccessLogMiddleware, close_logging, setup_logging
+from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
+from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import LOCAL_CHECKS, run_checks
 from sleuth.runs.admission import ModelChecks
 from sleuth.runs.manager import Engine, RunManager

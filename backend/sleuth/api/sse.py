@@ -13,11 +13,10 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from sleuth.runs.channel import RunChannel
+from sleuth.runs.channel import PAGE, channel_rows
 from sleuth.runs.service import RunService
 from sleuth.store import PacketRow, Store
 
-PAGE = 1000  # packets per store read
 STORE_POLL_S = 0.2  # only for runs live in another worker process
 
 
@@ -41,34 +40,6 @@ async def packet_stream(
         return
     async for rows in channel_rows(channel, store, after=after, wait_s=heartbeat_s):
         yield encode(rows) if rows else HEARTBEAT
-
-
-async def channel_rows(
-    channel: RunChannel, store: Store, *, after: int, wait_s: float
-) -> AsyncIterator[list[PacketRow]]:
-    """The packets a live run's channel makes visible after seq `after`, in batches, up to and
-    including `stop`; an empty batch after `wait_s` without one. Shared by SSE clients and by a
-    worker publishing its runs to Redis, so both see exactly what is committed."""
-    pos = after + 1
-    while True:
-        changed = channel.changed  # taken before reading state: a commit after this sets it
-        upto = channel.visible_upto
-        if pos <= upto:
-            rows = channel.window_slice(pos, upto)
-            if rows is None:  # behind the in-memory window: committed, so stored
-                rows = await asyncio.to_thread(store.packets_after, channel.run_id, pos - 1, PAGE, upto)
-            if rows:
-                yield rows
-                pos = rows[-1].seq + 1
-                if rows[-1].type == "stop":
-                    return
-                continue
-        if channel.done:
-            return
-        try:
-            await asyncio.wait_for(changed.wait(), timeout=wait_s)
-        except TimeoutError:
-            yield []
 
 
 async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -> AsyncIterator[bytes]:

@@ -10,10 +10,10 @@ from markdown_it import MarkdownIt
 
 from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
+from sleuth.core.markdown import rewrite_citations, rewrite_images
 from sleuth.llm.gateway import LLMError, LLMGateway
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.report.citations import rewrite_citations, rewrite_images
 from sleuth.stream.results import ResearchResult
 
 Style = Literal["narration", "overview", "dialogue"]

@@ -24,8 +24,8 @@ def worker(concurrency: int, log_level: str) -> None:
     import asyncio
     import logging
 
-    from sleuth.api.logs import close_logging, setup_logging
     from sleuth.cli.settings import cli_check_database, cli_check_redis, cli_settings
+    from sleuth.core.logs import close_logging, setup_logging
     from sleuth.research.run import run_research
     from sleuth.scaleout.worker import run_worker
     from sleuth.store import Store

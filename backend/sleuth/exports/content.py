@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from sleuth.research.report.citations import image_as_text, rewrite_images
+from sleuth.core.markdown import image_as_text, rewrite_images
 from sleuth.stream.results import ResearchResult
 
 # C0 controls but tab, line feed and carriage return; U+FFFE and U+FFFF; lone surrogates.

@@ -9,9 +9,9 @@ from fpdf.fonts import FontFace
 from fpdf.html import HTML2FPDF
 from fpdf.line_break import TextLine
 
+from sleuth.core.markdown import image_caption
 from sleuth.exports.fonts import FontSet, find_fonts
 from sleuth.exports.structure import report_html
-from sleuth.research.report.citations import image_caption
 from sleuth.stream.results import ResearchResult
 
 SANS = "DejaVu"

@@ -14,8 +14,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from sleuth.core.markdown import image_caption
 from sleuth.exports.markdown import report_document
-from sleuth.research.report.citations import image_caption
 from sleuth.stream.results import ResearchResult
 
 _CITATION = re.compile(r"(?<!\w)\[(\d{1,4})\](?!\()")

@@ -14,9 +14,8 @@ from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
 from sleuth.research.modes import ModeLimits, mode_limits
-from sleuth.research.report.citations import Numbering, UnsafeUrlCheck
 from sleuth.research.report.method_note import RunTally
-from sleuth.research.sources import SourceRegistry
+from sleuth.research.sources import Numbering, SourceRegistry, UnsafeUrlCheck
 from sleuth.research.time.deadlines import Pace, RunDeadlines
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import PacketObj, Placement, Report

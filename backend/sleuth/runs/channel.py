@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 
-from sleuth.store import PacketRow, StoredPacket
+from sleuth.store import PacketRow, Store, StoredPacket
+
+PAGE = 1000  # packets per store read
 
 
 class RunChannel:
@@ -77,3 +79,31 @@ class RunChannel:
         offset = first - self._window[0].seq
         count = last - first + 1
         return [self._window[i] for i in range(offset, min(offset + count, len(self._window)))]
+
+
+async def channel_rows(
+    channel: RunChannel, store: Store, *, after: int, wait_s: float
+) -> AsyncIterator[list[PacketRow]]:
+    """The packets a live run's channel makes visible after seq `after`, in batches, up to and
+    including `stop`; an empty batch after `wait_s` without one. Shared by SSE clients and by a
+    worker publishing its runs to Redis, so both see exactly what is committed."""
+    pos = after + 1
+    while True:
+        changed = channel.changed  # taken before reading state: a commit after this sets it
+        upto = channel.visible_upto
+        if pos <= upto:
+            rows = channel.window_slice(pos, upto)
+            if rows is None:  # behind the in-memory window: committed, so stored
+                rows = await asyncio.to_thread(store.packets_after, channel.run_id, pos - 1, PAGE, upto)
+            if rows:
+                yield rows
+                pos = rows[-1].seq + 1
+                if rows[-1].type == "stop":
+                    return
+                continue
+        if channel.done:
+            return
+        try:
+            await asyncio.wait_for(changed.wait(), timeout=wait_s)
+        except TimeoutError:
+            yield []

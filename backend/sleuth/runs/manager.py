@@ -14,9 +14,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from sleuth.api.logs import log_run_event
 from sleuth.config import Settings
 from sleuth.core.ids import new_id
+from sleuth.core.logs import log_run_event
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.engine_pool import EnginePool

@@ -10,9 +10,9 @@ import asyncio
 import logging
 import os
 
-from sleuth.api.logs import log_run_event
 from sleuth.config import Settings
 from sleuth.core.background import Periodic
+from sleuth.core.logs import log_run_event
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run

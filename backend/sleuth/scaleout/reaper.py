@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from sleuth.api.logs import log_run_event
+from sleuth.core.logs import log_run_event
 from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases

@@ -14,10 +14,9 @@ import logging
 import os
 import signal
 
-from sleuth.api.sse import channel_rows
 from sleuth.config import Settings
 from sleuth.core.background import Periodic, stop_task
-from sleuth.runs.channel import RunChannel
+from sleuth.runs.channel import RunChannel, channel_rows
 from sleuth.runs.manager import RunManager
 from sleuth.runs.messages import Engine
 from sleuth.scaleout.admission import GlobalAdmission

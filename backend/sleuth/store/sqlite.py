@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.core.database_url import Backend
+from sleuth.core.sqlite import write_transaction
 from sleuth.store.database import DatabaseError, Params, Row, Transaction
 
 # The words a migration's DDL spells per dialect (see migrations.py).
@@ -55,22 +56,6 @@ def _use_wal(conn: sqlite3.Connection) -> None:
             if row and str(next(iter(row.values()))).lower() == "wal":
                 return
     conn.execute("PRAGMA journal_mode=WAL")
-
-
-@contextmanager
-def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction on an autocommit connection: committed on success, rolled back on any error.
-
-    BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads before it writes
-    cannot be overtaken by another writer between the two. (The local corpus index uses it too.)
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _dict_row(cursor: sqlite3.Cursor, values: tuple[Any, ...]) -> Row:

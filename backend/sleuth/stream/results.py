@@ -9,7 +9,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
-from sleuth.research.report.claims import ClaimVerdict, unsupported
 from sleuth.stream.packets import (
     KeyFinding,
     MethodNote,
@@ -18,6 +17,30 @@ from sleuth.stream.packets import (
     StopReason,
     UnsupportedClaim,
 )
+
+Checker = Literal["overlap", "judge"]
+
+
+class ClaimVerdict(BaseModel):
+    """The check of one citation marker on one sentence of the final report."""
+
+    marker: str
+    occurrence: int = 1  # which appearance of `marker` in the report this is, from 1
+    sentence: str
+    supported: bool
+    reason: str = ""
+    score: float = 0.0
+    checker: Checker = "overlap"
+    passage: str = Field(default="", exclude=True)  # the cited document's best-matching passage, for a judge
+
+
+def unsupported(verdicts: list[ClaimVerdict]) -> list[UnsupportedClaim]:
+    """The failed verdicts, as the `report` packet lists them."""
+    return [
+        UnsupportedClaim(marker=v.marker, occurrence=v.occurrence, sentence=v.sentence, reason=v.reason)
+        for v in verdicts
+        if not v.supported
+    ]
 
 
 @dataclass

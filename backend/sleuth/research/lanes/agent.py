@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sleuth.core.markdown import cited_numbers
 from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.prompting import render
 from sleuth.llm.tokens import count_tokens, truncate_tokens
@@ -16,7 +17,7 @@ from sleuth.research.depth import intermediate_report_tokens
 from sleuth.research.lanes.excerpts import focused_text
 from sleuth.research.lanes.reasoning import Place, ReasoningRelay
 from sleuth.research.output_cap import OutputCap
-from sleuth.research.report.citations import Numbering, cited_numbers
+from sleuth.research.sources import Numbering
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until, seconds_until

@@ -7,7 +7,7 @@ import asyncio
 from sleuth.llm.gateway import ModelAccessError
 from sleuth.llm.prompting import render
 from sleuth.research.lanes.agent import AgentResult, Lane, run_lane
-from sleuth.research.report.citations import collapse_citations
+from sleuth.research.sources import collapse_citations
 from sleuth.research.state import Finding, RunState
 from sleuth.research.time.deadlines import wait_all_until
 from sleuth.stream.packets import Degraded, Error, Progress, SectionEnd, TopLevelBranching

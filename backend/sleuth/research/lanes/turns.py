@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sleuth.research.report.citations import cited_numbers
+from sleuth.core.markdown import cited_numbers
 from sleuth.research.state import Finding
 
 _WORD = re.compile(r"[^\W_]{3,}|\w*_\w*", re.U)

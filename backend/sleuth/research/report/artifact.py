@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sleuth.core.markdown import cited_numbers, rewrite_citations
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.report.citations import VerifiedReport, cited_numbers, rewrite_citations
+from sleuth.research.report.citations import VerifiedReport
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until

@@ -7,10 +7,11 @@ import logging
 from functools import partial
 
 from sleuth.research.report.claim_judge import judge_claims
-from sleuth.research.report.claims import ClaimVerdict, check_claims
+from sleuth.research.report.claims import check_claims
 from sleuth.research.state import RunState
 from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import NumberedSource
+from sleuth.stream.results import ClaimVerdict
 from sleuth.tools.base import ToolError
 from sleuth.tools.local.urls import is_corpus_url
 

@@ -7,11 +7,11 @@ import logging
 from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
-from sleuth.research.report.claims import ClaimVerdict
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.packets import Error
+from sleuth.stream.results import ClaimVerdict
 
 log = logging.getLogger(__name__)
 

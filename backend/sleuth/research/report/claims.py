@@ -13,13 +13,10 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
+from sleuth.core.markdown import citation_spans
 from sleuth.core.words import FUNCTION_WORDS
-from sleuth.research.report.citations import citation_spans
-from sleuth.stream.packets import UnsupportedClaim
+from sleuth.stream.results import ClaimVerdict
 
 _WORD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
@@ -41,21 +38,6 @@ MIN_SHARE = 0.15
 # Sentences shorter than this (in key words) say too little to check.
 MIN_KEY_WORDS = 3
 _WINDOW = 3  # sentences per passage
-
-Checker = Literal["overlap", "judge"]
-
-
-class ClaimVerdict(BaseModel):
-    """The check of one citation marker on one sentence of the final report."""
-
-    marker: str
-    occurrence: int = 1  # which appearance of `marker` in the report this is, from 1
-    sentence: str
-    supported: bool
-    reason: str = ""
-    score: float = 0.0
-    checker: Checker = "overlap"
-    passage: str = Field(default="", exclude=True)  # the cited document's best-matching passage, for a judge
 
 
 @dataclass(frozen=True)
@@ -290,12 +272,3 @@ def check_claims(markdown: str, texts: Mapping[int, str]) -> list[ClaimVerdict]:
     for claim in cited_sentences(markdown):
         verdicts.extend(check_sentence(claim, documents))
     return verdicts
-
-
-def unsupported(verdicts: list[ClaimVerdict]) -> list[UnsupportedClaim]:
-    """The failed verdicts, as the `report` packet lists them."""
-    return [
-        UnsupportedClaim(marker=v.marker, occurrence=v.occurrence, sentence=v.sentence, reason=v.reason)
-        for v in verdicts
-        if not v.supported
-    ]

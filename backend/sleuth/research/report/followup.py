@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from sleuth.core.markdown import cited_numbers, rewrite_citations
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.tokens import truncate_tokens
 from sleuth.llm.types import StreamHandlers
 from sleuth.research import tool_schemas as ts
-from sleuth.research.report.citations import cited_numbers, rewrite_citations
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sleuth.store.sqlite import write_transaction
+from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 
 SCHEMA_VERSION = 2

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sleuth.store.sqlite import write_transaction
+from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.chunking import Chunk
 from sleuth.tools.local.urls import corpus_url
