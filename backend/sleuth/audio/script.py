@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from markdown_it import MarkdownIt
 
@@ -12,8 +12,7 @@ from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
 from sleuth.core.markdown import rewrite_citations, rewrite_images
 from sleuth.llm.gateway import LLMError, LLMGateway
-from sleuth.llm.prompting import render
-from sleuth.research import tool_schemas as ts
+from sleuth.llm.prompting import render, tool_schema
 from sleuth.stream.results import ResearchResult
 
 Style = Literal["narration", "overview", "dialogue"]
@@ -31,6 +30,26 @@ class Line:
 
 class ScriptError(Exception):
     """No script could be written; the message is safe to show."""
+
+
+RECORD_OVERVIEW = "record_overview"
+RECORD_DIALOGUE = "record_dialogue"
+
+
+def record_script(*, dialogue: bool) -> dict[str, Any]:
+    """A spoken script as lines; a dialogue's lines alternate between speakers 0 and 1."""
+    line = {
+        "type": "object",
+        "properties": {
+            "speaker": {"type": "integer", "enum": [0, 1] if dialogue else [0]},
+            "text": {"type": "string"},
+        },
+        "required": ["speaker", "text"],
+    }
+    name = RECORD_DIALOGUE if dialogue else RECORD_OVERVIEW
+    return tool_schema(
+        name, {"lines": {"type": "array", "items": line, "description": render(f"tools/{name}_lines")}}, ["lines"]
+    )
 
 
 def _spoken(text: str) -> str:
@@ -76,7 +95,7 @@ def _clean(raw: object, speakers: int) -> list[Line]:
 
 async def written_script(settings: Settings, report: ResearchResult, style: Style) -> list[Line]:
     """An overview (one voice) or a dialogue (two voices), written by the report model through one tool call."""
-    tool = ts.record_script(dialogue=style == "dialogue")
+    tool = record_script(dialogue=style == "dialogue")
     messages = [
         {"role": "system", "content": render(f"audio_{style}")},
         {

@@ -68,3 +68,17 @@ def render(template: str, /, **variables: Any) -> str:
     for seen in _observers:
         seen.append(template)
     return text
+
+
+def tool_schema(
+    name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None, **context: Any
+) -> dict[str, Any]:
+    """A function tool as the model sees it; its description is the prompt `tools/<name>`."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": render(f"tools/{name}", **context),
+            "parameters": {"type": "object", "properties": properties or {}, "required": required or []},
+        },
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.llm.prompting import render
+from sleuth.llm.prompting import render, tool_schema
 
 GENERATE_PLAN = "generate_plan"
 RESEARCH_AGENT = "research_agent"
@@ -20,14 +20,7 @@ RACE_CRITERIA = ("comprehensiveness", "depth", "instruction_following", "readabi
 
 
 def _tool(name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": render(f"tools/{name}", max_items=MAX_ITEMS_PER_CALL),
-            "parameters": {"type": "object", "properties": properties or {}, "required": required or []},
-        },
-    }
+    return tool_schema(name, properties, required, max_items=MAX_ITEMS_PER_CALL)
 
 
 def _string_list(description_template: str) -> dict[str, Any]:
@@ -141,23 +134,3 @@ DECLINE_FOLLOWUP = "decline_followup"
 def decline_followup() -> dict[str, Any]:
     """Called instead of answering when the report and its sources do not contain the answer."""
     return _tool(DECLINE_FOLLOWUP)
-
-
-RECORD_OVERVIEW = "record_overview"
-RECORD_DIALOGUE = "record_dialogue"
-
-
-def record_script(*, dialogue: bool) -> dict[str, Any]:
-    """A spoken script as lines; a dialogue's lines alternate between speakers 0 and 1."""
-    line = {
-        "type": "object",
-        "properties": {
-            "speaker": {"type": "integer", "enum": [0, 1] if dialogue else [0]},
-            "text": {"type": "string"},
-        },
-        "required": ["speaker", "text"],
-    }
-    name = RECORD_DIALOGUE if dialogue else RECORD_OVERVIEW
-    return _tool(
-        name, {"lines": {"type": "array", "items": line, "description": render(f"tools/{name}_lines")}}, ["lines"]
-    )
