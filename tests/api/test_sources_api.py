@@ -157,7 +157,7 @@ async def test_markdown_export_has_title_sources_and_trailing_newline(server: Li
 
 
 def test_md_export_escapes_titles(tmp_path: Path) -> None:
-    from sleuth.research.export import report_markdown
+    from sleuth.exports.markdown import report_markdown
     from sleuth.stream.packets import NumberedSource
 
     source = NumberedSource(id="d_1", url="https://example.org/a b", title="A [weird]\ntitle", number=1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sleuth.research.export import report_markdown
 from sleuth.stream.packets import KeyFinding, NumberedSource
 from sleuth.stream.results import ResearchResult
 
@@ -58,3 +57,21 @@ def report_document(report: ResearchResult, rendered: bool = False) -> str:
         markdown=report.markdown,
         sources=report.sources,
     )
+
+
+def _escape_title(title: str) -> str:
+    # A title is link text: brackets would end it early, newlines would break the list item.
+    return " ".join(title.split()).replace("[", "\\[").replace("]", "\\]")
+
+
+def report_markdown(question: str, markdown: str, sources: Sequence[NumberedSource]) -> str:
+    """`# <question>`, the report, a `## Sources` list of numbered titles and URLs, a trailing newline."""
+    heading = " ".join(question.split()) or "Report"
+    parts = [f"# {heading}", markdown.strip()] if markdown.strip() else [f"# {heading}"]
+    lines = [f"{s.number}. [{_escape_title(s.title or s.url)}](<{s.url}>)" for s in sorted(sources, key=_number)]
+    parts.append("## Sources\n\n" + ("\n".join(lines) if lines else "No sources were cited."))
+    return "\n\n".join(parts) + "\n"
+
+
+def _number(source: NumberedSource) -> int:
+    return source.number
