@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sleuth.research.report.method_note import Counts, RunTally, confidence
+from sleuth.research.report.method_note import Counts, confidence
 from sleuth.research.report.relevance import question_coverage
+from sleuth.research.state import RunTally
 
 WELL_SOURCED = Counts(
     sources_found=12,

@@ -14,13 +14,12 @@ from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
 from sleuth.research.modes import ModeLimits, mode_limits
-from sleuth.research.report.method_note import RunTally
 from sleuth.research.sources import Numbering, SourceRegistry, UnsafeUrlCheck
 from sleuth.research.time.deadlines import Pace, RunDeadlines
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import PacketObj, Placement, Report
+from sleuth.stream.packets import Degraded, Packet, PacketObj, Placement, Report
 from sleuth.stream.results import ResearchRequest
-from sleuth.tools.base import Page
+from sleuth.tools.base import Page, SourceBlocked
 from sleuth.tools.toolbox import SearchOutcome, Toolbox
 
 K = TypeVar("K")
@@ -65,6 +64,36 @@ class OnceCache(Generic[K, V]):
             raise
         future.set_result(value)
         return value
+
+
+@dataclass
+class RunTally:
+    """What the method note counts that the source registry does not: refusals, failures, cycles, degradations."""
+
+    blocked_credibility: int = 0
+    blocked_ssrf: int = 0
+    failed_reads: int = 0
+    cycles_used: int = 0
+    degraded: list[str] = field(default_factory=list)
+    _failed_urls: set[str] = field(default_factory=set)
+
+    def observe(self, packet: Packet) -> None:
+        """An emitter sink: every `degraded` packet the run sends is counted, whoever sent it."""
+        if isinstance(packet.obj, Degraded):
+            self.degraded.append(packet.obj.level)
+
+    def read_failed(self, url: str, error: BaseException) -> None:
+        """Count one URL that could not be read, once however many agents tried it."""
+        if url in self._failed_urls:
+            return
+        self._failed_urls.add(url)
+        if isinstance(error, SourceBlocked):
+            if error.policy == "credibility":
+                self.blocked_credibility += 1
+            else:
+                self.blocked_ssrf += 1
+        else:
+            self.failed_reads += 1
 
 
 @dataclass

@@ -6,13 +6,13 @@ No model writes any of it, so it cannot overstate what the research did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from sleuth.llm.prompting import render
 from sleuth.research.report.relevance import QuestionCoverage
-from sleuth.stream.packets import Degraded, MethodNote, Packet
-from sleuth.tools.base import SourceBlocked
+from sleuth.research.state import RunTally
+from sleuth.stream.packets import MethodNote
 
 Confidence = Literal["high", "medium", "low"]
 # Degradations after which the report may be missing whole parts of the research.
@@ -23,36 +23,6 @@ HARMLESS = {"plan_review_timeout"}
 # is about something else, below the second it leaves much of the question unaddressed.
 OFF_TOPIC_SHARE = 0.34
 PARTLY_ANSWERED_SHARE = 0.5
-
-
-@dataclass
-class RunTally:
-    """What the method note counts that the source registry does not: refusals, failures, cycles, degradations."""
-
-    blocked_credibility: int = 0
-    blocked_ssrf: int = 0
-    failed_reads: int = 0
-    cycles_used: int = 0
-    degraded: list[str] = field(default_factory=list)
-    _failed_urls: set[str] = field(default_factory=set)
-
-    def observe(self, packet: Packet) -> None:
-        """An emitter sink: every `degraded` packet the run sends is counted, whoever sent it."""
-        if isinstance(packet.obj, Degraded):
-            self.degraded.append(packet.obj.level)
-
-    def read_failed(self, url: str, error: BaseException) -> None:
-        """Count one URL that could not be read, once however many agents tried it."""
-        if url in self._failed_urls:
-            return
-        self._failed_urls.add(url)
-        if isinstance(error, SourceBlocked):
-            if error.policy == "credibility":
-                self.blocked_credibility += 1
-            else:
-                self.blocked_ssrf += 1
-        else:
-            self.failed_reads += 1
 
 
 @dataclass(frozen=True)
