@@ -14,7 +14,7 @@ from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 if TYPE_CHECKING:  # loaded when a command runs, not for `sleuth --help`
     from sleuth.config import Settings
     from sleuth.stream.packets import Packet
-    from sleuth.stream.results import ResearchRequest, ResearchResult
+    from sleuth.stream.results import ResearchResult
 
 
 def _settings() -> Settings:
@@ -68,7 +68,7 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
-    from sleuth.cli.research import _run
+    from sleuth.cli.settings import run_or_exit
     from sleuth.stream.results import Followup, ResearchRequest
 
     if not question.strip():
@@ -87,73 +87,13 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
             sys.stdout.write(packet.obj.content)
         sys.stdout.flush()
 
-    result = asyncio.run(_run(request, settings, sink))
+    result = asyncio.run(run_or_exit(request, settings, sink))
     if not as_json:
         sys.stdout.write("\n")
         for source in result.sources:
             click.echo(f"[{source.number}] {source.title or source.url} — {source.url}")
     if result.status == "error":
         sys.exit(1)
-
-
-def save_report(
-    settings: Settings, request: ResearchRequest, result: ResearchResult, run_id: str, packets: list[Packet]
-) -> None:
-    """Keep a CLI run in the store, its packets too, so `sleuth export`, `sleuth ask` and the web UI find it."""
-    import os
-    import time
-
-    from sleuth.core.ids import new_id
-    from sleuth.store import MessageRecord, RunRecord, Store
-    from sleuth.store.records import now_iso, session_title
-    from sleuth.store.recovery import this_host
-
-    store = Store.from_settings(settings)
-    try:
-        if store.get_session(request.session_id) is None:
-            store.create_session(request.session_id, session_title(request.question))
-        question = MessageRecord(
-            id=new_id("m"),
-            session_id=request.session_id,
-            role="user",
-            content=request.question,
-            run_id=run_id,
-            created_at=now_iso(),
-        )
-        record = RunRecord(
-            id=run_id,
-            session_id=request.session_id,
-            question=request.question,
-            kind="question",
-            status="running",
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-            created_at=now_iso(),
-            message_id=question.id,
-            mode=request.mode,
-        )
-        store.create_run(record, question)
-        now = time.time()
-        store.insert_packets((run_id, p.seq, p.obj.type, now, p.model_dump_json()) for p in packets)
-        reply = MessageRecord(
-            id=new_id("m"),
-            session_id=request.session_id,
-            role="assistant",
-            content=result.markdown,
-            run_id=run_id,
-            created_at=now_iso(),
-        )
-        store.finish_run(
-            run_id,
-            status=result.status,
-            stop_reason=result.stop_reason,
-            report_id=result.report_id,
-            assistant_message=reply,
-            result=result,
-            session_id=request.session_id,
-        )
-    finally:
-        store.close()
 
 
 @click.command("narrate")

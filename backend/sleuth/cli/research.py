@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # the engine loads when a command runs, not for `sleuth --hel
     from sleuth.research.planning.review import PlanReviewer
     from sleuth.stream.emitter import PacketSink
     from sleuth.stream.packets import Packet
-    from sleuth.stream.results import ResearchRequest, ResearchResult
 
 
 class TimeBudget(click.ParamType[float]):
@@ -36,34 +35,6 @@ class TimeBudget(click.ParamType[float]):
                 ctx,
             )
         return seconds
-
-
-async def _run(
-    request: ResearchRequest,
-    settings: Settings,
-    sink: PacketSink,
-    reviewer: PlanReviewer | None = None,
-    run_id: str | None = None,
-    kept: list[Packet] | None = None,
-) -> ResearchResult:
-    from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
-    from sleuth.research.run import new_run_id, run_research
-    from sleuth.stream.emitter import Emitter
-    from sleuth.tools.factory import build_toolbox
-
-    try:
-        preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
-    except PreflightError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        toolbox = build_toolbox(settings, request.sources)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    sinks: list[PacketSink] = [sink]
-    if kept is not None:
-        sinks.append(kept.append)
-    emitter = Emitter(run_id or new_run_id(), sinks)
-    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer, check_models=True)
 
 
 @click.command()
@@ -120,8 +91,7 @@ def research(
     from sleuth.cli.exports import check_output_path, write_export
     from sleuth.cli.plan_review import TerminalReviewer
     from sleuth.cli.progress import ProgressPrinter
-    from sleuth.cli.reports import save_report
-    from sleuth.cli.settings import cli_check_database, cli_settings
+    from sleuth.cli.settings import cli_check_database, cli_settings, run_or_exit
     from sleuth.research.planning.review import AutoApprove
     from sleuth.research.run import new_run_id
     from sleuth.runs import local as event_loop
@@ -157,7 +127,7 @@ def research(
     sink: PacketSink = json_sink if as_json else printer
     try:
         run_id, kept = new_run_id(), list[Packet]()
-        result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
+        result = event_loop.run(run_or_exit(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
         if result.status == "waiting_for_input":
             if not as_json:
                 click.echo("Sleuth needs a few details before researching:", err=True)
@@ -171,7 +141,9 @@ def research(
                 answer = click.prompt("Your answer", err=True)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
-            result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
+            result = event_loop.run(
+                run_or_exit(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms
+            )
     except KeyboardInterrupt:
         click.echo("cancelled", err=True)
         sys.exit(130)
@@ -181,7 +153,7 @@ def research(
             click.echo(f"sleuth: research failed: {reason}", err=True)
         sys.exit(1)
     if result.status == "completed" and result.report_id:
-        save_report(settings, request, result, run_id, kept)
+        event_loop.save_report(settings, request, result, run_id, kept)
         if not as_json:
             click.echo(f"Report {result.report_id} saved (sleuth export / sleuth ask).", err=True)
     if output and export_format and result.status == "completed" and result.report_id:

@@ -8,6 +8,10 @@ import click
 
 if TYPE_CHECKING:
     from sleuth.config import Settings
+    from sleuth.research.planning.review import PlanReviewer
+    from sleuth.stream.emitter import PacketSink
+    from sleuth.stream.packets import Packet
+    from sleuth.stream.results import ResearchRequest, ResearchResult
 
 
 def cli_settings() -> Settings:
@@ -38,4 +42,21 @@ def cli_check_database(settings: Settings) -> None:
     try:
         check_database(settings)
     except StoreUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+async def run_or_exit(
+    request: ResearchRequest,
+    settings: Settings,
+    sink: PacketSink,
+    reviewer: PlanReviewer | None = None,
+    run_id: str | None = None,
+    kept: list[Packet] | None = None,
+) -> ResearchResult:
+    """`runs.local.run_request`, a refusal as one line and exit 1."""
+    from sleuth.runs.local import RunRefused, run_request
+
+    try:
+        return await run_request(request, settings, sink, reviewer, run_id, kept)
+    except RunRefused as exc:
         raise click.ClickException(str(exc)) from None
