@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterable
 from importlib import import_module
-from importlib.util import find_spec
-from pathlib import Path
 from types import ModuleType
 from typing import TypeVar, cast
+
+from sleuth.llm.local_files import use_local_files
 
 log = logging.getLogger(__name__)
 
@@ -36,20 +35,8 @@ _WARM_TOOL = {
 }
 
 
-def _tiktoken_dir() -> str | None:
-    spec = find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-    return str(path) if path.is_dir() else None
-
-
 def _load() -> ModuleType:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    tiktoken_dir = _tiktoken_dir()
-    if tiktoken_dir:
-        # tiktoken cannot download encodings here; litellm ships cl100k/o200k under this name.
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", tiktoken_dir)
+    use_local_files()
     import litellm
 
     litellm.suppress_debug_info = True

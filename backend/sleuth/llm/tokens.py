@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sleuth.llm.setup import litellm_module
+from sleuth.llm.local_files import use_local_files
 
 if TYPE_CHECKING:
     import tiktoken
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 @cache
 def _encoding() -> tiktoken.Encoding:
-    litellm_module()  # sets TIKTOKEN_CACHE_DIR before tiktoken looks for files
+    use_local_files()  # before tiktoken looks for its files
     import tiktoken
 
     return tiktoken.get_encoding("cl100k_base")
