@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from sleuth.core.database_url import Backend, DatabaseTarget
+from sleuth.core.database_url import Backend
 
 Row = dict[str, Any]
 Params = Sequence[Any]
@@ -76,16 +76,3 @@ def like_pattern(text: str) -> str:
     """`%text%` with LIKE's wildcards in `text` escaped, for `Database.ilike`."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
-
-
-def open_database(target: DatabaseTarget, *, pool_size: int) -> Database:
-    """Connect to the target (DatabaseError with a one-line reason if it does not answer)."""
-    if target.backend == "postgresql":
-        from sleuth.store.postgres import PostgresDatabase
-
-        return PostgresDatabase(target, pool_size=pool_size)
-    from pathlib import Path
-
-    from sleuth.store.sqlite import SqliteDatabase
-
-    return SqliteDatabase(Path(target.location))

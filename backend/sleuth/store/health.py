@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from sleuth.config import Settings
 from sleuth.core.database_url import DatabaseUrlError, database_target
-from sleuth.store.database import DatabaseError, open_database
+from sleuth.store.backends import open_database
+from sleuth.store.database import DatabaseError
 from sleuth.store.migrations import MIGRATIONS, current_version
 
 BACKEND_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}

@@ -15,7 +15,8 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.core.database_url import database_target
-from sleuth.store.database import Database, like_pattern, open_database
+from sleuth.store.backends import open_database
+from sleuth.store.database import Database, like_pattern
 from sleuth.store.migrations import migrate
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.stream.results import ResearchResult
