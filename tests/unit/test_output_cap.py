@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sleuth.llm.tokens import count_tokens
-from sleuth.research.output_cap import OutputCap
+from sleuth.research.step import OutputCap
 
 
 def test_a_provider_cut_is_reported_even_when_the_text_fits() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sleuth.config import Settings
-from sleuth.research.depth import REPORT_WORDS, intermediate_report_tokens
 from sleuth.research.lanes.turns import coverage, plan_step_of
+from sleuth.research.modes import REPORT_WORDS, intermediate_report_tokens
 from sleuth.research.state import Finding
 
 PLAN = ["How descriptors work", "How __getattr__ is used", "Pitfalls of __slots__"]

@@ -1,4 +1,5 @@
-"""What light and heavy mean: the limits a run works within, derived from the settings."""
+"""What light and heavy mean: the limits a run works within, derived from the settings, and how
+much each mode writes."""
 
 from __future__ import annotations
 
@@ -52,3 +53,13 @@ def mode_limits(settings: Settings, mode: Mode, reasoning: bool) -> ModeLimits:
         search_results=settings.search_results,
         time_budget_s=budget,
     )
+
+
+# Roughly what a reader of each mode expects: light is a focused answer, heavy an in-depth report.
+REPORT_WORDS: dict[Mode, tuple[int, int]] = {"light": (800, 1500), "heavy": (2500, 5000)}
+
+
+def intermediate_report_tokens(settings: Settings, mode: Mode) -> int:
+    """The agents' report cap: the setting in heavy mode, half of it in light mode."""
+    cap = settings.intermediate_report_max_tokens
+    return cap if mode == "heavy" else max(64, cap // 2)

@@ -1,13 +1,16 @@
-"""One model call on behalf of a step: the gateway call plus its `usage` packet and run totals."""
+"""One model call on behalf of a step: the gateway call plus its `usage` packet and run totals, and
+the cap on its output (streamed text stops at the cap, the kept text is cut to it, and a cut says so)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sleuth.config import Role
+from sleuth.llm.tokens import count_tokens, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers
 from sleuth.research.state import RunState
-from sleuth.stream.packets import Usage
+from sleuth.stream.packets import Degraded, Usage
 
 
 async def llm_step(
@@ -43,3 +46,36 @@ async def llm_step(
             tab=tab,
         )
     return result
+
+
+class OutputCap:
+    """Forwards streamed deltas until about `max_tokens`, then drops the rest of the stream.
+
+    A model may ignore `max_tokens` (or a provider may count differently), so the cap is also
+    enforced here, on what Sleuth shows and keeps.
+    """
+
+    def __init__(self, what: str, max_tokens: int, forward: Callable[[str], None] | None = None) -> None:
+        self.what = what
+        self.max_tokens = max_tokens
+        self._forward = forward
+        self._streamed = 0  # summed per delta: a slight over-count, so the stream never shows more than the cap
+        self.cut = False
+
+    def on_text(self, delta: str) -> None:
+        if self._streamed > self.max_tokens:
+            return
+        self._streamed += count_tokens(delta)
+        if self._forward is not None:
+            self._forward(delta)
+
+    def keep(self, text: str, finish_reason: str | None = None) -> str:
+        """`text` within the cap; remembers whether it was cut, here or by the provider (`length`)."""
+        kept = truncate_tokens(text, self.max_tokens)
+        self.cut = self.cut or kept != text or finish_reason == "length"
+        return kept
+
+    def degraded(self) -> Degraded:
+        return Degraded(
+            level="output_cut", detail=f"The {self.what} was longer than {self.max_tokens} tokens and was cut there."
+        )

@@ -13,13 +13,12 @@ from sleuth.llm.prompting import render
 from sleuth.llm.tokens import count_tokens, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers, ToolCall
 from sleuth.research import tool_schemas as ts
-from sleuth.research.depth import intermediate_report_tokens
 from sleuth.research.lanes.excerpts import focused_text
 from sleuth.research.lanes.reasoning import Place, ReasoningRelay
-from sleuth.research.output_cap import OutputCap
+from sleuth.research.modes import intermediate_report_tokens
 from sleuth.research.sources import Numbering
 from sleuth.research.state import RunState
-from sleuth.research.step import llm_step
+from sleuth.research.step import OutputCap, llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until, seconds_until
 from sleuth.stream.documents import Document, normalise_url
 from sleuth.stream.packets import (

@@ -12,9 +12,8 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.lanes.lanes import run_lanes
 from sleuth.research.lanes.reasoning import Place, ReasoningRelay
 from sleuth.research.lanes.turns import coverage, plan_step_of
-from sleuth.research.output_cap import OutputCap
 from sleuth.research.state import RunState
-from sleuth.research.step import llm_step
+from sleuth.research.step import OutputCap, llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.packets import Degraded, Error
 

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
-from sleuth.research.output_cap import OutputCap
 from sleuth.research.planning.context import history_text
 from sleuth.research.state import RunState
-from sleuth.research.step import llm_step
+from sleuth.research.step import OutputCap, llm_step
 from sleuth.stream.packets import Error, PlanDelta, PlanDone, PlanStart, SectionEnd
 
 # "1. x", "2) x", "- x", "Step 3: x", also wrapped in bold or behind a heading mark

@@ -5,14 +5,13 @@ from __future__ import annotations
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
-from sleuth.research.depth import REPORT_WORDS
-from sleuth.research.output_cap import OutputCap
+from sleuth.research.modes import REPORT_WORDS
 from sleuth.research.report.artifact import describe_report, fallback_artifact
 from sleuth.research.report.citations import VerifiedReport, verify_report
 from sleuth.research.report.claim_check import check_report_claims
 from sleuth.research.report.method import note_for
 from sleuth.research.state import RunState
-from sleuth.research.step import llm_step
+from sleuth.research.step import OutputCap, llm_step
 from sleuth.research.time.deadlines import DeadlineReached, both, run_until
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
