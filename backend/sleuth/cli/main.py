@@ -5,28 +5,102 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from dataclasses import dataclass
+from importlib import import_module
 
 import click
 
 from sleuth import __version__
-from sleuth.cli.doctor import doctor
-from sleuth.cli.eval import eval_command
-from sleuth.cli.index import index
-from sleuth.cli.reports import ask, export, narrate
-from sleuth.cli.research import research, schema
-from sleuth.cli.serve import serve
-from sleuth.cli.sources import show, sources
-from sleuth.cli.worker import worker
 
 
-@click.group()
+@dataclass(frozen=True)
+class Entry:
+    module: str
+    attribute: str
+    summary: str  # the first paragraph of the command's help: what `sleuth --help` lists
+    preload: bool = False  # runs the engine: litellm starts loading before the module's imports
+
+
+# The command table: `sleuth --help` lists the commands without importing them (their modules
+# load the engine, the server or the store), and a command's module is imported when it runs.
+# tests/unit/test_cli_table.py checks each summary against the command's own help.
+COMMANDS: dict[str, Entry] = {
+    "ask": Entry(
+        "sleuth.cli.reports",
+        "ask",
+        "Ask a follow-up QUESTION about a stored report, answered from it and its sources only.",
+    ),
+    "doctor": Entry(
+        "sleuth.cli.doctor",
+        "doctor",
+        "Check the settings, the database, the models, the search providers and the corpus.",
+    ),
+    "eval": Entry(
+        "sleuth.cli.eval",
+        "eval_command",
+        "Research every question in QUESTIONS (JSON lines: id, prompt, optional gold_sources and key_facts).",
+    ),
+    "export": Entry("sleuth.cli.reports", "export", "Write a stored report as markdown, PDF or DOCX."),
+    "index": Entry(
+        "sleuth.cli.index", "index", "Add DIRECTORY (md, txt, html, pdf files) to the local corpus searched by `local`."
+    ),
+    "narrate": Entry(
+        "sleuth.cli.reports", "narrate", "Speak a stored report: read aloud, a short overview, or a two-voice dialogue."
+    ),
+    "research": Entry("sleuth.cli.research", "research", "Research QUESTION and print a cited report.", preload=True),
+    "schema": Entry(
+        "sleuth.cli.research", "schema", "Print the JSON Schema of a packet (every `obj` type), for other clients."
+    ),
+    "serve": Entry("sleuth.cli.serve", "serve", "Run the Sleuth server (API at /api, docs at /docs, web UI at /)."),
+    "show": Entry(
+        "sleuth.cli.sources",
+        "show",
+        "Print a document: a local one by id (d_...) or corpus:// URL, or a web page by http(s) URL.",
+    ),
+    "sources": Entry(
+        "sleuth.cli.sources",
+        "sources",
+        "List every source `--source NAME` accepts: local collections and configured web providers.",
+    ),
+    "worker": Entry(
+        "sleuth.cli.worker",
+        "worker",
+        "Take runs from the queue and execute them; SIGTERM ends the runs held as interrupted.",
+    ),
+}
+
+
+class CommandTable(click.Group):
+    """A click group whose commands are the table's, each imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        if entry.preload:  # on another thread, while the engine's modules import and the run sets up
+            import_module("sleuth.llm.setup").preload()
+        command = getattr(import_module(entry.module), entry.attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """As click lists commands, from the table's summaries."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name].summary).get_short_help_str(limit))
+            for name in self.list_commands(ctx)
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=CommandTable)
 @click.version_option(__version__, prog_name="sleuth")
 def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
-
-
-for command in (research, schema, doctor, eval_command, sources, show, index, serve, worker, export, ask, narrate):
-    main.add_command(command)
 
 
 def _exit_code(exc: SystemExit) -> int:
