@@ -6,13 +6,16 @@ import asyncio
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:  # loaded when the command runs, not for `sleuth --help`
-    from sleuth.config import Role, Settings
-    from sleuth.research.preflight import Check
+from sleuth.config import Role, Settings, SettingsError, load_settings
+from sleuth.core.clock import SystemClock
+from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
+from sleuth.llm.prompting import render
+from sleuth.research.preflight import ROLES, Check, run_checks
+from sleuth.scaleout.connection import RedisUnavailable, check_redis
+from sleuth.store.health import StoreUnavailable, check_database
 
 
 def _mark(check: Check, color: bool) -> str:
@@ -21,8 +24,6 @@ def _mark(check: Check, color: bool) -> str:
 
 
 def _data_dir(settings: Settings) -> Check:
-    from sleuth.research.preflight import Check
-
     folder = Path(settings.data_dir).expanduser()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -34,9 +35,6 @@ def _data_dir(settings: Settings) -> Check:
 
 
 def _database(settings: Settings) -> Check:
-    from sleuth.research.preflight import Check
-    from sleuth.store.health import StoreUnavailable, check_database
-
     try:
         return Check("database", True, check_database(settings))
     except StoreUnavailable as exc:
@@ -44,9 +42,6 @@ def _database(settings: Settings) -> Check:
 
 
 def _redis(settings: Settings) -> Check:
-    from sleuth.research.preflight import Check
-    from sleuth.scaleout.connection import RedisUnavailable, check_redis
-
     if settings.redis_url is None:
         return Check("redis", True, "not used: runs execute inside the server (set SLEUTH_REDIS_URL for workers)")
     try:
@@ -56,8 +51,6 @@ def _redis(settings: Settings) -> Check:
 
 
 def _server(settings: Settings) -> Check:
-    from sleuth.research.preflight import Check
-
     return Check(
         "server",
         True,
@@ -68,10 +61,6 @@ def _server(settings: Settings) -> Check:
 
 async def _probe(settings: Settings, model: str, role: Role) -> Check:
     """One tiny real call, through the same gateway a run uses."""
-    from sleuth.core.clock import SystemClock
-    from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
-    from sleuth.llm.prompting import render
-    from sleuth.research.preflight import Check
 
     gateway = LLMGateway(settings.model_copy(update={"llm_retries": 1}), SystemClock())
     clock = SystemClock()
@@ -86,8 +75,6 @@ async def _probe(settings: Settings, model: str, role: Role) -> Check:
 
 
 async def _probes(settings: Settings) -> list[Check]:
-    from sleuth.research.preflight import ROLES
-
     first_role: dict[str, Role] = {}
     for role in ROLES:
         first_role.setdefault(settings.model_for(role), role)
@@ -98,8 +85,6 @@ async def _probes(settings: Settings) -> list[Check]:
 @click.option("--probe", is_flag=True, help="Also make one tiny real call to each configured model.")
 def doctor(probe: bool) -> None:
     """Check the settings, the database, the models, the search providers and the corpus."""
-    from sleuth.config import SettingsError, load_settings
-    from sleuth.research.preflight import Check, run_checks
 
     color = sys.stdout.isatty()
     try:

@@ -5,16 +5,22 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import click
 
 from sleuth.cli.research import TimeBudget, checked_sources
 from sleuth.cli.settings import cli_settings
-
-if TYPE_CHECKING:  # the engine loads when the command runs, not for `sleuth --help`
-    from sleuth.config import Settings
-    from sleuth.evaluation.runner import EvalOptions, EvalOutcome, Finished
+from sleuth.config import Settings
+from sleuth.evaluation.judge import RaceJudge
+from sleuth.evaluation.questions import EvalInputError, load_questions
+from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions, EvalOutcome, EvalRunner, Finished
+from sleuth.evaluation.summary import summary_table
+from sleuth.llm.access import model_access_problem
+from sleuth.llm.gateway import LLMGateway
+from sleuth.llm.offline_registration import is_offline
+from sleuth.research.preflight import PreflightError, preflight
+from sleuth.tools.factory import build_toolbox
 
 
 class EvalProgress:
@@ -57,8 +63,6 @@ class EvalProgress:
 
 def _preflight(settings: Settings, options: EvalOptions, judge: str | None) -> None:
     """Refuse a setup that cannot work before researching anything: models, keys, sources, the judge."""
-    from sleuth.llm.access import model_access_problem
-    from sleuth.research.preflight import PreflightError, preflight
 
     try:
         preflight(settings, options.request("preflight"))
@@ -72,12 +76,6 @@ def _preflight(settings: Settings, options: EvalOptions, judge: str | None) -> N
 
 
 async def _run(settings: Settings, runner_options: EvalOptions, path: Path, judge: str | None) -> EvalOutcome:
-    from sleuth.evaluation.judge import RaceJudge
-    from sleuth.evaluation.questions import load_questions
-    from sleuth.evaluation.runner import EvalRunner
-    from sleuth.llm.gateway import LLMGateway
-    from sleuth.tools.factory import build_toolbox
-
     questions = load_questions(path)
     _preflight(settings, runner_options, judge)
     try:
@@ -131,10 +129,6 @@ def eval_command(
     Writes OUT/articles.jsonl ({id, prompt, article}, DeepResearch Bench's form), OUT/metrics.jsonl and
     OUT/summary.json. Running it again skips the questions already written.
     """
-    from sleuth.evaluation.questions import EvalInputError
-    from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions
-    from sleuth.evaluation.summary import summary_table
-    from sleuth.llm.offline_registration import is_offline
 
     if judge is not None and (not judge.strip() or is_offline(judge)):
         raise click.BadParameter("needs a generative model; the offline model only extracts", param_hint="--judge")

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from sleuth.exports.formats import FORMATS, ExportFormat
-
-if TYPE_CHECKING:
-    from sleuth.stream.results import ResearchResult
+from sleuth.exports.formats import FORMATS, ExportFormat, render_export
+from sleuth.stream.results import ResearchResult
 
 
 def check_output_path(path: str) -> ExportFormat:
@@ -22,8 +19,6 @@ def check_output_path(path: str) -> ExportFormat:
 
 
 def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:
-    from sleuth.exports.formats import render_export
-
     try:
         body = render_export(report, fmt)
     except Exception as exc:  # a rendering failure must not cost the user the report: it stays stored

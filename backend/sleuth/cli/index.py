@@ -5,16 +5,17 @@ from __future__ import annotations
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from sleuth.cli.settings import cli_settings
+from sleuth.tools.local.builtin import sync_builtin
+from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.folders import folder_collection
+from sleuth.tools.local.indexer import IndexReport, scan_folder, sync
+from sleuth.tools.local.schema import connect
+from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION
-
-if TYPE_CHECKING:  # the index code loads when the command runs, not for `sleuth --help`
-    from sleuth.tools.local.indexer import IndexReport
-    from sleuth.tools.local.store import CorpusStore
 
 # Below this many files a bar would flash by; above it, the user wants to see movement.
 PROGRESS_MIN_FILES = 50
@@ -36,9 +37,6 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
         raise click.UsageError("give exactly one of DIRECTORY, --list or --remove NAME")
     if name is not None and directory is None:
         raise click.UsageError("--name goes with DIRECTORY")
-    from sleuth.tools.local.corpus import db_path_for
-    from sleuth.tools.local.schema import connect
-    from sleuth.tools.local.store import CorpusStore
 
     settings = cli_settings()
     db_path = db_path_for(settings.data_dir)
@@ -62,8 +60,6 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
 
 
 def _list(store: CorpusStore) -> None:
-    from sleuth.tools.local.builtin import sync_builtin
-
     sync_builtin(store)  # "always available": make it visible even before the first search
     stats = store.stats()
     width = max(len("NAME"), *(len(s.name) for s in stats))
@@ -90,8 +86,6 @@ def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) 
         raise click.ClickException(f"folder {str(directory)!r} does not exist")
     if not directory.is_dir():
         raise click.ClickException(f"{str(directory)!r} is not a folder")
-    from sleuth.tools.local.folders import folder_collection
-    from sleuth.tools.local.indexer import scan_folder, sync
 
     try:
         with store.transaction():

@@ -4,29 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import click
 
+from sleuth.audio.jobs import make_audio
+from sleuth.audio.script import ScriptError
 from sleuth.cli.exports import write_export
+from sleuth.cli.research import run_or_exit
+from sleuth.cli.settings import cli_settings
+from sleuth.config import Settings
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
-
-if TYPE_CHECKING:  # loaded when a command runs, not for `sleuth --help`
-    from sleuth.config import Settings
-    from sleuth.stream.packets import Packet
-    from sleuth.stream.results import ResearchResult
+from sleuth.llm.speech import SpeechError
+from sleuth.store import Store
+from sleuth.stream.packets import Packet
+from sleuth.stream.results import Followup, ResearchRequest, ResearchResult
 
 
 def _settings() -> Settings:
-    from sleuth.cli.settings import cli_settings
-
     return cli_settings()
 
 
 def load_report(settings: Settings, report_id: str) -> ResearchResult:
     """A stored, completed report, or a one-line error naming what is wrong."""
-    from sleuth.store import Store
-    from sleuth.stream.results import ResearchResult
 
     store = Store.from_settings(settings)
     try:
@@ -68,8 +68,6 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
-    from sleuth.cli.settings import run_or_exit
-    from sleuth.stream.results import Followup, ResearchRequest
 
     if not question.strip():
         raise click.UsageError("the question is empty")
@@ -104,11 +102,6 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, help="Audio file to write.")
 def narrate(report_id: str, style: str, output: str) -> None:
     """Speak a stored report: read aloud, a short overview, or a two-voice dialogue."""
-    from pathlib import Path
-
-    from sleuth.audio.jobs import make_audio
-    from sleuth.audio.script import ScriptError
-    from sleuth.llm.speech import SpeechError
 
     settings = _settings()
     report = load_report(settings, report_id)

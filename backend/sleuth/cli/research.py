@@ -4,24 +4,30 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:  # the engine loads when a command runs, not for `sleuth --help`
-    from sleuth.config import Mode, Settings, Strategy
-    from sleuth.research.planning.review import PlanReviewer
-    from sleuth.stream.emitter import PacketSink
-    from sleuth.stream.packets import Packet
+from sleuth.cli.exports import check_output_path, write_export
+from sleuth.cli.plan_review import TerminalReviewer
+from sleuth.cli.progress import ProgressPrinter
+from sleuth.cli.settings import cli_check_database, cli_settings
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
+from sleuth.core.durations import format_duration, parse_duration
+from sleuth.llm.setup import preload
+from sleuth.research.planning.review import AutoApprove, PlanReviewer
+from sleuth.research.run import new_run_id
+from sleuth.runs import local as event_loop
+from sleuth.runs.local import RunRefused, run_request
+from sleuth.stream.emitter import PacketSink
+from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.stream.results import ClarificationExchange, ResearchRequest, ResearchResult
+from sleuth.tools.sources import UnknownSource, check_sources, clean_names
 
 
 class TimeBudget(click.ParamType[float]):
     name = "duration"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
-        from sleuth.core.durations import format_duration, parse_duration
-
         if isinstance(value, float):
             return value
         try:
@@ -85,19 +91,8 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
-    from sleuth.llm.setup import preload
 
     preload()  # litellm loads on another thread while the run sets up and sends its first packet
-    from sleuth.cli.exports import check_output_path, write_export
-    from sleuth.cli.plan_review import TerminalReviewer
-    from sleuth.cli.progress import ProgressPrinter
-    from sleuth.cli.settings import cli_check_database, cli_settings, run_or_exit
-    from sleuth.research.planning.review import AutoApprove
-    from sleuth.research.run import new_run_id
-    from sleuth.runs import local as event_loop
-    from sleuth.stream.packets import Packet
-    from sleuth.stream.results import ClarificationExchange, ResearchRequest
-    from sleuth.tools.sources import clean_names
 
     if not question.strip():
         raise click.UsageError("the question is empty")
@@ -164,7 +159,6 @@ def research(
 
 def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
     """The source names, checked to exist, or a one-line CLI error."""
-    from sleuth.tools.sources import UnknownSource, check_sources
 
     try:
         return check_sources(settings, names)
@@ -175,6 +169,21 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of a packet (every `obj` type), for other clients."""
-    from sleuth.stream.packets import packet_json_schema
 
     click.echo(json.dumps(packet_json_schema(), indent=2))
+
+
+async def run_or_exit(
+    request: ResearchRequest,
+    settings: Settings,
+    sink: PacketSink,
+    reviewer: PlanReviewer | None = None,
+    run_id: str | None = None,
+    kept: list[Packet] | None = None,
+) -> ResearchResult:
+    """`runs.local.run_request`, a refusal as one line and exit 1."""
+
+    try:
+        return await run_request(request, settings, sink, reviewer, run_id, kept)
+    except RunRefused as exc:
+        raise click.ClickException(str(exc)) from None

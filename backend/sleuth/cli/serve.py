@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import click
+import uvicorn
+
+from sleuth.api.app import create_app
+from sleuth.cli.services import cli_check_redis
+from sleuth.cli.settings import cli_check_database, cli_settings
 
 
 @click.command()
@@ -16,10 +21,6 @@ import click
 )
 def serve(host: str, port: int, log_level: str) -> None:
     """Run the Sleuth server (API at /api, docs at /docs, web UI at /)."""
-    import uvicorn
-
-    from sleuth.api.app import create_app
-    from sleuth.cli.settings import cli_check_database, cli_check_redis, cli_settings
 
     settings = cli_settings()
     cli_check_database(settings)

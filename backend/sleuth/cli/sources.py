@@ -8,13 +8,17 @@ import sqlite3
 import click
 
 from sleuth.cli.settings import cli_settings
+from sleuth.tools.base import ToolError
+from sleuth.tools.local import library
+from sleuth.tools.local.corpus import db_path_for, unreadable_index
+from sleuth.tools.local.urls import is_corpus_url
+from sleuth.tools.sources import list_sources
+from sleuth.tools.web.factory import build_web_reader
 
 
 @click.command("sources")
 def sources() -> None:
     """List every source `--source NAME` accepts: local collections and configured web providers."""
-    from sleuth.tools.local.corpus import unreadable_index
-    from sleuth.tools.sources import list_sources
 
     settings = cli_settings()
     try:
@@ -32,11 +36,6 @@ def sources() -> None:
 @click.argument("target")
 def show(target: str) -> None:
     """Print a document: a local one by id (d_...) or corpus:// URL, or a web page by http(s) URL."""
-    from sleuth.tools.base import ToolError
-    from sleuth.tools.local import library
-    from sleuth.tools.local.corpus import db_path_for, unreadable_index
-    from sleuth.tools.local.urls import is_corpus_url
-    from sleuth.tools.web.factory import build_web_reader
 
     settings = cli_settings()
     target = target.strip()

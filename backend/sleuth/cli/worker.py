@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 import click
+
+from sleuth.cli.services import cli_check_redis
+from sleuth.cli.settings import cli_check_database, cli_settings
+from sleuth.core.logs import close_logging, setup_logging
+from sleuth.research.run import run_research
+from sleuth.scaleout.worker import run_worker
+from sleuth.store import Store
 
 
 @click.command()
@@ -21,14 +31,6 @@ import click
 )
 def worker(concurrency: int, log_level: str) -> None:
     """Take runs from the queue and execute them; SIGTERM ends the runs held as interrupted."""
-    import asyncio
-    import logging
-
-    from sleuth.cli.settings import cli_check_database, cli_check_redis, cli_settings
-    from sleuth.core.logs import close_logging, setup_logging
-    from sleuth.research.run import run_research
-    from sleuth.scaleout.worker import run_worker
-    from sleuth.store import Store
 
     settings = cli_settings()
     if not settings.distributed:

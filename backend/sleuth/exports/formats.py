@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:  # the CLI lists FORMATS for `--help` without loading the report model
-    from sleuth.stream.results import ResearchResult
+from sleuth.exports.content import exportable
+from sleuth.exports.markdown import report_document
+from sleuth.stream.results import ResearchResult
 
 ExportFormat = Literal["md", "pdf", "docx"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "pdf", "docx")
@@ -19,9 +20,6 @@ MEDIA_TYPES: dict[ExportFormat, str] = {
 def render_export(report: ResearchResult, fmt: ExportFormat) -> bytes:
     """Every export comes through here, and so through `exportable`: the formats below render only
     text XML can hold, and no image."""
-    from sleuth.exports.content import exportable
-    from sleuth.exports.markdown import report_document
-
     report = exportable(report)
     if fmt == "md":
         return report_document(report).encode("utf-8")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 
+import redis
 from redis.asyncio import Redis
 
 from sleuth.config import Settings
-from sleuth.core.redaction import redact_url
+from sleuth.core.redaction import redact_url, redact_values, url_password
+from sleuth.store.recovery import this_host
 
 
 class RedisUnavailable(Exception):
@@ -43,15 +45,11 @@ def open_redis(settings: Settings) -> Redis:
 
 def client_name() -> str:
     """Names this process's connections (CLIENT LIST) so an operator can tell whose they are."""
-    from sleuth.store.recovery import this_host
-
     return f"sleuth-{this_host()}-{os.getpid()}"
 
 
 def check_redis(settings: Settings) -> str:
     """Ping once (blocking); what answered, or RedisUnavailable."""
-    import redis
-
     url = redis_url(settings)
     client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
     try:
@@ -64,6 +62,4 @@ def check_redis(settings: Settings) -> str:
 
 
 def _reason(exc: Exception, url: str) -> str:
-    from sleuth.core.redaction import redact_values, url_password
-
     return redact_values(" ".join(str(exc).split()), [url_password(url)]) or type(exc).__name__
