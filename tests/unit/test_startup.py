@@ -56,6 +56,30 @@ def test_preload_loads_litellm_then_freezes_the_heap_and_restarts_the_collector(
     assert out == "True litellm True True"
 
 
+def test_preload_returns_at_once_while_litellm_is_loading() -> None:
+    # Another thread holds the loader's lock, as the preload thread does while litellm imports.
+    out = _python(
+        "import threading\n"
+        "from sleuth.llm import setup\n"
+        "held, release = threading.Event(), threading.Event()\n"
+        "def load():\n"
+        "    with setup._lock:\n"
+        "        held.set()\n"
+        "        release.wait()\n"
+        "threading.Thread(target=load).start()\n"
+        "held.wait()\n"
+        "caller = threading.Thread(target=setup.preload, kwargs={'warm_tools': False})\n"
+        "caller.start()\n"
+        "caller.join(10)  # bounded: a preload that waits for the load is the failure\n"
+        "waited = caller.is_alive()\n"
+        "release.set()\n"
+        "caller.join()\n"
+        "setup._preloading.join()\n"
+        "print(waited, setup._module is not None)\n"
+    )
+    assert out == "False True"
+
+
 def test_a_run_loads_the_engine_libraries_and_templates_after_its_first_packet_on_the_preload_thread() -> None:
     libraries = list(ENGINE_LIBRARIES)
     out = _python(

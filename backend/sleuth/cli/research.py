@@ -13,7 +13,6 @@ from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.core.durations import format_duration, parse_duration
-from sleuth.llm.setup import preload
 from sleuth.research.planning.review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id
 from sleuth.runs import local as event_loop
@@ -91,8 +90,6 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
-
-    preload()  # litellm loads on another thread while the run sets up and sends its first packet
 
     if not question.strip():
         raise click.UsageError("the question is empty")

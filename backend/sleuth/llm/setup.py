@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_lock = threading.RLock()
+_lock = threading.RLock()  # held while litellm loads
+_starting = threading.Lock()  # held only to start the preload thread: a second `preload` never waits for the load
 _module: ModuleType | None = None
 _preloading: threading.Thread | None = None
 _warmed = threading.Event()  # set when the preload's litellm part is done (the thread may go on)
@@ -199,7 +200,7 @@ def preload(*, warm_tools: bool = True) -> None:
     garbage worth collecting, and every collection in between would walk all of them.
     """
     global _preloading
-    with _lock:
+    with _starting:
         if _preloading is not None or _module is not None:
             return
         gc.disable()
