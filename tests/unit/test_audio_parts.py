@@ -1,10 +1,24 @@
-"""Audio without a server: the cap on what is spoken."""
+"""Audio without a server: the cap on what is spoken, the encoder choice, and files written as they are spoken."""
 
 from __future__ import annotations
 
+import shutil
+import tracemalloc
+import wave
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available_encoding
+from sleuth.audio.jobs import make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
+from sleuth.audio.speech import speak
 from sleuth.config import Settings
 from sleuth.research.types import ResearchResult
+from support.mp3 import mp3_seconds
+
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
 
 SENTENCE = "Data descriptors take precedence over the instance dictionary. "
 
@@ -41,3 +55,63 @@ def test_a_line_with_no_sentence_end_in_reach_is_cut_at_a_word_and_a_single_word
     assert capped([Line(1, "one two three four")], 10) == [Line(1, "one two"), Line(0, CUT_NOTE)]
     assert capped([Line(0, "ok"), Line(1, "unbreakable")], 5) == [Line(0, "ok"), Line(0, CUT_NOTE)]
     assert capped([Line(0, "fits exactly")], 12) == [Line(0, "fits exactly")]
+
+
+def test_mp3_when_the_encoder_loads_and_wav_when_it_does_not() -> None:
+    def missing() -> ModuleType:
+        raise ImportError("No module named 'lameenc'")
+
+    assert isinstance(available_encoding(), Mp3Encoding)
+    fallback = available_encoding(missing)
+    assert isinstance(fallback, WavEncoding) and fallback.media_type == "audio/wav"
+
+
+@needs_espeak
+async def test_speech_streams_to_disk_without_holding_the_audio_in_memory(tmp_path: Path) -> None:
+    lines = [Line(n % 2, SENTENCE * 8) for n in range(4)]  # about two minutes of speech
+    mp3_encoding = available_encoding()
+    tracemalloc.start()
+    try:
+        wav = await speak(Settings(), lines, tmp_path / "a.wav", WavEncoding())
+        _, wav_peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        mp3 = await speak(Settings(), lines, tmp_path / "a.mp3", mp3_encoding)
+        _, mp3_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    with wave.open(str(tmp_path / "a.wav")) as reader:
+        wav_seconds = reader.getnframes() / reader.getframerate()
+    assert wav.media_type == "audio/wav" and wav.size == (tmp_path / "a.wav").stat().st_size > 4_000_000
+    assert wav.duration_s is not None and abs(wav_seconds - wav.duration_s) < 0.01
+    assert mp3.media_type == "audio/mpeg" and mp3.duration_s == wav.duration_s
+    assert abs(mp3_seconds((tmp_path / "a.mp3").read_bytes()) - wav.duration_s) < 0.2
+    assert mp3.size < wav.size / 8
+    # A few pipe reads and encoder chunks at a time (under a megabyte), never the file (over four).
+    assert max(wav_peak, mp3_peak) < 2_000_000
+
+
+class _DiskFillsUp(WavEncoding):
+    """WAV whose second chunk cannot be written, as on a full disk."""
+
+    def open(self, path: Path, pcm: Pcm) -> Sink:
+        inner = super().open(path, pcm)
+        written: list[int] = []
+
+        class Filling:
+            def write(self, data: bytes) -> None:
+                if written:
+                    raise OSError(28, "No space left on device")
+                written.append(len(data))
+                inner.write(data)
+
+            def close(self) -> None:
+                inner.close()
+
+        return Filling()
+
+
+@needs_espeak
+async def test_a_job_that_fails_midway_leaves_no_partial_file(tmp_path: Path) -> None:
+    with pytest.raises(OSError, match="No space left"):
+        await make_audio(Settings(), _report(3), "narration", tmp_path / "x.wav", _DiskFillsUp())
+    assert list(tmp_path.iterdir()) == []

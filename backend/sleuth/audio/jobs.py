@@ -6,12 +6,14 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, Protocol
 
+from sleuth.audio.encoding import Encoding, available_encoding
 from sleuth.audio.files import audio_dir
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
-from sleuth.audio.speech import SpokenLines, speak
+from sleuth.audio.speech import Spoken, SpokenLines, output_of, speak
 from sleuth.background import Periodic
 from sleuth.config import Settings
 from sleuth.llm.speech import SpeechError
@@ -24,12 +26,16 @@ log = logging.getLogger(__name__)
 
 
 async def make_audio(
-    settings: Settings, report: ResearchResult, style: Style, on_line: SpokenLines | None = None
-) -> tuple[bytes, str, str, float | None]:
-    """(data, media type, extension, duration) of the report spoken in `style`; `on_line` as in `speak`."""
+    settings: Settings,
+    report: ResearchResult,
+    style: Style,
+    path: Path,
+    encoding: Encoding,
+    on_line: SpokenLines | None = None,
+) -> Spoken:
+    """The report spoken in `style`, written to `path`; `on_line` as in `speak`."""
     lines = await script_for(settings, report, style)
-    audio = await speak(settings, lines, on_line)
-    return audio.data, audio.media_type, audio.extension, audio.duration_s
+    return await speak(settings, lines, path, encoding, on_line)
 
 
 @dataclass
@@ -62,10 +68,13 @@ class AudioJobs:
     With `owners` (servers sharing one store), each job is held while it is made, and the jobs
     that no live server holds are ended, at start and then periodically."""
 
-    def __init__(self, settings: Settings, store: Store, owners: JobOwners | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, owners: JobOwners | None = None, encoding: Encoding | None = None
+    ) -> None:
         self._settings = settings
         self._store = store
         self._owners = owners
+        self._encoding = encoding or available_encoding()
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
         self._watching: Periodic | None = None
@@ -130,10 +139,11 @@ class AudioJobs:
 
     async def _make(self, audio_id: str, report: ResearchResult, style: Style, progress: Progress) -> None:
         try:
-            data, media_type, extension, duration = await make_audio(self._settings, report, style, progress.spoke)
             folder = audio_dir(self._store)
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-            await asyncio.to_thread((folder / f"{audio_id}.{extension}").write_bytes, data)
+            _, extension = output_of(self._settings, self._encoding)
+            path = folder / f"{audio_id}.{extension}"
+            spoken = await make_audio(self._settings, report, style, path, self._encoding, progress.spoke)
         except (ScriptError, SpeechError) as exc:
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=str(exc))
             return
@@ -142,7 +152,7 @@ class AudioJobs:
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=f"internal error: {type(exc).__name__}")
             return
         await asyncio.to_thread(
-            self._store.finish_audio, audio_id, error=None, media_type=media_type, duration_s=duration
+            self._store.finish_audio, audio_id, error=None, media_type=spoken.media_type, duration_s=spoken.duration_s
         )
 
     async def shutdown(self) -> None:
