@@ -8,7 +8,9 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,13 +18,16 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from conftest import LiveServer, read_events, start_research
+from conftest import LiveServer, live_server, read_events, start_research
 from sleuth.audio.encoding import MP3_KBPS, WavEncoding
 from sleuth.audio.jobs import make_audio
 from sleuth.audio.script import Line
 from sleuth.audio.speech import Spoken, output_of, speak
 from sleuth.config import Settings
 from sleuth.research.types import ResearchResult
+from sleuth.scripted.engine import scripted_settings
+from sleuth.scripted.scenarios import ResearchModel
+from sleuth.scripted.server import Reply, ScriptedLLM, tool_names
 from support.mp3 import mp3_seconds
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
@@ -74,6 +79,59 @@ async def test_each_style_makes_an_mp3_of_plausible_length(server: LiveServer) -
     assert plausible(made["narration"][0]["duration_s"], len(narrated.split()))
     assert plausible(made["overview"][0]["duration_s"], scripted)
     assert plausible(made["dialogue"][0]["duration_s"], scripted)
+
+
+@needs_espeak
+async def test_asking_again_for_a_report_and_style_gives_the_same_audio(server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        report = await _finished_report(client)
+        url = f"/api/reports/{report['report_id']}/audio"
+        burst = await asyncio.gather(*(client.post(url, json={"style": "narration"}) for _ in range(8)))
+        ids = {answer.json()["audio_id"] for answer in burst}
+        done = await _wait_done(client, ids.pop())
+        again = await client.post(url, json={"style": "narration"})
+        other_style = await client.post(url, json={"style": "overview"})
+    assert sorted(answer.status_code for answer in burst) == [200] * 7 + [202] and not ids
+    assert done["status"] == "done"
+    assert again.status_code == 200 and again.json() == done  # done: its status and file, no new job
+    assert other_style.status_code == 202 and other_style.json()["audio_id"] != done["audio_id"]
+
+
+@dataclass
+class OverviewFailsDialogueHangs(ResearchModel):
+    """The overview script is never written (its job fails); the dialogue script request hangs (its job
+    stays pending, holding a slot). `asked` is released on each dialogue request."""
+
+    asked: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        if "record_dialogue" in tool_names(body):
+            self.asked.release()
+            return Reply(hang=True)
+        return Reply(text="No script today.")
+
+
+async def test_audio_past_the_server_limit_is_429_and_a_failed_one_is_made_again() -> None:
+    model = OverviewFailsDialogueHangs()
+    with ScriptedLLM(model) as llm, live_server(scripted_settings(llm, audio_max_jobs=1)) as live:
+        async with httpx.AsyncClient(base_url=live.base_url, timeout=60) as client:
+            report = await _finished_report(client)
+            url = f"/api/reports/{report['report_id']}/audio"
+            first = await client.post(url, json={"style": "overview"})
+            failed = await _wait_done(client, first.json()["audio_id"])
+            retried = await client.post(url, json={"style": "overview"})
+            await _wait_done(client, retried.json()["audio_id"])
+            holding = await client.post(url, json={"style": "dialogue"})
+            assert await asyncio.to_thread(model.asked.acquire, True, 60), "the dialogue job never asked for its script"
+            refused = await client.post(url, json={"style": "narration"})
+            same = await client.post(url, json={"style": "dialogue"})
+    assert first.status_code == 202 and failed["status"] == "failed" and failed["error"]
+    assert retried.status_code == 202 and retried.json()["audio_id"] != first.json()["audio_id"]
+    assert holding.status_code == 202
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert refused.json() == {"detail": "this server is making its maximum of 1 audio files at once; retry later"}
+    assert same.status_code == 200 and same.json()["audio_id"] == holding.json()["audio_id"]
+    assert same.json()["status"] == "pending"
 
 
 async def test_audio_errors_are_clear(server: LiveServer) -> None:

@@ -1,4 +1,9 @@
-"""Making a report's audio in the background: script, speech, file; its row says pending, done or failed."""
+"""Making a report's audio in the background: script, speech, file; its row says pending, done or failed.
+
+A report has at most one audio per style pending or done: asking again gives that one. A server
+makes at most `SLEUTH_AUDIO_MAX_JOBS` at once and, scaled out, all servers together at most
+`SLEUTH_AUDIO_MAX_JOBS_CLUSTER`; past either, a request is refused (`AudioFull`) rather than queued.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +43,16 @@ async def make_audio(
     return await speak(settings, lines, path, encoding, on_line)
 
 
+class AudioFull(Exception):
+    """No job can start now: the limit of jobs at once is reached. The message is safe to show."""
+
+
+@dataclass(frozen=True)
+class Started:
+    audio_id: str
+    new: bool  # False: the report's audio in this style was already pending or done, and this is it
+
+
 @dataclass
 class Progress:
     """Where a job of this process is: writing its script, then speaking line `done` of `total`."""
@@ -54,8 +69,9 @@ class JobOwners(Protocol):
     """Scaled out: which server is making which job (`scaleout/audio_owners.py`)."""
 
     renew_every_s: float
+    max_jobs: int  # across every server
 
-    async def hold(self, audio_id: str) -> None: ...
+    async def hold(self, audio_id: str) -> bool: ...
     async def release(self, audio_id: str) -> None: ...
     async def renew(self, audio_ids: list[str]) -> None: ...
     async def alive(self, audio_ids: list[str]) -> set[str]: ...
@@ -75,6 +91,7 @@ class AudioJobs:
         self._store = store
         self._owners = owners
         self._encoding = encoding or available_encoding()
+        self._starting = 0  # jobs between the limit check and their task: counted, so a burst cannot pass it
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
         self._watching: Periodic | None = None
@@ -110,23 +127,50 @@ class AudioJobs:
         for audio_id in await self._fail_unowned(self._owners):
             log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
 
-    async def start(self, report: ResearchResult, session_id: str, style: Style) -> str:
+    async def start(self, report: ResearchResult, session_id: str, style: Style) -> Started:
+        """The report's audio in `style`: the one pending or done, else a new job; AudioFull past a limit."""
+        report_id = str(report.report_id)
+        existing = await asyncio.to_thread(self._store.live_audio, report_id, style)
+        if existing is not None:
+            return Started(str(existing["id"]), new=False)
+        most = self._settings.audio_max_jobs
+        if len(self._tasks) + self._starting >= most:
+            raise AudioFull(f"this server is making its maximum of {most} audio files at once; retry later")
+        self._starting += 1
+        try:
+            return await self._start(report_id, report, session_id, style)
+        finally:
+            self._starting -= 1
+
+    async def _start(self, report_id: str, report: ResearchResult, session_id: str, style: Style) -> Started:
         audio_id = new_id("a")
-        if self._owners is not None:
-            await self._owners.hold(audio_id)  # before its row: a pending row always has its holder
-        await asyncio.to_thread(
-            self._store.create_audio,
-            audio_id,
-            str(report.report_id),
-            session_id,
-            style,
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-        )
+        owners = self._owners
+        if owners is not None and not await owners.hold(audio_id):  # before its row: a pending row has its holder
+            raise AudioFull(
+                f"the servers are making their maximum of {owners.max_jobs} audio files at once; retry later"
+            )
+        try:
+            live_id = await asyncio.to_thread(
+                self._store.create_audio,
+                audio_id,
+                report_id,
+                session_id,
+                style,
+                owner_host=this_host(),
+                owner_pid=os.getpid(),
+            )
+        except BaseException:
+            if owners is not None:
+                await owners.release(audio_id)
+            raise
+        if live_id != audio_id:  # a request for the same audio, here or on another server, got there first
+            if owners is not None:
+                await owners.release(audio_id)
+            return Started(live_id, new=False)
         task = asyncio.create_task(self._run(audio_id, report, style))
         self._tasks[task] = audio_id
         task.add_done_callback(self._tasks.pop)
-        return audio_id
+        return Started(audio_id, new=True)
 
     async def _run(self, audio_id: str, report: ResearchResult, style: Style) -> None:
         progress = self._progress[audio_id] = Progress()
