@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tracemalloc
 import wave
@@ -11,11 +12,12 @@ from types import ModuleType
 import pytest
 
 from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available_encoding
-from sleuth.audio.jobs import make_audio
+from sleuth.audio.jobs import AudioJobs, make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
 from sleuth.audio.speech import speak
 from sleuth.config import Settings
 from sleuth.research.types import ResearchResult
+from sleuth.store import Store
 from support.mp3 import mp3_seconds
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
@@ -115,3 +117,15 @@ async def test_a_job_that_fails_midway_leaves_no_partial_file(tmp_path: Path) ->
     with pytest.raises(OSError, match="No space left"):
         await make_audio(Settings(), _report(3), "narration", tmp_path / "x.wav", _DiskFillsUp())
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_burst_of_requests_for_one_audio_starts_one_job_and_gives_it_to_all(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    jobs = AudioJobs(Settings(audio_max_jobs=2), store, encoding=WavEncoding())
+    try:
+        burst = await asyncio.gather(*(jobs.start(_report(2), "s_1", "narration") for _ in range(8)))
+    finally:
+        await jobs.shutdown()
+        store.close()
+    assert len({started.audio_id for started in burst}) == 1  # no request refused for want of a slot
+    assert sorted(started.new for started in burst) == [False] * 7 + [True]

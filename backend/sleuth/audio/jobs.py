@@ -91,7 +91,9 @@ class AudioJobs:
         self._store = store
         self._owners = owners
         self._encoding = encoding or available_encoding()
-        self._starting = 0  # jobs between the limit check and their task: counted, so a burst cannot pass it
+        # Starts one at a time: a burst of requests for one audio finds the first one's job (rather than
+        # each taking a slot before any job exists), and no burst passes the limit. A start is short.
+        self._starting = asyncio.Lock()
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
         self._watching: Periodic | None = None
@@ -130,17 +132,14 @@ class AudioJobs:
     async def start(self, report: ResearchResult, session_id: str, style: Style) -> Started:
         """The report's audio in `style`: the one pending or done, else a new job; AudioFull past a limit."""
         report_id = str(report.report_id)
-        existing = await asyncio.to_thread(self._store.live_audio, report_id, style)
-        if existing is not None:
-            return Started(str(existing["id"]), new=False)
-        most = self._settings.audio_max_jobs
-        if len(self._tasks) + self._starting >= most:
-            raise AudioFull(f"this server is making its maximum of {most} audio files at once; retry later")
-        self._starting += 1
-        try:
+        async with self._starting:
+            existing = await asyncio.to_thread(self._store.live_audio, report_id, style)
+            if existing is not None:
+                return Started(str(existing["id"]), new=False)
+            most = self._settings.audio_max_jobs
+            if len(self._tasks) >= most:
+                raise AudioFull(f"this server is making its maximum of {most} audio files at once; retry later")
             return await self._start(report_id, report, session_id, style)
-        finally:
-            self._starting -= 1
 
     async def _start(self, report_id: str, report: ResearchResult, session_id: str, style: Style) -> Started:
         audio_id = new_id("a")
