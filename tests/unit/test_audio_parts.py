@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available_encoding
-from sleuth.audio.jobs import AudioJobs, make_audio
+from sleuth.audio.jobs import FILE_GONE_MESSAGE, AudioJobs, make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
 from sleuth.audio.speech import speak
 from sleuth.config import Settings
@@ -129,3 +129,18 @@ async def test_a_burst_of_requests_for_one_audio_starts_one_job_and_gives_it_to_
         store.close()
     assert len({started.audio_id for started in burst}) == 1  # no request refused for want of a slot
     assert sorted(started.new for started in burst) == [False] * 7 + [True]
+
+
+async def test_a_done_audio_whose_file_is_gone_is_made_again(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    jobs = AudioJobs(Settings(), store, encoding=WavEncoding())
+    try:
+        store.create_audio("a_gone", "rep_long", "s_1", "narration", owner_host="h", owner_pid=1)
+        store.finish_audio("a_gone", error=None, media_type="audio/wav", duration_s=1.0)  # and no file
+        started = await jobs.start(_report(1), "s_1", "narration")
+        gone = store.get_audio("a_gone")
+    finally:
+        await jobs.shutdown()
+        store.close()
+    assert started.new and started.audio_id != "a_gone"
+    assert gone is not None and gone["status"] == "failed" and gone["error"] == FILE_GONE_MESSAGE

@@ -12,10 +12,10 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from sleuth.audio.encoding import Encoding, available_encoding
-from sleuth.audio.files import audio_dir
+from sleuth.audio.files import audio_dir, audio_file
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import Spoken, SpokenLines, output_of, speak
@@ -28,6 +28,8 @@ from sleuth.store.ids import new_id
 from sleuth.store.recovery import this_host
 
 log = logging.getLogger(__name__)
+
+FILE_GONE_MESSAGE = "its file is no longer there; ask for it again"
 
 
 async def make_audio(
@@ -134,12 +136,19 @@ class AudioJobs:
         report_id = str(report.report_id)
         async with self._starting:
             existing = await asyncio.to_thread(self._store.live_audio, report_id, style)
-            if existing is not None:
+            if existing is not None and not await self._file_is_gone(existing):
                 return Started(str(existing["id"]), new=False)
             most = self._settings.audio_max_jobs
             if len(self._tasks) >= most:
                 raise AudioFull(f"this server is making its maximum of {most} audio files at once; retry later")
             return await self._start(report_id, report, session_id, style)
+
+    async def _file_is_gone(self, row: dict[str, Any]) -> bool:
+        """A done audio whose file was removed (a data dir cleaned by hand) is failed, so it can be made again."""
+        if row["status"] != "done" or await asyncio.to_thread(audio_file, self._store, str(row["id"])) is not None:
+            return False
+        await asyncio.to_thread(self._store.finish_audio, str(row["id"]), error=FILE_GONE_MESSAGE)
+        return True
 
     async def _start(self, report_id: str, report: ResearchResult, session_id: str, style: Style) -> Started:
         audio_id = new_id("a")
