@@ -163,22 +163,23 @@ def save_report(
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, help="Audio file to write.")
 def narrate(report_id: str, style: str, output: str) -> None:
-    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue."""
+    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue (MP3; WAV for a .wav name)."""
     from pathlib import Path
 
+    from sleuth.audio.encoding import WavEncoding, available_encoding
     from sleuth.audio.jobs import make_audio
     from sleuth.audio.script import ScriptError
     from sleuth.llm.speech import SpeechError
 
     settings = _settings()
     report = load_report(settings, report_id)
+    path = Path(output)
+    encoding = WavEncoding() if path.suffix.lower() == ".wav" else available_encoding()
     try:
-        data, media_type, _, duration = asyncio.run(make_audio(settings, report, style))  # type: ignore[arg-type]
+        spoken = asyncio.run(make_audio(settings, report, style, path, encoding))  # type: ignore[arg-type]
     except (ScriptError, SpeechError) as exc:
         raise click.ClickException(str(exc)) from None
-    try:
-        Path(output).write_bytes(data)
     except OSError as exc:
         raise click.ClickException(f"could not write {output}: {exc.strerror or exc}") from None
-    length = f", {duration:.0f} s" if duration else ""
-    click.echo(f"{style} written to {output} ({media_type}{length})", err=True)
+    length = f", {spoken.duration_s:.0f} s" if spoken.duration_s else ""
+    click.echo(f"{style} written to {output} ({spoken.media_type}{length})", err=True)

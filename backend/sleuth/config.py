@@ -169,6 +169,20 @@ class Settings(BaseSettings):
     tts_model: str | None = Field(
         default=None, description="A litellm speech model for audio (e.g. openai/tts-1); unset: offline espeak-ng."
     )
+    audio_max_script_chars: int = Field(
+        default=25_000,
+        ge=100,
+        description="Characters spoken in one audio file (offline about 30 minutes); a longer script is cut "
+        "there and its audio says so.",
+    )
+    audio_max_jobs: int = Field(
+        default=2, ge=1, description="Audio files one server makes at once; a request for another gets 429."
+    )
+    audio_max_jobs_cluster: int = Field(
+        default=6,
+        ge=1,
+        description="With SLEUTH_REDIS_URL: audio files all servers together make at once; past it, 429.",
+    )
     plan_review_timeout_s: float = Field(
         default=900.0, gt=0, description="With plan review, the plan proceeds unchanged after this long unanswered."
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sleuth.config import Settings
-from sleuth.store import PacketWriter, RunRecord, Store, StoredPacket
+from sleuth.store import Database, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
 from sleuth.store.records import now_iso
 from sleuth.store.recovery import RESTART_MESSAGE, recover_orphaned_runs, this_host
@@ -81,6 +81,63 @@ def test_text_with_a_nul_character_is_stored_on_either_backend(store: Store) -> 
     store.create_session("s_nul", "before\x00after")
     session = store.get_session("s_nul")
     assert session is not None and session.title.replace("\ufffd", "\x00") == "before\x00after"
+
+
+def _audio(store: Store, audio_id: str, style: str = "narration") -> str:
+    return store.create_audio(audio_id, "rep_1", "s_1", style, owner_host=this_host(), owner_pid=1)
+
+
+def test_a_report_has_one_audio_per_style_pending_or_done_and_a_failed_one_is_made_again(store: Store) -> None:
+    assert _audio(store, "a_1") == "a_1"
+    assert _audio(store, "a_2") == "a_1"  # pending: the same one
+    assert _audio(store, "a_3", "overview") == "a_3"  # another style is another audio
+    store.finish_audio("a_1", error="espeak-ng failed")
+    assert _audio(store, "a_4") == "a_4"  # failed: asked again, made again
+    store.finish_audio("a_4", error=None, media_type="audio/mpeg", duration_s=1.0)
+    assert _audio(store, "a_5") == "a_4"  # done: the same one
+    live = store.live_audio("rep_1", "narration")
+    assert live is not None and live["id"] == "a_4" and live["status"] == "done"
+    assert store.get_audio("a_2") is None and store.get_audio("a_5") is None  # never stored
+
+
+def _rewind_schema(database: Database, version: int) -> None:
+    with database.migration_transaction() as tx:
+        if database.backend == "sqlite":
+            tx.execute(f"PRAGMA user_version = {version}")
+        else:
+            tx.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
+
+
+def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_newest(store: Store) -> None:
+    version = next(n for n, m in enumerate(MIGRATIONS, 1) if m.name == "audio_once")
+    database = store.database
+    database.execute("DROP INDEX audio_live")
+    _rewind_schema(database, version - 1)
+    rows = [  # id, style, status, created_at: duplicates an earlier Sleuth made
+        ("a_old_done", "narration", "done", "2026-01-01T00:00:01"),
+        ("a_new_done", "narration", "done", "2026-01-01T00:00:02"),
+        ("a_pending", "narration", "pending", "2026-01-01T00:00:03"),
+        ("a_pending_1", "overview", "pending", "2026-01-01T00:00:01"),
+        ("a_pending_2", "overview", "pending", "2026-01-01T00:00:02"),
+        ("a_failed", "overview", "failed", "2026-01-01T00:00:03"),
+    ]
+    for audio_id, style, status, created in rows:
+        database.execute(
+            "INSERT INTO audio (id, report_id, session_id, style, status, created_at)"
+            " VALUES (?, 'rep_1', 's_1', ?, ?, ?)",
+            (audio_id, style, status, created),
+        )
+    assert migrate(database) == len(MIGRATIONS)
+    status = {row["id"]: row["status"] for row in database.fetch_all("SELECT id, status FROM audio")}
+    assert status == {
+        "a_old_done": "failed",
+        "a_new_done": "done",
+        "a_pending": "failed",
+        "a_pending_1": "failed",
+        "a_pending_2": "pending",
+        "a_failed": "failed",
+    }
+    assert _audio(store, "a_next") == "a_new_done"  # and the index holds from now on
 
 
 def _dead_run(store: Store, run_id: str) -> None:

@@ -343,7 +343,8 @@ async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: Script
 
 async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path: Path) -> None:
     model = HangingAudioScript()
-    with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1) as running:
+    limit = {"SLEUTH_AUDIO_MAX_JOBS_CLUSTER": "1"}
+    with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1, **limit) as running:
         a, b = running.servers
         async with _client(a.base_url) as on_a:
             run_id = await start_research(on_a, clarify=False)
@@ -352,6 +353,11 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
             started = await on_a.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
         assert await asyncio.to_thread(model.asked.acquire, True, TIMEOUT), "the audio job never asked for its script"
         audio_id = started.json()["audio_id"]
+        # The one audio job the cluster may make is on A: B gives that one for the same report and style,
+        # and refuses another, although B itself makes none.
+        async with _client(b.base_url) as on_b:
+            same_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+            full_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "dialogue"})
         # A server starting while another makes audio leaves that job alone (its holder is alive).
         b.stop(signal.SIGTERM)
         c = ServerProcess(running.env, tmp_path / "logs" / "server-c.log")
@@ -365,8 +371,14 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
 
             c.wait_until(lambda: status() == "failed", "the lost audio job ended")
             ended = (await on_c.get(f"/api/audio/{audio_id}")).json()
+            # The dead server's lease has lapsed: its slot is free, and the failed audio is made again.
+            again = await on_c.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+    assert same_on_b.status_code == 200 and same_on_b.json()["audio_id"] == audio_id
+    assert full_on_b.status_code == 429 and int(full_on_b.headers["Retry-After"]) > 0
+    assert full_on_b.json() == {"detail": "the servers are making their maximum of 1 audio files at once; retry later"}
     assert while_held["status"] == "pending"
     assert ended["status"] == "failed" and ended["error"] == LOST_MESSAGE
+    assert again.status_code == 202 and again.json()["audio_id"] != audio_id
 
 
 async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(tmp_path: Path) -> None:

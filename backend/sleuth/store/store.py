@@ -22,6 +22,7 @@ from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus,
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
 DEFAULT_POOL_SIZE = 10
+_LIVE_AUDIO = "SELECT * FROM audio WHERE report_id = ? AND style = ? AND status IN ('pending', 'done')"
 
 
 class Store:
@@ -84,16 +85,22 @@ class Store:
 
     def create_audio(
         self, audio_id: str, report_id: str, session_id: str, style: str, *, owner_host: str, owner_pid: int
-    ) -> None:
-        self._write(
-            [
-                (
-                    "INSERT INTO audio (id, report_id, session_id, style, status, created_at, owner_host, owner_pid)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (audio_id, report_id, session_id, style, "pending", now_iso(), owner_host, owner_pid),
-                )
-            ]
-        )
+    ) -> str:
+        """A pending job, unless the report has one pending or done in this style (the unique index `audio_live`
+        decides, across servers too); the id of the job there is: `audio_id`, or the one found."""
+        with self.database.transaction() as tx:
+            tx.execute(
+                "INSERT INTO audio (id, report_id, session_id, style, status, created_at, owner_host, owner_pid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (audio_id, report_id, session_id, style, "pending", now_iso(), owner_host, owner_pid),
+            )
+            row = tx.fetch_one(_LIVE_AUDIO, (report_id, style))
+        assert row is not None  # inserted, or the row that prevented it
+        return str(row["id"])
+
+    def live_audio(self, report_id: str, style: str) -> dict[str, Any] | None:
+        """The report's audio in this style that is pending or done, if any."""
+        return self.database.fetch_one(_LIVE_AUDIO, (report_id, style))
 
     def pending_audio(self) -> list[dict[str, Any]]:
         rows = self.database.fetch_all("SELECT * FROM audio WHERE status = 'pending' ORDER BY created_at, id")
