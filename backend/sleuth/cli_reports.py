@@ -68,12 +68,13 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
-    from sleuth.cli_research import _run
+    from sleuth.cli_research import _run, check_message_length
     from sleuth.research.types import Followup, ResearchRequest
 
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _settings()
+    check_message_length(settings, question)
     report = load_report(settings, report_id)
     followup = Followup(
         report_id=str(report.report_id), question=report.question, markdown=report.markdown, sources=report.sources

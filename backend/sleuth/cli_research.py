@@ -123,15 +123,17 @@ def research(
     from sleuth.cli_progress import ProgressPrinter
     from sleuth.cli_reports import save_report
     from sleuth.cli_settings import cli_check_database, cli_settings
+    from sleuth.core.text import has_visible_text
     from sleuth.research.plan_review import AutoApprove
     from sleuth.research.run import new_run_id
     from sleuth.research.types import ClarificationExchange, ResearchRequest
     from sleuth.stream.packets import Packet
     from sleuth.tools.sources import clean_names
 
-    if not question.strip():
+    if not has_visible_text(question):
         raise click.UsageError("the question is empty")
     settings = cli_settings()
+    check_message_length(settings, question, answer)
     request = ResearchRequest(
         question=question.strip(),
         mode=mode,
@@ -169,6 +171,7 @@ def research(
                 return
             if answer is None:
                 answer = click.prompt("Your answer", err=True)
+                check_message_length(settings, answer)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
             result = event_loop.run(_run(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
@@ -188,6 +191,16 @@ def research(
         write_export(result, export_format, output)
         if not as_json:
             click.echo(f"Report written to {output}", err=True)
+
+
+def check_message_length(settings: Settings, *texts: str | None) -> None:
+    """The server's limit on a question or message (`SLEUTH_MAX_MESSAGE_CHARS`), with its message."""
+    from sleuth.core.text import message_too_long
+
+    for text in texts:
+        problem = message_too_long(text or "", settings.max_message_chars)
+        if problem is not None:
+            raise click.ClickException(problem)
 
 
 def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:

@@ -153,6 +153,9 @@ class Settings(BaseSettings):
     )
     report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     plan_max_tokens: int = Field(default=1000, ge=64, description="A longer plan is cut (and a packet says so).")
+    clarification_max_tokens: int = Field(
+        default=500, ge=32, description="Longer clarifying questions are cut (and a packet says so)."
+    )
     task_max_tokens: int = Field(default=300, ge=16, description="A longer research_agent task is cut.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64, description="max_tokens of each orchestrator turn.")
     page_max_tokens: int = Field(
@@ -164,7 +167,8 @@ class Settings(BaseSettings):
     history_max_tokens: int = Field(
         default=3000,
         ge=0,
-        description="Tokens of a session's earlier reports given to the clarifier and planner as context.",
+        description="Cap on what the conversation carries into a run's prompts: the clarifying questions and "
+        "their answer first, then earlier questions and reports, newest first.",
     )
     tts_model: str | None = Field(
         default=None, description="A litellm speech model for audio (e.g. openai/tts-1); unset: offline espeak-ng."

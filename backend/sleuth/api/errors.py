@@ -6,6 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -27,6 +28,9 @@ def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
 
 
+TOO_LARGE = "Content Too Large"  # the detail of Starlette's own 413, which the chunked path answers with
+
+
 class BodySizeLimit:
     """Refuse a body larger than `max_bytes` with 413, counting bytes as they are read (Starlette's
     RequestBodyLimitMiddleware), so a chunked body without Content-Length is refused too.
@@ -41,4 +45,11 @@ class BodySizeLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         upload = scope.get("method") == "POST" and path.startswith("/api/collections/") and path.endswith("/documents")
-        await (self._upload if upload else self._default)(scope, receive, send)
+        limiter = self._upload if upload else self._default
+        declared = Headers(scope=scope).get("content-length", "") if scope["type"] == "http" else ""
+        if declared.isdigit() and int(declared) > limiter.max_body_size:
+            # Refused before the app runs: Starlette would answer in plain text when the route
+            # reads no body; every 413 carries the JSON error body instead.
+            await JSONResponse({"detail": TOO_LARGE}, status_code=413)(scope, receive, send)
+            return
+        await limiter(scope, receive, send)

@@ -15,6 +15,7 @@ from sleuth.llm.setup import litellm_ready
 from sleuth.prompting import render
 from sleuth.research.citations import VerifiedReport
 from sleuth.research.clarify import clarify
+from sleuth.research.context import bounded_conversation
 from sleuth.research.deadlines import DeadlineReached, RunDeadlines, run_until
 from sleuth.research.followup import FollowupAnswer, answer_followup
 from sleuth.research.orchestrator import orchestrate
@@ -53,7 +54,7 @@ def new_state(
     mode = request.mode or settings.mode
     state = RunState(
         run_id=emitter.run_id,
-        request=request,
+        request=bounded_conversation(request, settings.history_max_tokens),
         settings=settings,
         emitter=emitter,
         gateway=LLMGateway(settings, clock),

@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 
 from sleuth.api.routes.deps import responses, settings_of, store_of
 from sleuth.api.schemas import CollectionOut, DocumentEntryOut, DocumentOut, SourceOut
+from sleuth.core.text import clean_label
 from sleuth.tools import sources
 from sleuth.tools.base import ToolError
 from sleuth.tools.local import library
@@ -25,6 +26,14 @@ def _db(request: Request) -> Path:
 
 def _refused(exc: library.LibraryError) -> HTTPException:
     return HTTPException(status_code=exc.status, detail=str(exc))
+
+
+def _file_name(filename: str | None) -> str:
+    """The upload's name as a label (core/text.py): no control or bidi characters, something visible."""
+    try:
+        return clean_label(filename or "")
+    except ValueError as exc:
+        raise HTTPException(status_code=422, detail=f"file name {filename or ''!r}: {exc}") from None
 
 
 @router.get("/sources", response_model=list[SourceOut], responses=responses(401))
@@ -66,7 +75,7 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     for file in files:
         # Read one byte past the cap at most: a huge file is refused without holding it all.
         data = await file.read(limits.max_file_bytes + 1)
-        uploads.append(library.Upload(file.filename or "", data))
+        uploads.append(library.Upload(_file_name(file.filename), data))
     try:
         entries = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits)
     except library.LibraryError as exc:
