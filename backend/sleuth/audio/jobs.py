@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from sleuth.audio.files import audio_dir
+from sleuth.audio.files import audio_dir, remove_audio_file
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import SpokenLines, speak
@@ -105,15 +105,20 @@ class AudioJobs:
         audio_id = new_id("a")
         if self._owners is not None:
             await self._owners.hold(audio_id)  # before its row: a pending row always has its holder
-        await asyncio.to_thread(
-            self._store.create_audio,
-            audio_id,
-            str(report.report_id),
-            session_id,
-            style,
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-        )
+        try:
+            await asyncio.to_thread(
+                self._store.create_audio,
+                audio_id,
+                str(report.report_id),
+                session_id,
+                style,
+                owner_host=this_host(),
+                owner_pid=os.getpid(),
+            )
+        except BaseException:  # the report was deleted meanwhile (NotFound): no job, nothing held
+            if self._owners is not None:
+                await self._owners.release(audio_id)
+            raise
         task = asyncio.create_task(self._run(audio_id, report, style))
         self._tasks[task] = audio_id
         task.add_done_callback(self._tasks.pop)
@@ -141,9 +146,11 @@ class AudioJobs:
             log.exception("audio %s failed", audio_id)
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=f"internal error: {type(exc).__name__}")
             return
-        await asyncio.to_thread(
+        stored = await asyncio.to_thread(
             self._store.finish_audio, audio_id, error=None, media_type=media_type, duration_s=duration
         )
+        if not stored:  # its session was deleted while it was made: nothing points to the file
+            await asyncio.to_thread(remove_audio_file, self._store, audio_id)
 
     async def shutdown(self) -> None:
         """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""
