@@ -9,7 +9,7 @@ a PostgreSQL one; the SQL here is portable and `Database` carries the difference
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from sleuth.research.types import ResearchResult
 from sleuth.store.database import Database, RowLock, Transaction, like_pattern, open_database
 from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
@@ -258,6 +259,45 @@ class Store:
         if assistant_message is not None:
             statements.append(_message_insert(assistant_message))
         self._write(statements)
+
+    def end_run(
+        self,
+        run_id: str,
+        closing: Callable[[PacketRow | None], tuple[list[StoredPacket], str]],
+        *,
+        status: RunStatus,
+        error: str | None,
+        reply: MessageRecord,
+    ) -> list[StoredPacket]:
+        """End a run its engine will not end, in one transaction; returns the packets appended.
+
+        `closing` gets the run's last stored packet (None if there is none) and returns the packets
+        to append after it and the stop reason the run ends with. The run is marked finished with
+        `status` and `error`, and `reply` is stored as the assistant's message. A run that is no
+        longer `running` was ended by someone else first (another server's reaper, its own engine):
+        it is left as it is, and nothing is appended.
+        """
+        with self.database.transaction() as tx:
+            run = tx.fetch_one(f"SELECT status FROM runs WHERE id = ?{self.database.row_lock('delete')}", (run_id,))
+            if run is None or run["status"] != "running":
+                return []
+            last = tx.fetch_one(
+                "SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+            )
+            appended, stop_reason = closing(
+                PacketRow(seq=last["seq"], type=last["type"], json=last["json"]) if last else None
+            )
+            if appended:
+                tx.executemany(
+                    "INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)",
+                    [(p.run_id, p.seq, p.type, p.created_at, p.json) for p in appended],
+                )
+            tx.execute(
+                "UPDATE runs SET status = ?, stop_reason = ?, error = ?, finished_at = ? WHERE id = ?",
+                (status, stop_reason, error, now_iso(), run_id),
+            )
+            tx.execute(*_message_insert(reply))
+        return appended
 
     # -- reports ----------------------------------------------------------------------------
 
