@@ -306,7 +306,8 @@ class RunManager:
             log_run_event("run_interrupted", live.record.id, reason="engine process exited")
 
     async def _interrupt(self, live: LiveRun, message: str) -> None:
-        """End a live run with `error` + `stop` written directly, and show them to its watchers."""
+        """End a live run with `error` + `stop` (after a `run_start` if it had none) written directly,
+        and show them to its watchers."""
         appended = await asyncio.to_thread(
             end_run_as_interrupted, self._store, live.record, message, default_mode=self._settings.mode
         )

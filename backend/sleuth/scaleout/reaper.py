@@ -1,9 +1,10 @@
 """Ending runs whose worker is gone, from whichever server or worker notices first.
 
 The run ends as a dead engine process's runs do in one server: `error` (not recoverable) and
-`stop`, stored after its last stored packet, then published. Not retried from the start: the
-clients have already seen part of this run (its plan, its sources), and a second run under the
-same id would contradict what they saw; a new run is one click away and says what happened.
+`stop`, stored after its last stored packet (after a `run_start` if it had none), then
+published. Not retried from the start: the clients have already seen part of this run (its
+plan, its sources), and a second run under the same id would contradict what they saw; a new
+run is one click away and says what happened.
 """
 
 from __future__ import annotations

@@ -53,7 +53,8 @@ def process_is_dead(host: str, pid: int) -> bool:
 
 
 def end_run_as_interrupted(store: Store, run: RunRecord, message: str, *, default_mode: Mode) -> list[StoredPacket]:
-    """Append `error` + `stop` after the run's last stored packet and mark it finished.
+    """Append `error` + `stop` after the run's last stored packet (`run_start` first if there is
+    none) and mark it finished.
 
     Returns the packets appended, so a live process can also hand them to its subscribers.
     `default_mode` is the settings' mode, named by the `run_start` of a run that had none.
