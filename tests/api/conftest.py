@@ -17,6 +17,7 @@ import pytest
 import uvicorn
 
 from sleuth.api import create_app
+from sleuth.api.run_manager import Engine
 from sleuth.config import Settings
 from sleuth.scripted.engine import scripted_settings
 from sleuth.scripted.scenarios import HangingOrchestrator, ResearchModel
@@ -47,8 +48,9 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(settings: Settings) -> Iterator[LiveServer]:
-    app = create_app(settings)
+def live_server(settings: Settings, *, engine: Engine | None = None) -> Iterator[LiveServer]:
+    """`engine`: a module-level stand-in for the research engine (it is sent to the engine process)."""
+    app = create_app(settings, engine=engine)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

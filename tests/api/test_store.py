@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from sleuth.config import Settings
+from sleuth.research.types import ResearchResult
 from sleuth.store import Database, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
 from sleuth.store.records import now_iso
-from sleuth.store.recovery import RESTART_MESSAGE, recover_orphaned_runs, this_host
+from sleuth.store.recovery import RESTART_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 from sleuth.stream.packets import parse_packet
 from support.databases import table_columns
+from support.invariants import check_stored
+from support.reports import store_report
 
 
 def open_store() -> Store:
@@ -84,6 +87,9 @@ def test_text_with_a_nul_character_is_stored_on_either_backend(store: Store) -> 
 
 
 def _audio(store: Store, audio_id: str, style: str = "narration") -> str:
+    if store.get_report("rep_1") is None:
+        result = ResearchResult(status="completed", stop_reason="completed", report_id="rep_1", question="q")
+        store_report(store, result, "s_1")
     return store.create_audio(audio_id, "rep_1", "s_1", style, owner_host=this_host(), owner_pid=1)
 
 
@@ -194,8 +200,8 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> 
             created_at=now_iso(),
         )
     )
-    assert recover_orphaned_runs(store) == ["r_dead"]
-    assert recover_orphaned_runs(store) == []  # idempotent
+    assert recover_orphaned_runs(store, default_mode="heavy") == ["r_dead"]
+    assert recover_orphaned_runs(store, default_mode="heavy") == []  # idempotent
     rows = store.packets_after("r_dead", 0)
     error, stop = (parse_packet(row.json) for row in rows)
     assert (error.seq, error.obj.type, error.obj.message, error.obj.recoverable) == (1, "error", RESTART_MESSAGE, False)
@@ -203,6 +209,36 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> 
     dead, live = store.get_run("r_dead"), store.get_run("r_live")
     assert dead is not None and dead.status == "error" and dead.error == RESTART_MESSAGE
     assert live is not None and live.status == "running"
+
+
+def test_recovery_starts_a_run_that_never_started_with_run_start(store: Store) -> None:
+    _dead_run(store, "r_unstarted")  # its server died before the engine sent anything
+    assert recover_orphaned_runs(store, default_mode="light") == ["r_unstarted"]
+    start, error, stop = check_stored([row.json for row in store.packets_after("r_unstarted", -1)])
+    assert start.obj.model_dump() == {
+        "type": "run_start",
+        "session_id": "s_1",
+        "question": "q",
+        "mode": "light",  # the run asked for none: the settings' mode
+        "models": {},
+        "time_budget_s": None,
+        "sources": [],
+    }
+    assert (error.obj.type, stop.obj.type) == ("error", "stop")
+
+
+def test_a_run_is_ended_once_whoever_ends_it(store: Store) -> None:
+    # Two servers (or a reaper and a worker) finding the same orphan end it together: one ending,
+    # one reply, and the second is told it appended nothing.
+    _dead_run(store, "r_twice")
+    run = store.get_run("r_twice")
+    assert run is not None
+    first = end_run_as_interrupted(store, run, RESTART_MESSAGE, default_mode="heavy")
+    second = end_run_as_interrupted(store, run, "interrupted: the worker running it stopped", default_mode="heavy")
+    replies = [m for m in store.list_messages("s_1") if m.role == "assistant"]
+    assert [p.type for p in first] == ["run_start", "error", "stop"] and second == []
+    assert [m.content for m in replies] == [RESTART_MESSAGE]
+    check_stored([row.json for row in store.packets_after("r_twice", -1)])
 
 
 def test_still_running_names_the_running_runs_among_many(store: Store) -> None:

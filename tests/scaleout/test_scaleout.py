@@ -26,7 +26,7 @@ from sleuth.scripted.scenarios import HangingAudioScript, HangingOrchestrator, R
 from sleuth.scripted.server import Reply, ScriptedLLM
 from support.cluster import cluster
 from support.processes import ServerProcess
-from support.sse import Event, assert_contiguous, document_urls, read_events, start_research
+from support.sse import QUESTION, Event, assert_contiguous, document_urls, read_events, start_research
 
 TIMEOUT = 60
 
@@ -47,6 +47,19 @@ class GatedOrchestrator(ResearchModel):
 
 def _obj(event: Event) -> dict[str, Any]:
     return json.loads(event.data)["obj"]  # type: ignore[no-any-return]
+
+
+def _unstarted(session_id: str) -> dict[str, Any]:
+    """The `run_start` of a run that no engine began: what was asked, in the settings' mode."""
+    return {
+        "type": "run_start",
+        "session_id": session_id,
+        "question": QUESTION,
+        "mode": "heavy",
+        "models": {},
+        "time_budget_s": None,
+        "sources": [],
+    }
 
 
 def _client(base_url: str) -> httpx.AsyncClient:
@@ -140,7 +153,8 @@ async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM,
             left = conn.execute(query, (queued,)).fetchone()
     # The answer already says it ended: it did not wait for a worker to become free.
     assert cancelled.json() == {"run_id": queued, "status": "cancelled", "cancelled": True}
-    assert [_obj(e) for e in events] == [{"type": "stop", "reason": "cancelled"}]
+    # Every run starts with `run_start`, this one too: the question as asked, no model called yet.
+    assert [_obj(e) for e in events] == [_unstarted(run["session_id"]), {"type": "stop", "reason": "cancelled"}]
     assert [e.data for e in events] == stored
     assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
     assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Research cancelled."]
@@ -228,6 +242,7 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
 
             server.wait_until(lambda: health()["active_runs"] == 0, "both slots free")
     assert [_obj(e) for e in events] == [
+        _unstarted(run["session_id"]),
         {"type": "error", "message": NOT_QUEUED_MESSAGE, "recoverable": False},
         {"type": "stop", "reason": "error"},
     ]

@@ -19,6 +19,7 @@ from sleuth.config import Settings
 from sleuth.research.types import ResearchResult
 from sleuth.store import Store
 from support.mp3 import mp3_seconds
+from support.reports import store_report
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
 
@@ -122,8 +123,9 @@ async def test_a_job_that_fails_midway_leaves_no_partial_file(tmp_path: Path) ->
 async def test_a_burst_of_requests_for_one_audio_starts_one_job_and_gives_it_to_all(tmp_path: Path) -> None:
     store = Store(tmp_path)
     jobs = AudioJobs(Settings(audio_max_jobs=2), store, encoding=WavEncoding())
+    session_id = store_report(store, _report(2))
     try:
-        burst = await asyncio.gather(*(jobs.start(_report(2), "s_1", "narration") for _ in range(8)))
+        burst = await asyncio.gather(*(jobs.start(_report(2), session_id, "narration") for _ in range(8)))
     finally:
         await jobs.shutdown()
         store.close()
@@ -134,10 +136,11 @@ async def test_a_burst_of_requests_for_one_audio_starts_one_job_and_gives_it_to_
 async def test_a_done_audio_whose_file_is_gone_is_made_again(tmp_path: Path) -> None:
     store = Store(tmp_path)
     jobs = AudioJobs(Settings(), store, encoding=WavEncoding())
+    session_id = store_report(store, _report(1))
     try:
-        store.create_audio("a_gone", "rep_long", "s_1", "narration", owner_host="h", owner_pid=1)
+        store.create_audio("a_gone", "rep_long", session_id, "narration", owner_host="h", owner_pid=1)
         store.finish_audio("a_gone", error=None, media_type="audio/wav", duration_s=1.0)  # and no file
-        started = await jobs.start(_report(1), "s_1", "narration")
+        started = await jobs.start(_report(1), session_id, "narration")
         gone = store.get_audio("a_gone")
     finally:
         await jobs.shutdown()

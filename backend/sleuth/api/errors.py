@@ -10,6 +10,13 @@ from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sleuth.store import DatabaseError
+from sleuth.store.errors import Conflict, NotFound
+
+# What a request that lost a race on a database constraint is told; the driver's own message
+# names tables and keys, which are nobody's business outside the server log.
+RACE_MESSAGE = "the request conflicted with a change made at the same time; retry it"
+
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
@@ -20,6 +27,18 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = [{k: v for k, v in err.items() if k not in ("input", "ctx", "url")} for err in errors]
         return JSONResponse(
             status_code=422, content=jsonable_encoder({"detail": detail, "message": "; ".join(sentences)})
+        )
+
+    # A store write that depended on a row another request changed meanwhile (a message to a
+    # session being deleted): the store checks in the write's own transaction and says what it found.
+    @app.exception_handler(NotFound)
+    async def _gone(request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    @app.exception_handler(Conflict)
+    async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
+        return JSONResponse(
+            status_code=409, content={"detail": RACE_MESSAGE if isinstance(exc, DatabaseError) else str(exc)}
         )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from sleuth.audio.encoding import Encoding, available_encoding
-from sleuth.audio.files import audio_dir, audio_file
+from sleuth.audio.files import audio_dir, audio_file, remove_audio_file
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import Spoken, SpokenLines, output_of, speak
@@ -203,9 +203,11 @@ class AudioJobs:
             log.exception("audio %s failed", audio_id)
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=f"internal error: {type(exc).__name__}")
             return
-        await asyncio.to_thread(
+        stored = await asyncio.to_thread(
             self._store.finish_audio, audio_id, error=None, media_type=spoken.media_type, duration_s=spoken.duration_s
         )
+        if not stored:  # its session was deleted while it was made: nothing points to the file
+            await asyncio.to_thread(remove_audio_file, self._store, audio_id)
 
     async def shutdown(self) -> None:
         """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""

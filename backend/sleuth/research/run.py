@@ -194,7 +194,7 @@ async def run_research(
         RunStart(
             session_id=request.session_id,
             question=request.question,
-            mode="followup" if request.followup else (request.mode or settings.mode),
+            mode=request.mode_label(settings.mode),
             models={
                 role: _model_label(settings.model_for(role))
                 for role in ROLES + (("judge",) if settings.judge_model else ())

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response, status
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from sleuth.api.routes.deps import limits_of, not_found, responses, store_of
 from sleuth.api.schemas import ErrorOut, ReportOut
@@ -118,8 +121,32 @@ async def get_audio_file(request: Request, audio_id: str) -> FileResponse:
     store = store_of(request)
     row = await asyncio.to_thread(store.get_audio, audio_id)
     path = audio_file(store, audio_id) if row and row["status"] == "done" else None
-    if row is None or path is None:
+    handle = await asyncio.to_thread(_open, path) if path is not None else None
+    if row is None or path is None or handle is None:
         raise not_found("audio", audio_id)
-    return FileResponse(
-        path, media_type=row["media_type"], filename=f"sleuth-{row['report_id']}-{row['style']}.{path.suffix[1:]}"
+    return OpenedFileResponse(
+        handle, media_type=row["media_type"], filename=f"sleuth-{row['report_id']}-{row['style']}.{path.suffix[1:]}"
     )
+
+
+def _open(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY)
+    except FileNotFoundError:  # deleted with its session since it was looked up
+        return None
+
+
+class OpenedFileResponse(FileResponse):
+    """A file response for a file this process already holds open, so a file deleted (with its
+    session) after the request found it is still sent whole: an open file stays readable. Starlette
+    opens a response's file by path, so it gets the descriptor's own (/dev/fd/N)."""
+
+    def __init__(self, handle: int, *, media_type: str | None, filename: str) -> None:
+        super().__init__(f"/dev/fd/{handle}", media_type=media_type, filename=filename, stat_result=os.fstat(handle))
+        self._handle = handle
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            os.close(self._handle)
