@@ -68,8 +68,8 @@ async def test_crafted_pdfs_are_refused_each_with_its_reason(server: LiveServer)
 
 
 async def test_a_file_that_takes_too_long_is_refused_at_the_deadline(tight: LiveServer) -> None:
-    # A few hundred kilobytes whose 2000 pages each take seconds to parse: without a deadline,
-    # hours of a server's CPU.
+    # A few hundred kilobytes whose 2000 pages each parse one stream of 50,000 operators again:
+    # without a deadline, a long stretch of a server's CPU.
     async with httpx.AsyncClient(base_url=tight.base_url, timeout=120) as client:
         slow = await client.post("/api/collections/slow/documents", files=files(("slow.pdf", shared_stream_pdf())))
         assert slow.status_code == 422, slow.text

@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from sleuth.tools.local import library
-from sleuth.tools.local.extract import Extracted, extract
+from sleuth.tools.local.extract import extract
 
 LIMITS = library.UploadLimits(max_file_bytes=3_000_000, max_files=5)
 
 
-def in_process(path: Path, name: str) -> Extracted:
-    return extract(Path(name), path.read_bytes())
+def in_process(path: Path, name: str, text_file: Path) -> str:
+    extracted = extract(Path(name), path.read_bytes())
+    text_file.write_text(extracted.text, encoding="utf-8")
+    return extracted.title
 
 
 class Reads(io.BytesIO):
@@ -58,9 +60,9 @@ def test_a_collection_deleted_while_its_upload_is_extracted_is_a_conflict(tmp_pa
     db = tmp_path / "corpus.db"
     library.add_uploads(db, "notes", [upload("a.md", b"# A\n\nFirst note.\n")], LIMITS, in_process)
 
-    def deleting(path: Path, name: str) -> Extracted:
+    def deleting(path: Path, name: str, text_file: Path) -> str:
         library.delete_collection(db, "notes")  # another request, between the check and the write
-        return in_process(path, name)
+        return in_process(path, name, text_file)
 
     with pytest.raises(library.LibraryError) as conflict:
         library.add_uploads(db, "notes", [upload("b.md", b"# B\n\nSecond note.\n")], LIMITS, deleting)

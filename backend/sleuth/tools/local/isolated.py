@@ -1,9 +1,10 @@
 """Extract one file in a child process, so that its time and memory are bounded.
 
-pypdf and the HTML parser bound much of their work, but not all of it: a few-kilobyte PDF whose
-pages all draw one content stream of a million operators costs seconds of CPU per page, and
-nothing can stop a thread that is inside the parser. A child process can be killed at a
-deadline and given an address-space limit.
+pypdf and the HTML parser bound much of their work, but not all of it: in a small PDF whose
+thousands of pages all draw one content stream of half a million operators, the reader parses
+that stream again for every page, each time within its own bounds. Nothing can stop a thread
+that is inside the parser; a child process can be killed at a deadline and given an
+address-space limit. Its text goes to a file, so it is never held twice on its way back.
 
 Children fork from multiprocessing's fork server, which loads the parsers once (so a child
 starts in milliseconds), never from the server process itself: its threads would be copied in
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sleuth.config import Settings
-from sleuth.tools.local.extract import Extracted, ExtractError, extract
+from sleuth.tools.local.extract import ExtractError, extract
 
 # Loaded by the fork server before it forks anything: every child starts with them imported.
 # "__main__" as in multiprocessing's default list: where the fork server is given the main
@@ -32,7 +33,8 @@ _PRELOAD = ["__main__", __name__, "sleuth.tools.extraction.html", "sleuth.tools.
 _context_lock = threading.Lock()
 _context: Any = None
 
-Outcome = tuple[Literal["ok"], Extracted] | tuple[Literal["refused"], str]
+# ("ok", the title) or ("refused", why); the text goes to a file, not through the pipe.
+Outcome = tuple[Literal["ok", "refused"], str]
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,9 @@ class ExtractionLimits:
         return cls(settings.upload_extract_timeout_s, int(settings.upload_extract_memory_mb * 1_000_000))
 
 
-def extract_in_child(path: Path, name: str, limits: ExtractionLimits) -> Extracted:
-    """Title and text of the file at `path`, extracted as a file called `name` (its type comes from
-    the name), by a child process that is killed past `limits.timeout_s`.
+def extract_in_child(path: Path, name: str, text_file: Path, limits: ExtractionLimits) -> str:
+    """Extract the file at `path` as a file called `name` (its type comes from the name) in a child
+    process that is killed past `limits.timeout_s`; its text goes to `text_file`, its title is returned.
 
     ExtractError says why the file was refused: what the extractor said, the time or memory
     limit, or an unexpected failure of the parser (by exception type, in one line).
@@ -55,7 +57,10 @@ def extract_in_child(path: Path, name: str, limits: ExtractionLimits) -> Extract
     ctx = _fork_server()
     receiver, sender = ctx.Pipe(duplex=False)
     child = ctx.Process(
-        target=_child, args=(sender, str(path), name, limits.memory_bytes), name="sleuth-extract", daemon=True
+        target=_child,
+        args=(sender, str(path), name, str(text_file), limits.memory_bytes),
+        name="sleuth-extract",
+        daemon=True,
     )
     child.start()
     sender.close()  # the child holds its end: if it dies, the poll below sees end-of-file at once
@@ -71,9 +76,10 @@ def extract_in_child(path: Path, name: str, limits: ExtractionLimits) -> Extract
         if child.is_alive():
             child.kill()
         child.join()
-    if outcome[0] == "refused":
-        raise ExtractError(outcome[1])
-    return outcome[1]
+    status, value = outcome
+    if status == "refused":
+        raise ExtractError(value)
+    return value
 
 
 def _fork_server() -> Any:
@@ -86,26 +92,21 @@ def _fork_server() -> Any:
         return _context
 
 
-def _child(sender: Connection, path: str, name: str, memory_bytes: int) -> None:
+def _child(sender: Connection, path: str, name: str, text_file: str, memory_bytes: int) -> None:
     _limit_memory(memory_bytes)
     outcome: Outcome
     try:
-        outcome = ("ok", extract(Path(name), Path(path).read_bytes()))
+        extracted = extract(Path(name), Path(path).read_bytes())
+        Path(text_file).write_text(extracted.text, encoding="utf-8", errors="surrogatepass")
+        outcome = ("ok", extracted.title)
     except ExtractError as exc:
         outcome = ("refused", str(exc))
     except MemoryError:
-        outcome = ("refused", _over_memory(memory_bytes))
+        outcome = ("refused", f"needs more than {memory_bytes / 1_000_000:g} MB of memory to extract; refused")
     except Exception as exc:  # noqa: BLE001 — a parser bug on one odd file is that file's refusal
         outcome = ("refused", f"could not extract the text ({type(exc).__name__})")
-    try:
-        sender.send(outcome)
-    except MemoryError:  # pickling a very long text can be what crosses the limit
-        sender.send(("refused", _over_memory(memory_bytes)))
+    sender.send(outcome)
     sender.close()
-
-
-def _over_memory(memory_bytes: int) -> str:
-    return f"needs more than {memory_bytes / 1_000_000:g} MB of memory to extract; refused"
 
 
 def _limit_memory(memory_bytes: int) -> None:

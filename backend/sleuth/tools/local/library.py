@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.chunking import iter_chunks
-from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, Extracted, ExtractError, is_supported
+from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, ExtractError, is_supported
 from sleuth.tools.local.schema import connect
 from sleuth.tools.local.store import Collection, CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, is_valid_name, parse_corpus_url
@@ -98,9 +98,9 @@ class UploadRefused(LibraryError):
         self.refused = refused
 
 
-# Turns the saved bytes of an upload (first argument) into text; the second is the upload's own
-# name, which says its type. Raises ExtractError with the reason for a refusal.
-Extractor = Callable[[Path, str], Extracted]
+# Extracts an upload: (its bytes saved on disk, its own name, which says its type, the file to
+# write its text to) -> its title. Raises ExtractError with the reason for a refusal.
+Extractor = Callable[[Path, str, Path], str]
 _COPY_CHUNK = 1 << 20
 
 
@@ -230,15 +230,14 @@ def _prepare(
         raise LibraryError(f"{upload.size / 1_000_000:.1f} MB is over the {cap_mb:.1f} MB limit", 413)
     saved = folder / str(index)  # never the upload's name: that is only data here
     size, digest = _save(upload, saved, limits)
+    text_file = folder / f"{index}.txt"
     try:
-        extracted = extract_file(saved, name)
+        title = extract_file(saved, name, text_file)
     except ExtractError as exc:
         raise LibraryError(str(exc), 422) from None
     finally:
         saved.unlink()
-    text_file = folder / f"{index}.txt"
-    text_file.write_text(extracted.text, encoding="utf-8", errors="surrogatepass")
-    return _Accepted(name, extracted.title, size, digest, text_file)
+    return _Accepted(name, title, size, digest, text_file)
 
 
 def add_uploads(
