@@ -85,7 +85,7 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     """
     settings = settings_of(request)
     slots = upload_slots_of(request)
-    if slots.locked():  # the body is on disk already: a refusal now holds nothing while it waits
+    if slots.locked():  # refused, not queued: a queued request would hold its spooled files until its turn
         raise HTTPException(
             status_code=429,
             detail=f"the server is extracting its maximum of {settings.upload_max_concurrent} uploads; retry later",

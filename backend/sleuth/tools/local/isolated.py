@@ -110,9 +110,15 @@ def _child(sender: Connection, path: str, name: str, text_file: str, memory_byte
 
 
 def _limit_memory(memory_bytes: int) -> None:
-    """Cap the address space at what this process has mapped now plus `memory_bytes`."""
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    """Cap the address space at what this process has mapped now plus `memory_bytes`.
+
+    Where /proc does not say what is mapped (not Linux), the time limit is the only one.
+    """
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = mapped + memory_bytes
     if hard != resource.RLIM_INFINITY:
