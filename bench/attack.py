@@ -441,6 +441,7 @@ async def attack_chunked(client: httpx.AsyncClient) -> bool:
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=50, help="rounds of each race")
+    parser.add_argument("--only", type=int, action="append", help="run only this attack (repeatable)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds each attack may take")
     args = parser.parse_args()
     canary = Canary()
@@ -470,6 +471,8 @@ async def main() -> int:
                     (8, lambda: attack_chunked(client)),
                 ]
                 for number, attack in attacks:
+                    if args.only and number not in args.only:
+                        continue
                     try:
                         outcome = await asyncio.wait_for(attack(), args.timeout)
                     except TimeoutError:

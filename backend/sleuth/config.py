@@ -76,6 +76,18 @@ class Settings(BaseSettings):
     )
     upload_max_file_mb: float = Field(default=20.0, gt=0, description="Uploaded files larger than this get 413.")
     upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
+    upload_max_request_mb: float = Field(
+        default=100.0, gt=0, description="An upload request (all its files) larger than this gets 413 as it is read."
+    )
+    upload_max_concurrent: int = Field(
+        default=2, ge=1, description="Upload requests one server extracts at once; another one meanwhile gets 429."
+    )
+    upload_extract_timeout_s: float = Field(
+        default=120.0, gt=0, description="An uploaded file whose text takes longer to extract is refused (422)."
+    )
+    upload_extract_memory_mb: float = Field(
+        default=1024.0, gt=0, description="Memory the extraction of one uploaded file may use; more: refused (422)."
+    )
     corpus_check_s: float = Field(
         default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
     )
@@ -351,6 +363,10 @@ class Settings(BaseSettings):
     @property
     def upload_max_file_bytes(self) -> int:
         return int(self.upload_max_file_mb * 1_000_000)
+
+    @property
+    def upload_max_request_bytes(self) -> int:
+        return int(self.upload_max_request_mb * 1_000_000)
 
     @property
     def search_providers(self) -> list[str]:

@@ -232,6 +232,22 @@ class DocumentEntryOut(_FromRecord):
     size: int
 
 
+class RefusedFileOut(_FromRecord):
+    filename: str
+    status: int = Field(description="The status that fits this file alone: 413 too big, 415 its type, 422 its text.")
+    reason: str
+
+
+class UploadOut(_FromRecord):
+    added: list[DocumentEntryOut] = Field(description="The files added, as documents of the collection.")
+    refused: list[RefusedFileOut] = Field(description="The files that were not added, each with the reason.")
+
+
+class UploadRefusedOut(BaseModel):
+    detail: str = Field(description="Every file's refusal, `name: reason`, separated by '; '.")
+    refused: list[RefusedFileOut]
+
+
 class DocumentOut(_FromRecord):
     id: str
     url: str
