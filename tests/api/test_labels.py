@@ -88,7 +88,7 @@ async def test_upload_file_names_are_cleaned_and_invisible_ones_refused(server: 
             refused.append(await client.post("/api/collections/labels/documents", content=body, headers=headers))
         listed = (await client.get("/api/collections/labels/documents")).json()
     assert added.status_code == 201, added.text
-    assert [d["path"] for d in added.json()] == ["report gnp.md"]
+    assert [d["path"] for d in added.json()["added"]] == ["report gnp.md"]
     for response in refused:
         assert response.status_code == 422, response.text
         assert response.json()["detail"].startswith("file name ") and NOT_VISIBLE in response.json()["detail"]
