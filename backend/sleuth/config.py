@@ -76,6 +76,18 @@ class Settings(BaseSettings):
     )
     upload_max_file_mb: float = Field(default=20.0, gt=0, description="Uploaded files larger than this get 413.")
     upload_max_files: int = Field(default=50, ge=1, description="Files per upload request.")
+    upload_max_request_mb: float = Field(
+        default=100.0, gt=0, description="An upload request (all its files) larger than this gets 413 as it is read."
+    )
+    upload_max_concurrent: int = Field(
+        default=2, ge=1, description="Upload requests one server extracts at once; another one meanwhile gets 429."
+    )
+    upload_extract_timeout_s: float = Field(
+        default=120.0, gt=0, description="An uploaded file whose text takes longer to extract is refused (422)."
+    )
+    upload_extract_memory_mb: float = Field(
+        default=1024.0, gt=0, description="Memory the extraction of one uploaded file may use; more: refused (422)."
+    )
     corpus_check_s: float = Field(
         default=30.0, ge=0, description="How often a run re-checks the SLEUTH_CORPUS folder for changed files."
     )
@@ -153,6 +165,9 @@ class Settings(BaseSettings):
     )
     report_max_tokens: int = Field(default=8192, ge=256, description="Cap on the final report, in tokens.")
     plan_max_tokens: int = Field(default=1000, ge=64, description="A longer plan is cut (and a packet says so).")
+    clarification_max_tokens: int = Field(
+        default=500, ge=32, description="Longer clarifying questions are cut (and a packet says so)."
+    )
     task_max_tokens: int = Field(default=300, ge=16, description="A longer research_agent task is cut.")
     orchestrator_max_tokens: int = Field(default=1024, ge=64, description="max_tokens of each orchestrator turn.")
     page_max_tokens: int = Field(
@@ -164,10 +179,25 @@ class Settings(BaseSettings):
     history_max_tokens: int = Field(
         default=3000,
         ge=0,
-        description="Tokens of a session's earlier reports given to the clarifier and planner as context.",
+        description="Cap on what the conversation carries into a run's prompts: the clarifying questions and "
+        "their answer first, then earlier questions and reports, newest first.",
     )
     tts_model: str | None = Field(
         default=None, description="A litellm speech model for audio (e.g. openai/tts-1); unset: offline espeak-ng."
+    )
+    audio_max_script_chars: int = Field(
+        default=25_000,
+        ge=100,
+        description="Characters spoken in one audio file (offline about 30 minutes); a longer script is cut "
+        "there and its audio says so.",
+    )
+    audio_max_jobs: int = Field(
+        default=2, ge=1, description="Audio files one server makes at once; a request for another gets 429."
+    )
+    audio_max_jobs_cluster: int = Field(
+        default=6,
+        ge=1,
+        description="With SLEUTH_REDIS_URL: audio files all servers together make at once; past it, 429.",
     )
     plan_review_timeout_s: float = Field(
         default=900.0, gt=0, description="With plan review, the plan proceeds unchanged after this long unanswered."
@@ -333,6 +363,10 @@ class Settings(BaseSettings):
     @property
     def upload_max_file_bytes(self) -> int:
         return int(self.upload_max_file_mb * 1_000_000)
+
+    @property
+    def upload_max_request_bytes(self) -> int:
+        return int(self.upload_max_request_mb * 1_000_000)
 
     @property
     def search_providers(self) -> list[str]:

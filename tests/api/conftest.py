@@ -18,6 +18,7 @@ import uvicorn
 
 from sleuth.api import create_app
 from sleuth.config import Settings
+from sleuth.runs.manager import Engine
 from sleuth.store import Database
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
@@ -47,8 +48,9 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(settings: Settings) -> Iterator[LiveServer]:
-    app = create_app(settings)
+def live_server(settings: Settings, *, engine: Engine | None = None) -> Iterator[LiveServer]:
+    """`engine`: a module-level stand-in for the research engine (it is sent to the engine process)."""
+    app = create_app(settings, engine=engine)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

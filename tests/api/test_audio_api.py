@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import shutil
 import socket
 import threading
-import wave
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,7 +18,17 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from conftest import LiveServer, read_events, start_research
+from conftest import LiveServer, live_server, read_events, start_research
+from sleuth.audio.encoding import MP3_KBPS, WavEncoding
+from sleuth.audio.jobs import make_audio
+from sleuth.audio.script import Line
+from sleuth.audio.speech import Spoken, output_of, speak
+from sleuth.config import Settings
+from sleuth.stream.results import ResearchResult
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
+from sleuth_testkit.scenarios import ResearchModel
+from support.mp3 import mp3_seconds
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="scripts/test installs espeak-ng")
 
@@ -39,7 +50,7 @@ async def _wait_done(client: httpx.AsyncClient, audio_id: str) -> dict:  # type:
 
 
 @needs_espeak
-async def test_each_style_makes_a_playable_wav_of_plausible_length(server: LiveServer) -> None:
+async def test_each_style_makes_an_mp3_of_plausible_length(server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
         report = await _finished_report(client)
         made = {}
@@ -51,11 +62,12 @@ async def test_each_style_makes_a_playable_wav_of_plausible_length(server: LiveS
             file = await client.get(status["url"])
             made[style] = (status, file)
     for style, (status, file) in made.items():
-        assert file.status_code == 200 and file.headers["content-type"].startswith("audio/")
-        with wave.open(io.BytesIO(file.content)) as audio:
-            seconds = audio.getnframes() / audio.getframerate()
-        assert abs(seconds - status["duration_s"]) < 0.1
+        assert file.status_code == 200 and file.headers["content-type"] == "audio/mpeg"
+        assert status["media_type"] == "audio/mpeg" and file.headers["content-disposition"].endswith('.mp3"')
+        seconds = mp3_seconds(file.content)  # a whole MP3 stream, every frame intact
+        assert abs(seconds - status["duration_s"]) < 0.2
         assert seconds > 3, style
+        assert len(file.content) <= seconds * MP3_KBPS * 1000 / 8 * 1.05  # compressed: 32 kbit/s, not 353 (WAV)
     # At about 165 words a minute, each file lasts between a third and three times the speaking
     # time of its words: narration reads the report (title, summary, body), the others the scripts.
     narrated = " ".join([report["title"], report["summary"], report["markdown"].split("## How this report")[0]])
@@ -67,6 +79,59 @@ async def test_each_style_makes_a_playable_wav_of_plausible_length(server: LiveS
     assert plausible(made["narration"][0]["duration_s"], len(narrated.split()))
     assert plausible(made["overview"][0]["duration_s"], scripted)
     assert plausible(made["dialogue"][0]["duration_s"], scripted)
+
+
+@needs_espeak
+async def test_asking_again_for_a_report_and_style_gives_the_same_audio(server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        report = await _finished_report(client)
+        url = f"/api/reports/{report['report_id']}/audio"
+        burst = await asyncio.gather(*(client.post(url, json={"style": "narration"}) for _ in range(8)))
+        ids = {answer.json()["audio_id"] for answer in burst}
+        done = await _wait_done(client, ids.pop())
+        again = await client.post(url, json={"style": "narration"})
+        other_style = await client.post(url, json={"style": "overview"})
+    assert sorted(answer.status_code for answer in burst) == [200] * 7 + [202] and not ids
+    assert done["status"] == "done"
+    assert again.status_code == 200 and again.json() == done  # done: its status and file, no new job
+    assert other_style.status_code == 202 and other_style.json()["audio_id"] != done["audio_id"]
+
+
+@dataclass
+class OverviewFailsDialogueHangs(ResearchModel):
+    """The overview script is never written (its job fails); the dialogue script request hangs (its job
+    stays pending, holding a slot). `asked` is released on each dialogue request."""
+
+    asked: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+
+    def audio_script(self, body: dict[str, Any]) -> Reply:
+        if "record_dialogue" in tool_names(body):
+            self.asked.release()
+            return Reply(hang=True)
+        return Reply(text="No script today.")
+
+
+async def test_audio_past_the_server_limit_is_429_and_a_failed_one_is_made_again() -> None:
+    model = OverviewFailsDialogueHangs()
+    with ScriptedLLM(model) as llm, live_server(scripted_settings(llm, audio_max_jobs=1)) as live:
+        async with httpx.AsyncClient(base_url=live.base_url, timeout=60) as client:
+            report = await _finished_report(client)
+            url = f"/api/reports/{report['report_id']}/audio"
+            first = await client.post(url, json={"style": "overview"})
+            failed = await _wait_done(client, first.json()["audio_id"])
+            retried = await client.post(url, json={"style": "overview"})
+            await _wait_done(client, retried.json()["audio_id"])
+            holding = await client.post(url, json={"style": "dialogue"})
+            assert await asyncio.to_thread(model.asked.acquire, True, 60), "the dialogue job never asked for its script"
+            refused = await client.post(url, json={"style": "narration"})
+            same = await client.post(url, json={"style": "dialogue"})
+    assert first.status_code == 202 and failed["status"] == "failed" and failed["error"]
+    assert retried.status_code == 202 and retried.json()["audio_id"] != first.json()["audio_id"]
+    assert holding.status_code == 202
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert refused.json() == {"detail": "this server is making its maximum of 1 audio files at once; retry later"}
+    assert same.status_code == 200 and same.json()["audio_id"] == holding.json()["audio_id"]
+    assert same.json()["status"] == "pending"
 
 
 async def test_audio_errors_are_clear(server: LiveServer) -> None:
@@ -103,13 +168,7 @@ def speech_endpoint(wav: bytes) -> Iterator[tuple[str, list[dict]]]:  # type: ig
         thread.join(10)
 
 
-async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_two_voices() -> None:
-    from sleuth.audio.jobs import make_audio
-    from sleuth.audio.script import Line
-    from sleuth.audio.speech import speak
-    from sleuth.config import Settings
-    from sleuth.stream.results import ResearchResult
-
+async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_two_voices(tmp_path: Path) -> None:
     report = ResearchResult(
         status="completed",
         stop_reason="completed",
@@ -122,13 +181,16 @@ async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_tw
     chunk = b"ID3-fake-mp3-frame;"
     with speech_endpoint(chunk) as (base, seen):
         settings = Settings(tts_model="openai/tts-1", api_base=base, api_key="sk-speech-secret")
-        data, media_type, extension, duration = await make_audio(settings, report, "narration")
+        assert output_of(settings, WavEncoding()) == ("audio/mpeg", "mp3")  # a provider's MP3, whatever the encoder
+        narrated = await make_audio(settings, report, "narration", tmp_path / "narration.mp3", WavEncoding())
         spoken = len(seen)
         heard: list[tuple[int, int]] = []
         lines = [Line(0, "Host line."), Line(1, "Researcher line.")]
-        dialogue = await speak(settings, lines, lambda done, total: heard.append((done, total)))
-    assert media_type == "audio/mpeg" and extension == "mp3" and duration is None
-    assert data == chunk * spoken
+        dialogue = await speak(
+            settings, lines, tmp_path / "dialogue.mp3", WavEncoding(), lambda done, total: heard.append((done, total))
+        )
+    assert narrated == Spoken("audio/mpeg", None, len(chunk) * spoken)
+    assert (tmp_path / "narration.mp3").read_bytes() == chunk * spoken
     assert [body["input"] for body in seen[:spoken]] == [
         "Descriptors",
         "Data descriptors win.",
@@ -137,5 +199,6 @@ async def test_a_litellm_speech_model_reads_the_report_and_gives_two_speakers_tw
         "a point",
     ]
     assert {body["model"] for body in seen} == {"tts-1"}
-    assert [body["voice"] for body in seen[spoken:]] == ["alloy", "onyx"] and dialogue.data == chunk * 2
+    assert [body["voice"] for body in seen[spoken:]] == ["alloy", "onyx"] and dialogue.size == len(chunk) * 2
+    assert (tmp_path / "dialogue.mp3").read_bytes() == chunk * 2
     assert heard == [(1, 2), (2, 2)]  # progress after each spoken line

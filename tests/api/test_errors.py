@@ -63,8 +63,12 @@ async def test_too_long_messages_are_413(limited: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=limited.base_url, timeout=10) as client:
         sid = (await client.post("/api/sessions", json={})).json()["id"]
         too_long = "x" * 101
-        assert (await client.post(f"/api/sessions/{sid}/messages", json={"content": too_long})).status_code == 413
-        assert (await client.post("/api/research", json={"question": too_long})).status_code == 413
+        for path, key in ((f"/api/sessions/{sid}/messages", "content"), ("/api/research", "question")):
+            response = await client.post(path, json={key: too_long})
+            # the CLI refuses with the same words (tests/integration/test_cli_research.py)
+            assert response.status_code == 413 and response.json() == {
+                "detail": "message is 101 characters; the limit is 100"
+            }
         huge = await client.post(
             "/api/research",
             content=b'{"question": "' + b"x" * 1_000_000 + b'"}',
@@ -88,6 +92,32 @@ async def test_a_chunked_body_over_the_cap_is_413_without_content_length(limited
     # 422 (the JSON never ends), or 413 for the question's length, after holding all 20 MB.
     assert response.status_code == 413 and response.json()["detail"] == "Content Too Large"
     assert sessions == []
+
+
+async def test_a_chunked_100_mb_body_in_1_mb_chunks_is_413_with_the_json_error(limited: LiveServer) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"question": "'
+        for _ in range(100):
+            yield b"x" * 1_048_576
+
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=60) as client:
+        response = await client.post("/api/research", content=chunks(), headers={"content-type": "application/json"})
+        after = await client.get("/api/sessions")  # the connection and the server still serve
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 413 and response.headers["content-type"] == "application/json"
+    assert response.json() == {"detail": "Content Too Large"}
+    assert after.status_code == 200 and after.json() == []
+
+
+async def test_an_oversized_content_length_is_413_with_the_json_error_where_no_body_is_read(
+    limited: LiveServer,
+) -> None:
+    async with httpx.AsyncClient(base_url=limited.base_url, timeout=30) as client:
+        # a route that reads no body, and one that does not exist: both refused for the declared size
+        responses = [await client.post(path, content=b"x" * 200_000) for path in ("/api/runs/r_x/cancel", "/api/nope")]
+    for response in responses:
+        assert response.status_code == 413, response.text
+        assert response.json() == {"detail": "Content Too Large"}
 
 
 @pytest.mark.parametrize(

@@ -98,4 +98,4 @@ async def test_bad_answers_are_refused_with_a_reason(server: LiveServer) -> None
     assert unknown.status_code == 404
     assert not_waiting.status_code == 409 and "not waiting" in not_waiting.json()["detail"]
     assert two.status_code == 422 and "exactly one" in two.text
-    assert empty.status_code == 422 and "non-empty step" in empty.text
+    assert empty.status_code == 422 and "body.steps.0: must contain visible text" in empty.text

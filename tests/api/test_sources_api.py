@@ -21,7 +21,7 @@ SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __
 
 @pytest.fixture
 def small_uploads(llm: ScriptedLLM) -> Iterator[LiveServer]:
-    settings = scripted_settings(llm, upload_max_file_mb=0.01, upload_max_files=3)
+    settings = scripted_settings(llm, upload_max_file_mb=0.01, upload_max_files=3, upload_max_request_mb=0.025)
     with live_server(settings) as live:
         yield live
 
@@ -74,9 +74,10 @@ async def test_collections_documents_and_deletes(server: LiveServer) -> None:
             "/api/collections/notes/documents",
             files=files(("a.md", b"# Alpha note\n\nAardvarks dig.\n"), ("paper.pdf", minimal_pdf("Quokkas smile"))),
         )
-        assert up.status_code == 201
-        assert [(d["path"], d["title"]) for d in up.json()] == [("a.md", "Alpha note"), ("paper.pdf", "Quokkas smile")]
-        doc_id = up.json()[0]["id"]
+        assert up.status_code == 201 and up.json()["refused"] == []
+        added = up.json()["added"]
+        assert [(d["path"], d["title"]) for d in added] == [("a.md", "Alpha note"), ("paper.pdf", "Quokkas smile")]
+        doc_id = added[0]["id"]
         assert doc_id == document_id("corpus://notes/a.md")
         collections = {c["name"]: c for c in (await client.get("/api/collections")).json()}
         assert collections["notes"]["kind"] == "uploaded" and collections["notes"]["documents"] == 2
@@ -110,32 +111,61 @@ async def test_collections_documents_and_deletes(server: LiveServer) -> None:
         assert "notes" not in {s["name"] for s in (await client.get("/api/sources")).json()}
 
 
-async def test_uploads_refuse_types_sizes_and_bad_files_without_writing_anything(small_uploads: LiveServer) -> None:
+async def test_each_file_is_added_or_refused_with_its_reason(small_uploads: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=small_uploads.base_url, timeout=30) as client:
         ok = await client.post("/api/collections/kb/documents", files=files(("keep.md", b"# Keep\n\nkept text\n")))
         assert ok.status_code == 201
         cases = [
-            (files(("good.md", b"fine"), ("image.png", b"\x89PNG")), 415, "image.png: file type not supported"),
-            (files(("good.md", b"fine"), ("big.txt", b"x " * 6000)), 413, "big.txt: 0.0 MB is over the 0.0 MB limit"),
-            (files(("good.md", b"fine"), ("bad.pdf", b"%PDF-1.4 junk")), 422, "bad.pdf: could not read the PDF"),
-            (files(("good.md", b"fine"), ("empty.txt", b"  \n")), 422, "empty.txt: no text could be extracted"),
+            (("image.png", b"\x89PNG"), 415, "file type not supported (supported: .htm, .html, .markdown, .md, .pdf"),
+            (("big.txt", b"x " * 6000), 413, "0.0 MB is over the 0.0 MB limit"),
+            (("bad.pdf", b"%PDF-1.4 junk"), 422, "could not read the PDF"),
+            (("empty.txt", b"  \n"), 422, "no text could be extracted"),
+        ]
+        for (name, data), code, reason in cases:
+            alone = await client.post("/api/collections/kb/documents", files=files((name, data)))
+            assert alone.status_code == code, alone.text  # the only file: its own status
+            assert alone.json()["detail"].startswith(f"{name}: {reason}"), alone.text
+            mixed = await client.post("/api/collections/kb/documents", files=files(("good.md", b"fine"), (name, data)))
+            assert mixed.status_code == 201, mixed.text
+            assert [d["path"] for d in mixed.json()["added"]] == ["good.md"]
+            (refused,) = mixed.json()["refused"]
+            assert (refused["filename"], refused["status"]) == (name, code) and refused["reason"].startswith(reason)
+        both = await client.post("/api/collections/kb/documents", files=files(*(case[0] for case in cases[:2])))
+        assert both.status_code == 422  # refusals of different kinds
+        assert [r["status"] for r in both.json()["refused"]] == [415, 413]
+        assert (
+            both.json()["detail"].startswith("image.png: file type not supported") and "; big.txt: 0.0 MB" in both.text
+        )
+        assert sorted(d["path"] for d in (await client.get("/api/collections/kb/documents")).json()) == [
+            "good.md",
+            "keep.md",
+        ]
+
+        whole = [
             (files(*((f"n{i}.md", b"x") for i in range(4))), 413, "4 files is over the limit of 3 per upload"),
             (files(("../../etc/x.md", b"fine"), ("x.md", b"dup")), 422, "two files in the upload have the same name"),
         ]
-        for payload, code, message in cases:
-            response = await client.post("/api/collections/kb/documents", files=payload)
+        for payload, code, message in whole:
+            response = await client.post("/api/collections/fresh/documents", files=payload)
             assert response.status_code == code, response.text
             assert response.json()["detail"].startswith(message), response.text
         bad_name = await client.post("/api/collections/Bad%20Name/documents", files=files(("a.md", b"x")))
         assert bad_name.status_code == 422 and "invalid collection name" in bad_name.json()["detail"]
         builtin = await client.post("/api/collections/python-reference/documents", files=files(("a.md", b"x")))
         assert builtin.status_code == 409
-        listed = (await client.get("/api/collections/kb/documents")).json()
-        assert [d["path"] for d in listed] == ["keep.md"]  # every refused batch left nothing behind
+        assert "fresh" not in {c["name"] for c in (await client.get("/api/collections")).json()}
         too_big = await client.post(
             "/api/collections/kb/documents", content=b"x" * 1_100_000, headers={"Content-Type": "multipart/form-data"}
         )
         assert too_big.status_code == 413
+        # Three files each under the 10 kB file limit, together over the 25 kB request limit.
+        over = await client.post(
+            "/api/collections/kb/documents", files=files(*((f"m{i}.md", b"y" * 9000) for i in range(3)))
+        )
+        assert over.status_code == 413
+        assert not {"m0.md", "m1.md", "m2.md"} & {
+            d["path"] for d in (await client.get("/api/collections/kb/documents")).json()
+        }
 
 
 async def test_markdown_export_has_title_sources_and_trailing_newline(server: LiveServer) -> None:

@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from sleuth.config import Settings
-from sleuth.store import PacketWriter, RunRecord, Store, StoredPacket
+from sleuth.store import Database, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
 from sleuth.store.records import now_iso
-from sleuth.store.recovery import RESTART_MESSAGE, recover_orphaned_runs, this_host
+from sleuth.store.recovery import RESTART_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 from sleuth.stream.packets import parse_packet
+from sleuth.stream.results import ResearchResult
 from support.databases import table_columns
+from support.invariants import check_stored
+from support.reports import store_report
 
 
 def open_store() -> Store:
@@ -83,6 +86,66 @@ def test_text_with_a_nul_character_is_stored_on_either_backend(store: Store) -> 
     assert session is not None and session.title.replace("\ufffd", "\x00") == "before\x00after"
 
 
+def _audio(store: Store, audio_id: str, style: str = "narration") -> str:
+    if store.get_report("rep_1") is None:
+        result = ResearchResult(status="completed", stop_reason="completed", report_id="rep_1", question="q")
+        store_report(store, result, "s_1")
+    return store.create_audio(audio_id, "rep_1", "s_1", style, owner_host=this_host(), owner_pid=1)
+
+
+def test_a_report_has_one_audio_per_style_pending_or_done_and_a_failed_one_is_made_again(store: Store) -> None:
+    assert _audio(store, "a_1") == "a_1"
+    assert _audio(store, "a_2") == "a_1"  # pending: the same one
+    assert _audio(store, "a_3", "overview") == "a_3"  # another style is another audio
+    store.finish_audio("a_1", error="espeak-ng failed")
+    assert _audio(store, "a_4") == "a_4"  # failed: asked again, made again
+    store.finish_audio("a_4", error=None, media_type="audio/mpeg", duration_s=1.0)
+    assert _audio(store, "a_5") == "a_4"  # done: the same one
+    live = store.live_audio("rep_1", "narration")
+    assert live is not None and live["id"] == "a_4" and live["status"] == "done"
+    assert store.get_audio("a_2") is None and store.get_audio("a_5") is None  # never stored
+
+
+def _rewind_schema(database: Database, version: int) -> None:
+    with database.migration_transaction() as tx:
+        if database.backend == "sqlite":
+            tx.execute(f"PRAGMA user_version = {version}")
+        else:
+            tx.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
+
+
+def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_newest(store: Store) -> None:
+    version = next(n for n, m in enumerate(MIGRATIONS, 1) if m.name == "audio_once")
+    database = store.database
+    database.execute("DROP INDEX audio_live")
+    _rewind_schema(database, version - 1)
+    rows = [  # id, style, status, created_at: duplicates an earlier Sleuth made
+        ("a_old_done", "narration", "done", "2026-01-01T00:00:01"),
+        ("a_new_done", "narration", "done", "2026-01-01T00:00:02"),
+        ("a_pending", "narration", "pending", "2026-01-01T00:00:03"),
+        ("a_pending_1", "overview", "pending", "2026-01-01T00:00:01"),
+        ("a_pending_2", "overview", "pending", "2026-01-01T00:00:02"),
+        ("a_failed", "overview", "failed", "2026-01-01T00:00:03"),
+    ]
+    for audio_id, style, status, created in rows:
+        database.execute(
+            "INSERT INTO audio (id, report_id, session_id, style, status, created_at)"
+            " VALUES (?, 'rep_1', 's_1', ?, ?, ?)",
+            (audio_id, style, status, created),
+        )
+    assert migrate(database) == len(MIGRATIONS)
+    status = {row["id"]: row["status"] for row in database.fetch_all("SELECT id, status FROM audio")}
+    assert status == {
+        "a_old_done": "failed",
+        "a_new_done": "done",
+        "a_pending": "failed",
+        "a_pending_1": "failed",
+        "a_pending_2": "pending",
+        "a_failed": "failed",
+    }
+    assert _audio(store, "a_next") == "a_new_done"  # and the index holds from now on
+
+
 def _dead_run(store: Store, run_id: str) -> None:
     store.create_session("s_1", "t")
     store.create_run(
@@ -137,8 +200,8 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> 
             created_at=now_iso(),
         )
     )
-    assert recover_orphaned_runs(store) == ["r_dead"]
-    assert recover_orphaned_runs(store) == []  # idempotent
+    assert recover_orphaned_runs(store, default_mode="heavy") == ["r_dead"]
+    assert recover_orphaned_runs(store, default_mode="heavy") == []  # idempotent
     rows = store.packets_after("r_dead", 0)
     error, stop = (parse_packet(row.json) for row in rows)
     assert (error.seq, error.obj.type, error.obj.message, error.obj.recoverable) == (1, "error", RESTART_MESSAGE, False)
@@ -146,6 +209,36 @@ def test_recovery_appends_error_and_stop_after_the_last_packet(store: Store) -> 
     dead, live = store.get_run("r_dead"), store.get_run("r_live")
     assert dead is not None and dead.status == "error" and dead.error == RESTART_MESSAGE
     assert live is not None and live.status == "running"
+
+
+def test_recovery_starts_a_run_that_never_started_with_run_start(store: Store) -> None:
+    _dead_run(store, "r_unstarted")  # its server died before the engine sent anything
+    assert recover_orphaned_runs(store, default_mode="light") == ["r_unstarted"]
+    start, error, stop = check_stored([row.json for row in store.packets_after("r_unstarted", -1)])
+    assert start.obj.model_dump() == {
+        "type": "run_start",
+        "session_id": "s_1",
+        "question": "q",
+        "mode": "light",  # the run asked for none: the settings' mode
+        "models": {},
+        "time_budget_s": None,
+        "sources": [],
+    }
+    assert (error.obj.type, stop.obj.type) == ("error", "stop")
+
+
+def test_a_run_is_ended_once_whoever_ends_it(store: Store) -> None:
+    # Two servers (or a reaper and a worker) finding the same orphan end it together: one ending,
+    # one reply, and the second is told it appended nothing.
+    _dead_run(store, "r_twice")
+    run = store.get_run("r_twice")
+    assert run is not None
+    first = end_run_as_interrupted(store, run, RESTART_MESSAGE, default_mode="heavy")
+    second = end_run_as_interrupted(store, run, "interrupted: the worker running it stopped", default_mode="heavy")
+    replies = [m for m in store.list_messages("s_1") if m.role == "assistant"]
+    assert [p.type for p in first] == ["run_start", "error", "stop"] and second == []
+    assert [m.content for m in replies] == [RESTART_MESSAGE]
+    check_stored([row.json for row in store.packets_after("r_twice", -1)])
 
 
 def test_still_running_names_the_running_runs_among_many(store: Store) -> None:

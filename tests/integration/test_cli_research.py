@@ -81,3 +81,18 @@ def test_answer_option_answers_the_clarifying_questions_and_researches(tmp_path:
     assert stops == ["clarification", "completed"]  # two runs, each ending with its own stop
     check_invariants([p for p in packets if p.run_id == packets[-1].run_id])
     assert planner_saw
+
+
+def test_a_question_or_answer_over_the_servers_limit_is_refused_with_its_message(tmp_path: Path) -> None:
+    """The CLI applies the server's SLEUTH_MAX_MESSAGE_CHARS (20,000) with the API's 413 message."""
+    with ScriptedLLM(ResearchModel()) as llm:
+        env = endpoint_env(llm)
+        question = sleuth(["research", "--json", "--no-clarify", "x" * 50_000], env, tmp_path)
+        answer = sleuth(["research", "--json", QUESTION, "--answer", "y" * 20_001], env, tmp_path)
+        lowered = sleuth(["research", "--json", "z" * 101], {**env, "SLEUTH_MAX_MESSAGE_CHARS": "100"}, tmp_path)
+    assert question.returncode == 1 and "message is 50000 characters; the limit is 20000" in question.stderr
+    assert answer.returncode == 1 and "message is 20001 characters; the limit is 20000" in answer.stderr
+    assert lowered.returncode == 1 and "message is 101 characters; the limit is 100" in lowered.stderr
+    assert question.stdout == answer.stdout == lowered.stdout == ""  # no run started: not even run_start
+    assert llm.requests == []
+    assert "Traceback" not in question.stderr + answer.stderr + lowered.stderr

@@ -56,6 +56,18 @@ async def test_edited_steps_are_used_as_given() -> None:
     assert PLANNED[0] not in orchestrator_system
 
 
+async def test_edited_steps_lose_control_and_bidi_characters_whichever_reviewer_sends_them() -> None:
+    """The engine cleans every reviewer's edits (API, the --review-plan editor, a worker's inbox)
+    with the one label rule: a step with nothing visible left is dropped, like a blank line."""
+    edited = ("\x1b[31mRead\x00 the\x07 HOWTO\u202e", "\u200b\u200d\u2066", "Compare\tboth\x7f")
+    with ScriptedLLM(ResearchModel()) as llm:
+        run = await run_engine(scripted_settings(llm), _request(), reviewer=Scripted(PlanAnswer(steps=edited)))
+        orchestrator_system = llm.requests_for("orchestrator")[0]["messages"][0]["content"]
+    wanted = ["[31mRead the HOWTO", "Compare both"]
+    assert run.of("plan_reviewed")[0].obj.steps == wanted == run.result.plan
+    assert "\x1b" not in orchestrator_system and "\u202e" not in orchestrator_system
+
+
 async def test_feedback_revises_the_plan_and_asks_again() -> None:
     reviewer = Scripted(PlanAnswer(feedback="Also cover __slots__"), PlanAnswer(approve=True))
     with ScriptedLLM(ResearchModel()) as llm:

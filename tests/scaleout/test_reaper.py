@@ -51,7 +51,7 @@ async def test_a_run_stored_while_the_reaper_looks_keeps_its_slot(parts: tuple[S
     leases = Leases(redis, keys, lease_s=30, holder="test:1")
     seen = LaunchedWhileLooking(store, _record("r_new"))
     # a stand-in that forwards everything but `still_running` to the real Store, not a Store itself
-    reaper = Reaper(seen, keys, leases, admission, PacketStreams(redis, 60))  # type: ignore[arg-type]
+    reaper = Reaper(seen, keys, leases, admission, PacketStreams(redis, 60), default_mode="heavy")  # type: ignore[arg-type]
     await reaper.reap_once()
     # The ended run's slot is free; the run that was being launched keeps its slot, or a third run
     # would be admitted beside two running ones.

@@ -26,7 +26,7 @@ from sleuth_testkit.model import Reply, ScriptedLLM
 from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel, assistant_turns
 from support.cluster import cluster
 from support.processes import ServerProcess
-from support.sse import Event, assert_contiguous, document_urls, read_events, start_research
+from support.sse import QUESTION, Event, assert_contiguous, document_urls, read_events, start_research
 
 TIMEOUT = 60
 
@@ -47,6 +47,19 @@ class GatedOrchestrator(ResearchModel):
 
 def _obj(event: Event) -> dict[str, Any]:
     return json.loads(event.data)["obj"]  # type: ignore[no-any-return]
+
+
+def _unstarted(session_id: str) -> dict[str, Any]:
+    """The `run_start` of a run that no engine began: what was asked, in the settings' mode."""
+    return {
+        "type": "run_start",
+        "session_id": session_id,
+        "question": QUESTION,
+        "mode": "heavy",
+        "models": {},
+        "time_budget_s": None,
+        "sources": [],
+    }
 
 
 def _client(base_url: str) -> httpx.AsyncClient:
@@ -140,7 +153,8 @@ async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM,
             left = conn.execute(query, (queued,)).fetchone()
     # The answer already says it ended: it did not wait for a worker to become free.
     assert cancelled.json() == {"run_id": queued, "status": "cancelled", "cancelled": True}
-    assert [_obj(e) for e in events] == [{"type": "stop", "reason": "cancelled"}]
+    # Every run starts with `run_start`, this one too: the question as asked, no model called yet.
+    assert [_obj(e) for e in events] == [_unstarted(run["session_id"]), {"type": "stop", "reason": "cancelled"}]
     assert [e.data for e in events] == stored
     assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
     assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Research cancelled."]
@@ -228,6 +242,7 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
 
             server.wait_until(lambda: health()["active_runs"] == 0, "both slots free")
     assert [_obj(e) for e in events] == [
+        _unstarted(run["session_id"]),
         {"type": "error", "message": NOT_QUEUED_MESSAGE, "recoverable": False},
         {"type": "stop", "reason": "error"},
     ]
@@ -343,7 +358,8 @@ async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: Script
 
 async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path: Path) -> None:
     model = HangingAudioScript()
-    with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1) as running:
+    limit = {"SLEUTH_AUDIO_MAX_JOBS_CLUSTER": "1"}
+    with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1, **limit) as running:
         a, b = running.servers
         async with _client(a.base_url) as on_a:
             run_id = await start_research(on_a, clarify=False)
@@ -352,6 +368,11 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
             started = await on_a.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
         assert await asyncio.to_thread(model.asked.acquire, True, TIMEOUT), "the audio job never asked for its script"
         audio_id = started.json()["audio_id"]
+        # The one audio job the cluster may make is on A: B gives that one for the same report and style,
+        # and refuses another, although B itself makes none.
+        async with _client(b.base_url) as on_b:
+            same_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+            full_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "dialogue"})
         # A server starting while another makes audio leaves that job alone (its holder is alive).
         b.stop(signal.SIGTERM)
         c = ServerProcess(running.env, tmp_path / "logs" / "server-c.log")
@@ -365,8 +386,14 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
 
             c.wait_until(lambda: status() == "failed", "the lost audio job ended")
             ended = (await on_c.get(f"/api/audio/{audio_id}")).json()
+            # The dead server's lease has lapsed: its slot is free, and the failed audio is made again.
+            again = await on_c.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
+    assert same_on_b.status_code == 200 and same_on_b.json()["audio_id"] == audio_id
+    assert full_on_b.status_code == 429 and int(full_on_b.headers["Retry-After"]) > 0
+    assert full_on_b.json() == {"detail": "the servers are making their maximum of 1 audio files at once; retry later"}
     assert while_held["status"] == "pending"
     assert ended["status"] == "failed" and ended["error"] == LOST_MESSAGE
+    assert again.status_code == 202 and again.json()["audio_id"] != audio_id
 
 
 async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(tmp_path: Path) -> None:

@@ -5,19 +5,32 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from sleuth.stream.packets import Packet
+from sleuth.stream.packets import Packet, parse_packet
 
 _CITE = re.compile(r"\[(\d+)\]")
 
 
-def check_invariants(packets: list[Packet]) -> None:
+def check_framing(packets: list[Packet]) -> None:
+    """What every run's stream promises, however it ended (its engine, a restart, a reaper, a
+    cancel before it began): seq from 0 without gaps, one run, `run_start` first, one `stop` last."""
     assert packets, "no packets"
     assert [p.seq for p in packets] == list(range(len(packets))), "seq must be contiguous from 0"
     assert len({p.run_id for p in packets}) == 1
+    assert packets[0].obj.type == "run_start", f"the first packet is {packets[0].obj.type}, not run_start"
     stops = [p for p in packets if p.obj.type == "stop"]
     assert len(stops) == 1, f"exactly one stop, got {len(stops)}"
     assert packets[-1].obj.type == "stop", "stop must be last"
-    assert packets[0].obj.type == "run_start"
+
+
+def check_stored(rows: list[str]) -> list[Packet]:
+    """A run's stored (or streamed) packet texts, parsed and checked with `check_framing`."""
+    packets = [parse_packet(row) for row in rows]
+    check_framing(packets)
+    return packets
+
+
+def check_invariants(packets: list[Packet]) -> None:
+    check_framing(packets)
 
     branches: dict[int, int] = {}
     for packet in packets:

@@ -68,3 +68,38 @@ def test_no_chunk_of_the_samples_holds_navigation_text() -> None:
         out = extract(SAMPLES / name, (SAMPLES / name).read_bytes())
         for chunk in chunk_text(out.text, out.title):
             assert not NAVIGATION.search(chunk.body), (name, chunk.body[:200])
+
+
+def test_a_page_nested_a_thousand_deep_is_walked_without_recursion() -> None:
+    # 1200 <li>s without end tags: Python's parser nests each in the one before.
+    doc = page("sqlite-backlink-crossref.html")
+    items = [block for block in doc.text.split("\n\n") if block.startswith("- ")]
+    assert len(items) == 1200
+    assert items[0] == "- --safe command-line option \u2192 changes.html#version_3_37_0"
+    assert items[-1] == "- json_array \u2192 json1.html#jobj"
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "prose"),
+    [
+        ("sqlite-c3ref-bind-parameter-index.html", "Index Of A Parameter With A Given Name", "Return the index of an"),
+        ("sqlite-c3ref-context.html", "SQL Function Context Object", "The context in which an SQL function executes"),
+        ("sqlite-c3ref-sqlite3.html", "Database Connection Handle", "Each open SQLite database is represented"),
+    ],
+)
+def test_api_pages_with_prose_are_indexed_whatever_their_links_or_title(name: str, title: str, prose: str) -> None:
+    # An "Index Of ..." title, or a list of 76 methods, does not make an API page an index or contents page.
+    doc = page(name)
+    assert (doc.kind, doc.title) == ("page", title)
+    out = extract(SAMPLES / name, (SAMPLES / name).read_bytes())
+    assert out.title == title and prose in out.text
+
+
+def test_table_rows_without_end_tags_are_one_row_each() -> None:
+    text = page("sqlite-c3ref-column-blob.html").text
+    assert (
+        "| sqlite3_column_blob | \u2192 | BLOB result |\n"
+        "| sqlite3_column_double | \u2192 | REAL result |\n"
+        "| sqlite3_column_int | \u2192 | 32-bit INTEGER result |\n"
+    ) in text
+    assert text.count("sqlite3_column_double \u2192 REAL result") == 0  # no row repeats the rows after it

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from sleuth.tools.base import ToolError
 from sleuth.tools.extraction import html_to_text, pdf_to_text
 from sleuth.tools.web.content import extract
 from sleuth.tools.web.fetch import FetchedResource
+from support.pdf import deep_page_tree_pdf, deflate_bomb_pdf
 
 
 def resource(
@@ -72,3 +75,22 @@ def test_truncated_pdf_is_refused_and_bad_pdf_is_clear() -> None:
 
 def test_plain_text_with_unknown_charset() -> None:
     assert extract(resource(b"hello", content_type="text/plain", charset="x-made-up"))[1] == "hello"
+
+
+@pytest.mark.parametrize(
+    ("pdf", "limit"),
+    [(deflate_bomb_pdf, "Limit reached while decompressing"), (deep_page_tree_pdf, "Maximum page tree depth reached")],
+)
+def test_a_pdf_past_the_readers_limits_is_refused_with_the_reason(pdf: Callable[[], bytes], limit: str) -> None:
+    with pytest.raises(ToolError, match=rf"^refused: the PDF goes past a safety limit of the reader \({limit}"):
+        pdf_to_text(pdf())
+
+
+def test_deep_nesting_and_omitted_end_tags() -> None:
+    depth = 3000
+    title, text = html_to_text("<body>" + "<div>" * depth + "<p>deep text</p>" + "</div>" * depth + "</body>")
+    assert text == "deep text"
+    rows = "".join(f"<tr><td>r{i}<td>v{i}" for i in range(200))
+    text = html_to_text(f"<body><table><tr><th>k<th>v{rows}</table></body>")[1]
+    assert text.splitlines()[:4] == ["| k | v |", "| --- | --- |", "| r0 | v0 |", "| r1 | v1 |"]
+    assert len(text) < 5000  # each row once, not each row with every row after it

@@ -86,6 +86,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app = FastAPI(title="Sleuth", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     app.state.limits = limits
+    app.state.upload_slots = asyncio.Semaphore(settings.upload_max_concurrent)
     app.state.model_checks = ModelChecks(settings)
     install_error_handlers(app)
 

@@ -6,8 +6,16 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from sleuth.store import DatabaseError
+from sleuth.store.errors import Conflict, NotFound
+
+# What a request that lost a race on a database constraint is told; the driver's own message
+# names tables and keys, which are nobody's business outside the server log.
+RACE_MESSAGE = "the request conflicted with a change made at the same time; retry it"
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -21,10 +29,25 @@ def install_error_handlers(app: FastAPI) -> None:
             status_code=422, content=jsonable_encoder({"detail": detail, "message": "; ".join(sentences)})
         )
 
+    # A store write that depended on a row another request changed meanwhile (a message to a
+    # session being deleted): the store checks in the write's own transaction and says what it found.
+    @app.exception_handler(NotFound)
+    async def _gone(request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    @app.exception_handler(Conflict)
+    async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
+        return JSONResponse(
+            status_code=409, content={"detail": RACE_MESSAGE if isinstance(exc, DatabaseError) else str(exc)}
+        )
+
 
 def _plain(message: str) -> str:
     # pydantic prefixes messages of custom validators with "Value error, ".
     return message.removeprefix("Value error, ")
+
+
+TOO_LARGE = "Content Too Large"  # the detail of Starlette's own 413, which the chunked path answers with
 
 
 class BodySizeLimit:
@@ -41,4 +64,11 @@ class BodySizeLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         upload = scope.get("method") == "POST" and path.startswith("/api/collections/") and path.endswith("/documents")
-        await (self._upload if upload else self._default)(scope, receive, send)
+        limiter = self._upload if upload else self._default
+        declared = Headers(scope=scope).get("content-length", "") if scope["type"] == "http" else ""
+        if declared.isdigit() and int(declared) > limiter.max_body_size:
+            # Refused before the app runs: Starlette would answer in plain text when the route
+            # reads no body; every 413 carries the JSON error body instead.
+            await JSONResponse({"detail": TOO_LARGE}, status_code=413)(scope, receive, send)
+            return
+        await limiter(scope, receive, send)

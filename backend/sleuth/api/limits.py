@@ -36,5 +36,5 @@ class ApiLimits:
             max_message_chars=settings.max_message_chars,
             retry_after_s=settings.retry_after_s,
             web_dist=settings.web_dist,
-            max_upload_bytes=settings.upload_max_files * settings.upload_max_file_bytes + 1_000_000,
+            max_upload_bytes=settings.upload_max_request_bytes,
         )

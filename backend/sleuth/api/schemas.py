@@ -7,11 +7,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
+from sleuth.core.text import clean_label, has_visible_text
 from sleuth.stream.results import ResearchResult
 
 
 def _not_blank(value: str) -> str:
-    if not value.strip():
+    if not has_visible_text(value):
         raise ValueError("must not be empty")
     return value
 
@@ -25,11 +26,25 @@ def _storable(value: str) -> str:
     return value
 
 
+def _label_or_empty(value: str) -> str:
+    return clean_label(value) if value.strip() else ""
+
+
 Text = Annotated[str, AfterValidator(_storable)]
+# A title, a plan step: cleaned of control characters and bidi overrides, refused when nothing
+# visible is left (core/text.py, the one rule for every label).
+Label = Annotated[str, AfterValidator(_storable), AfterValidator(clean_label)]
+OptionalLabel = Annotated[str, AfterValidator(_storable), AfterValidator(_label_or_empty)]
 
 
-class SessionCreate(BaseModel):
-    title: Text = Field(
+class _Request(BaseModel):
+    """A request body: values must have the stated type (`"yes"` is not a boolean, `"5"` not a number)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class SessionCreate(_Request):
+    title: OptionalLabel = Field(
         default="", max_length=200, description="Shown in the session list; defaults to the first question."
     )
 
@@ -43,13 +58,11 @@ def _time_budget() -> Any:
     )
 
 
-class SessionUpdate(BaseModel):
-    title: str = Field(min_length=1, max_length=200, description="The new title shown in the session list.")
-
-    _title_not_blank = field_validator("title")(_not_blank)
+class SessionUpdate(_Request):
+    title: Label = Field(min_length=1, max_length=200, description="The new title shown in the session list.")
 
 
-class MessageCreate(BaseModel):
+class MessageCreate(_Request):
     content: Text = Field(description="A new question, or the answer to the clarification questions just asked.")
     mode: Mode | None = Field(default=None, description="`light` or `heavy`; unset: the server's default.")
     clarify: bool | None = Field(
@@ -73,7 +86,7 @@ class MessageCreate(BaseModel):
     _content_not_blank = field_validator("content")(_not_blank)
 
 
-class ResearchCreate(BaseModel):
+class ResearchCreate(_Request):
     question: Text
     mode: Mode | None = None
     clarify: bool | None = None
@@ -156,14 +169,14 @@ class ReportOut(ResearchResult):
     created_at: str
 
 
-class PlanAnswerIn(BaseModel):
+class PlanAnswerIn(_Request):
     """Exactly one of: `{"approve": true}`, `{"steps": [...]}` (used as given) or `{"feedback": "..."}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     approve: bool | None = None
-    steps: list[str] | None = Field(default=None, max_length=20)
-    feedback: str | None = Field(default=None, max_length=4000)
+    steps: list[Label] | None = Field(default=None, max_length=20)
+    feedback: Text | None = Field(default=None, max_length=4000)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> PlanAnswerIn:
@@ -172,7 +185,7 @@ class PlanAnswerIn(BaseModel):
             raise ValueError('send exactly one of "approve", "steps" or "feedback"')
         if self.approve is False:
             raise ValueError('"approve" must be true; to change the plan send "steps" or "feedback"')
-        if self.steps is not None and not any(step.strip() for step in self.steps):
+        if self.steps is not None and not self.steps:  # each step itself has visible text (`Label`)
             raise ValueError('"steps" must contain at least one non-empty step')
         if self.feedback is not None and not self.feedback.strip():
             raise ValueError('"feedback" must not be empty')
@@ -217,6 +230,22 @@ class DocumentEntryOut(_FromRecord):
     title: str
     path: str
     size: int
+
+
+class RefusedFileOut(_FromRecord):
+    filename: str
+    status: int = Field(description="The status that fits this file alone: 413 too big, 415 its type, 422 its text.")
+    reason: str
+
+
+class UploadOut(_FromRecord):
+    added: list[DocumentEntryOut] = Field(description="The files added, as documents of the collection.")
+    refused: list[RefusedFileOut] = Field(description="The files that were not added, each with the reason.")
+
+
+class UploadRefusedOut(BaseModel):
+    detail: str = Field(description="Every file's refusal, `name: reason`, separated by '; '.")
+    refused: list[RefusedFileOut]
 
 
 class DocumentOut(_FromRecord):

@@ -18,10 +18,15 @@ def audio_file(store: Store, audio_id: str) -> Path | None:
 
 
 async def delete_session_data(store: Store, session_id: str) -> None:
-    """Rows first, in one transaction; then the audio files, which nothing points to any more."""
-    audio_ids = await asyncio.to_thread(store.audio_ids, session_id)
-    await asyncio.to_thread(store.delete_session, session_id)
-    for audio_id in audio_ids:
-        path = audio_file(store, audio_id)
-        if path is not None:
-            path.unlink(missing_ok=True)
+    """Rows first, in one transaction; then the audio files, which nothing points to any more.
+
+    The store's NotFound and RunInProgress pass through. A job still making one of these files
+    removes it itself when it finds its row gone (`AudioJobs`)."""
+    for audio_id in await asyncio.to_thread(store.delete_session, session_id):
+        remove_audio_file(store, audio_id)
+
+
+def remove_audio_file(store: Store, audio_id: str) -> None:
+    path = audio_file(store, audio_id)
+    if path is not None:
+        path.unlink(missing_ok=True)

@@ -1,4 +1,9 @@
-"""Making a report's audio in the background: script, speech, file; its row says pending, done or failed."""
+"""Making a report's audio in the background: script, speech, file; its row says pending, done or failed.
+
+A report has at most one audio per style pending or done: asking again gives that one. A server
+makes at most `SLEUTH_AUDIO_MAX_JOBS` at once and, scaled out, all servers together at most
+`SLEUTH_AUDIO_MAX_JOBS_CLUSTER`; past either, a request is refused (`AudioFull`) rather than queued.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,14 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
-from sleuth.audio.files import audio_dir
+from sleuth.audio.encoding import Encoding, available_encoding
+from sleuth.audio.files import audio_dir, audio_file, remove_audio_file
 from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
-from sleuth.audio.speech import SpokenLines, speak
+from sleuth.audio.speech import Spoken, SpokenLines, output_of, speak
 from sleuth.config import Settings
 from sleuth.core.background import Periodic
 from sleuth.core.ids import new_id
@@ -22,14 +29,30 @@ from sleuth.stream.results import ResearchResult
 
 log = logging.getLogger(__name__)
 
+FILE_GONE_MESSAGE = "its file is no longer there; ask for it again"
+
 
 async def make_audio(
-    settings: Settings, report: ResearchResult, style: Style, on_line: SpokenLines | None = None
-) -> tuple[bytes, str, str, float | None]:
-    """(data, media type, extension, duration) of the report spoken in `style`; `on_line` as in `speak`."""
+    settings: Settings,
+    report: ResearchResult,
+    style: Style,
+    path: Path,
+    encoding: Encoding,
+    on_line: SpokenLines | None = None,
+) -> Spoken:
+    """The report spoken in `style`, written to `path`; `on_line` as in `speak`."""
     lines = await script_for(settings, report, style)
-    audio = await speak(settings, lines, on_line)
-    return audio.data, audio.media_type, audio.extension, audio.duration_s
+    return await speak(settings, lines, path, encoding, on_line)
+
+
+class AudioFull(Exception):
+    """No job can start now: the limit of jobs at once is reached. The message is safe to show."""
+
+
+@dataclass(frozen=True)
+class Started:
+    audio_id: str
+    new: bool  # False: the report's audio in this style was already pending or done, and this is it
 
 
 @dataclass
@@ -48,8 +71,9 @@ class JobOwners(Protocol):
     """Scaled out: which server is making which job (`scaleout/audio_owners.py`)."""
 
     renew_every_s: float
+    max_jobs: int  # across every server
 
-    async def hold(self, audio_id: str) -> None: ...
+    async def hold(self, audio_id: str) -> bool: ...
     async def release(self, audio_id: str) -> None: ...
     async def renew(self, audio_ids: list[str]) -> None: ...
     async def alive(self, audio_ids: list[str]) -> set[str]: ...
@@ -62,10 +86,16 @@ class AudioJobs:
     With `owners` (servers sharing one store), each job is held while it is made, and the jobs
     that no live server holds are ended, at start and then periodically."""
 
-    def __init__(self, settings: Settings, store: Store, owners: JobOwners | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, owners: JobOwners | None = None, encoding: Encoding | None = None
+    ) -> None:
         self._settings = settings
         self._store = store
         self._owners = owners
+        self._encoding = encoding or available_encoding()
+        # Starts one at a time: a burst of requests for one audio finds the first one's job (rather than
+        # each taking a slot before any job exists), and no burst passes the limit. A start is short.
+        self._starting = asyncio.Lock()
         self._tasks: dict[asyncio.Task[None], str] = {}
         self._progress: dict[str, Progress] = {}
         self._watching: Periodic | None = None
@@ -101,23 +131,54 @@ class AudioJobs:
         for audio_id in await self._fail_unowned(self._owners):
             log.warning("audio %s was pending when its server stopped; marked failed", audio_id)
 
-    async def start(self, report: ResearchResult, session_id: str, style: Style) -> str:
+    async def start(self, report: ResearchResult, session_id: str, style: Style) -> Started:
+        """The report's audio in `style`: the one pending or done, else a new job; AudioFull past a limit."""
+        report_id = str(report.report_id)
+        async with self._starting:
+            existing = await asyncio.to_thread(self._store.live_audio, report_id, style)
+            if existing is not None and not await self._file_is_gone(existing):
+                return Started(str(existing["id"]), new=False)
+            most = self._settings.audio_max_jobs
+            if len(self._tasks) >= most:
+                raise AudioFull(f"this server is making its maximum of {most} audio files at once; retry later")
+            return await self._start(report_id, report, session_id, style)
+
+    async def _file_is_gone(self, row: dict[str, Any]) -> bool:
+        """A done audio whose file was removed (a data dir cleaned by hand) is failed, so it can be made again."""
+        if row["status"] != "done" or await asyncio.to_thread(audio_file, self._store, str(row["id"])) is not None:
+            return False
+        await asyncio.to_thread(self._store.finish_audio, str(row["id"]), error=FILE_GONE_MESSAGE)
+        return True
+
+    async def _start(self, report_id: str, report: ResearchResult, session_id: str, style: Style) -> Started:
         audio_id = new_id("a")
-        if self._owners is not None:
-            await self._owners.hold(audio_id)  # before its row: a pending row always has its holder
-        await asyncio.to_thread(
-            self._store.create_audio,
-            audio_id,
-            str(report.report_id),
-            session_id,
-            style,
-            owner_host=this_host(),
-            owner_pid=os.getpid(),
-        )
+        owners = self._owners
+        if owners is not None and not await owners.hold(audio_id):  # before its row: a pending row has its holder
+            raise AudioFull(
+                f"the servers are making their maximum of {owners.max_jobs} audio files at once; retry later"
+            )
+        try:
+            live_id = await asyncio.to_thread(
+                self._store.create_audio,
+                audio_id,
+                report_id,
+                session_id,
+                style,
+                owner_host=this_host(),
+                owner_pid=os.getpid(),
+            )
+        except BaseException:
+            if owners is not None:
+                await owners.release(audio_id)
+            raise
+        if live_id != audio_id:  # a request for the same audio, here or on another server, got there first
+            if owners is not None:
+                await owners.release(audio_id)
+            return Started(live_id, new=False)
         task = asyncio.create_task(self._run(audio_id, report, style))
         self._tasks[task] = audio_id
         task.add_done_callback(self._tasks.pop)
-        return audio_id
+        return Started(audio_id, new=True)
 
     async def _run(self, audio_id: str, report: ResearchResult, style: Style) -> None:
         progress = self._progress[audio_id] = Progress()
@@ -130,10 +191,11 @@ class AudioJobs:
 
     async def _make(self, audio_id: str, report: ResearchResult, style: Style, progress: Progress) -> None:
         try:
-            data, media_type, extension, duration = await make_audio(self._settings, report, style, progress.spoke)
             folder = audio_dir(self._store)
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-            await asyncio.to_thread((folder / f"{audio_id}.{extension}").write_bytes, data)
+            _, extension = output_of(self._settings, self._encoding)
+            path = folder / f"{audio_id}.{extension}"
+            spoken = await make_audio(self._settings, report, style, path, self._encoding, progress.spoke)
         except (ScriptError, SpeechError) as exc:
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=str(exc))
             return
@@ -141,9 +203,11 @@ class AudioJobs:
             log.exception("audio %s failed", audio_id)
             await asyncio.to_thread(self._store.finish_audio, audio_id, error=f"internal error: {type(exc).__name__}")
             return
-        await asyncio.to_thread(
-            self._store.finish_audio, audio_id, error=None, media_type=media_type, duration_s=duration
+        stored = await asyncio.to_thread(
+            self._store.finish_audio, audio_id, error=None, media_type=spoken.media_type, duration_s=spoken.duration_s
         )
+        if not stored:  # its session was deleted while it was made: nothing points to the file
+            await asyncio.to_thread(remove_audio_file, self._store, audio_id)
 
     async def shutdown(self) -> None:
         """Cancel the jobs in flight; each ends as failed, so nobody polls a pending job forever."""

@@ -20,6 +20,8 @@ STYLES: tuple[Style, ...] = ("narration", "overview", "dialogue")
 MAX_LINES = 40
 MAX_LINE_CHARS = 1200
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # markdown's backslash escapes of ASCII punctuation
+# Spoken last when a script was longer than SLEUTH_AUDIO_MAX_SCRIPT_CHARS: the one wording of that note.
+CUT_NOTE = "The audio ends here because the report is longer than the audio limit; the rest is in the written report."
 
 
 @dataclass(frozen=True)
@@ -123,5 +125,34 @@ async def written_script(settings: Settings, report: ResearchResult, style: Styl
     return lines
 
 
+def _cut(text: str, limit: int) -> str:
+    """At most `limit` characters of `text`, ending at its last sentence end in them, else at a word end."""
+    head = text[: limit + 1]  # one more: a sentence or word that ends exactly at the limit is kept
+    sentence_end = max(head.rfind(mark) for mark in (". ", "! ", "? "))
+    if sentence_end > 0:
+        return head[: sentence_end + 1]
+    word_end = head.rfind(" ")
+    return head[:word_end].rstrip() if word_end > 0 else ""
+
+
+def capped(lines: list[Line], max_chars: int) -> list[Line]:
+    """The script up to `max_chars` spoken characters; a longer one is cut there and ends with `CUT_NOTE`."""
+    kept: list[Line] = []
+    left = max_chars
+    for line in lines:
+        if len(line.text) <= left:
+            kept.append(line)
+            left -= len(line.text)
+            continue
+        part = _cut(line.text, left)
+        if part:
+            kept.append(Line(line.speaker, part))
+        kept.append(Line(0, CUT_NOTE))
+        break
+    return kept
+
+
 async def script_for(settings: Settings, report: ResearchResult, style: Style) -> list[Line]:
-    return narration(report) if style == "narration" else await written_script(settings, report, style)
+    """What is spoken in `style`, capped at `settings.audio_max_script_chars`."""
+    lines = narration(report) if style == "narration" else await written_script(settings, report, style)
+    return capped(lines, settings.audio_max_script_chars)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.audio.encoding import WavEncoding, available_encoding
 from sleuth.audio.jobs import make_audio
 from sleuth.audio.script import ScriptError
 from sleuth.cli.exports import write_export
@@ -18,7 +19,7 @@ from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.llm.speech import SpeechError
 from sleuth.store import Store
 from sleuth.stream.packets import Packet
-from sleuth.stream.results import Followup, ResearchRequest, ResearchResult
+from sleuth.stream.results import ResearchResult
 
 
 def _settings() -> Settings:
@@ -68,10 +69,13 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
+    from sleuth.cli.research import check_message_length
+    from sleuth.stream.results import Followup, ResearchRequest
 
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _settings()
+    check_message_length(settings, question)
     report = load_report(settings, report_id)
     followup = Followup(
         report_id=str(report.report_id), question=report.question, markdown=report.markdown, sources=report.sources
@@ -101,17 +105,17 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, help="Audio file to write.")
 def narrate(report_id: str, style: str, output: str) -> None:
-    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue."""
+    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue (MP3; WAV for a .wav name)."""
 
     settings = _settings()
     report = load_report(settings, report_id)
+    path = Path(output)
+    encoding = WavEncoding() if path.suffix.lower() == ".wav" else available_encoding()
     try:
-        data, media_type, _, duration = asyncio.run(make_audio(settings, report, style))  # type: ignore[arg-type]
+        spoken = asyncio.run(make_audio(settings, report, style, path, encoding))  # type: ignore[arg-type]
     except (ScriptError, SpeechError) as exc:
         raise click.ClickException(str(exc)) from None
-    try:
-        Path(output).write_bytes(data)
     except OSError as exc:
         raise click.ClickException(f"could not write {output}: {exc.strerror or exc}") from None
-    length = f", {duration:.0f} s" if duration else ""
-    click.echo(f"{style} written to {output} ({media_type}{length})", err=True)
+    length = f", {spoken.duration_s:.0f} s" if spoken.duration_s else ""
+    click.echo(f"{style} written to {output} ({spoken.media_type}{length})", err=True)

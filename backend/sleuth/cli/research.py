@@ -13,6 +13,7 @@ from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.core.durations import format_duration, parse_duration
+from sleuth.core.text import has_visible_text
 from sleuth.research.planning.review import AutoApprove, PlanReviewer
 from sleuth.research.run import new_run_id
 from sleuth.runs import local as event_loop
@@ -91,9 +92,10 @@ def research(
 ) -> None:
     """Research QUESTION and print a cited report."""
 
-    if not question.strip():
+    if not has_visible_text(question):
         raise click.UsageError("the question is empty")
     settings = cli_settings()
+    check_message_length(settings, question, answer)
     request = ResearchRequest(
         question=question.strip(),
         mode=mode,
@@ -131,6 +133,7 @@ def research(
                 return
             if answer is None:
                 answer = click.prompt("Your answer", err=True)
+                check_message_length(settings, answer)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
             result = event_loop.run(
@@ -152,6 +155,16 @@ def research(
         write_export(result, export_format, output)
         if not as_json:
             click.echo(f"Report written to {output}", err=True)
+
+
+def check_message_length(settings: Settings, *texts: str | None) -> None:
+    """The server's limit on a question or message (`SLEUTH_MAX_MESSAGE_CHARS`), with its message."""
+    from sleuth.core.text import message_too_long
+
+    for text in texts:
+        problem = message_too_long(text or "", settings.max_message_chars)
+        if problem is not None:
+            raise click.ClickException(problem)
 
 
 def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:

@@ -1,1 +1,1 @@
-"""Small plumbing every layer may import: clock, durations, ids, words, redaction, URLs."""
+"""Small plumbing every layer may import: clock, durations, ids, words, text rules, redaction, URLs."""

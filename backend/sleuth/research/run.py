@@ -15,6 +15,7 @@ from sleuth.llm.prompting import render
 from sleuth.llm.setup import litellm_ready
 from sleuth.research.lanes.orchestrator import orchestrate
 from sleuth.research.planning.clarify import clarify
+from sleuth.research.planning.context import bounded_conversation
 from sleuth.research.planning.plan import make_plan
 from sleuth.research.planning.review import AutoApprove, PlanReviewer, review_plan
 from sleuth.research.preflight import model_problem
@@ -53,7 +54,7 @@ def new_state(
     mode = request.mode or settings.mode
     state = RunState(
         run_id=emitter.run_id,
-        request=request,
+        request=bounded_conversation(request, settings.history_max_tokens),
         settings=settings,
         emitter=emitter,
         gateway=LLMGateway(settings, clock),
@@ -193,7 +194,7 @@ async def run_research(
         RunStart(
             session_id=request.session_id,
             question=request.question,
-            mode="followup" if request.followup else (request.mode or settings.mode),
+            mode=request.mode_label(settings.mode),
             models={
                 role: _model_label(settings.model_for(role))
                 for role in ROLES + (("judge",) if settings.judge_model else ())

@@ -29,7 +29,8 @@ from sleuth.research.planning.review import PlanInbox
 from sleuth.runs.messages import Engine
 from sleuth.runs.warmup import warm_litellm
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import Error, Packet, Placement
+from sleuth.stream.ending import closing, unstarted_run_start
+from sleuth.stream.packets import Packet, Placement, StopReason
 from sleuth.stream.results import ResearchRequest, ResearchResult
 
 log = logging.getLogger(__name__)
@@ -180,13 +181,17 @@ class _Worker:
             cancelled = True
         except Exception as exc:  # the engine should not raise; if it does, the run still ends
             error = f"{type(exc).__name__}: {exc}"
-            emitter.emit(Placement(turn_index=last_turn[0]), Error(message=error, recoverable=False))
         finally:
             self._tasks.pop(run_id, None)
             self._inboxes.pop(run_id, None)
             self._cancel_early.discard(run_id)
-        if not emitter.stopped:
-            emitter.stop(Placement(turn_index=last_turn[0]), "cancelled" if cancelled else "error")
+        if not emitter.stopped:  # it raised, or was cancelled before it began: end it as every run ends
+            start = unstarted_run_start(
+                session_id=request.session_id, question=request.question, mode=request.mode_label(self._settings.mode)
+            )
+            reason: StopReason = "cancelled" if cancelled else "error"
+            for obj in closing(started=emitter.next_seq > 0, run_start=start, error=error, reason=reason):
+                emitter.emit(Placement(turn_index=last_turn[0]), obj)
         self._send(
             (
                 "done",

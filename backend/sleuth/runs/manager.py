@@ -85,7 +85,7 @@ class RunManager:
         if self._recover is not None:
             recovered = await self._recover()
         else:
-            recovered = await asyncio.to_thread(recover_orphaned_runs, self._store)
+            recovered = await asyncio.to_thread(recover_orphaned_runs, self._store, default_mode=self._settings.mode)
         for run_id in recovered:
             log_run_event("run_interrupted", run_id, reason="server restart")
         return recovered
@@ -306,8 +306,11 @@ class RunManager:
             log_run_event("run_interrupted", live.record.id, reason="engine process exited")
 
     async def _interrupt(self, live: LiveRun, message: str) -> None:
-        """End a live run with `error` + `stop` written directly, and show them to its watchers."""
-        appended = await asyncio.to_thread(end_run_as_interrupted, self._store, live.record, message)
+        """End a live run with `error` + `stop` (after a `run_start` if it had none) written directly,
+        and show them to its watchers."""
+        appended = await asyncio.to_thread(
+            end_run_as_interrupted, self._store, live.record, message, default_mode=self._settings.mode
+        )
         live.channel.mark_committed(appended)
 
     def _release(self, live: LiveRun) -> None:

@@ -50,7 +50,13 @@ class Dispatcher:
         leases = Leases(self._redis, keys, lease_s=settings.run_lease_s, holder=f"{this_host()}:{os.getpid()}")
         self._queue = queue_app(self._database_url, pool_size=4)
         self._reaper = Reaper(
-            store, keys, leases, self._admission, streams, in_queue=lambda run_ids: in_queue(self._queue, run_ids)
+            store,
+            keys,
+            leases,
+            self._admission,
+            streams,
+            default_mode=settings.mode,
+            in_queue=lambda run_ids: in_queue(self._queue, run_ids),
         )
         self._channels = RemoteChannels(store, streams, keys, quiet_s=STREAM_QUIET_S)
         self._reaping = Periodic(self._reaper.reap_once, settings.run_lease_s / 2, what="reaping expired runs")

@@ -23,7 +23,13 @@ class RedisKeys:
 
     def lease(self, run_id: str) -> str:
         """Held (with a TTL) by the worker executing the run."""
-        return f"{self.prefix}:run:{run_id}:lease"
+        head, tail = self.lease_affixes
+        return f"{head}{run_id}{tail}"
+
+    @property
+    def lease_affixes(self) -> tuple[str, str]:
+        """A lease key is head + id + tail: for a script that looks up the leases of a set's members."""
+        return f"{self.prefix}:run:", ":lease"
 
     def cancel(self, run_id: str) -> str:
         """Set when a cancel was asked, for a worker that takes the run after the request went out."""

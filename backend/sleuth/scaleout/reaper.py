@@ -1,9 +1,10 @@
 """Ending runs whose worker is gone, from whichever server or worker notices first.
 
 The run ends as a dead engine process's runs do in one server: `error` (not recoverable) and
-`stop`, stored after its last stored packet, then published. Not retried from the start: the
-clients have already seen part of this run (its plan, its sources), and a second run under the
-same id would contradict what they saw; a new run is one click away and says what happened.
+`stop`, stored after its last stored packet (after a `run_start` if it had none), then
+published. Not retried from the start: the clients have already seen part of this run (its
+plan, its sources), and a second run under the same id would contradict what they saw; a new
+run is one click away and says what happened.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from sleuth.config import Mode
 from sleuth.core.logs import log_run_event
 from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.keys import RedisKeys
@@ -48,9 +50,12 @@ class Reaper:
         admission: GlobalAdmission,
         streams: PacketStreams,
         *,
+        default_mode: Mode,
         in_queue: QueueLookup | None = None,
     ) -> None:
+        """`default_mode`: the settings' mode, which the `run_start` of a run that never started names."""
         self._store = store
+        self._default_mode = default_mode
         self._keys = keys
         self._leases = leases
         self._admission = admission
@@ -64,16 +69,18 @@ class Reaper:
     async def end_run(self, record: RunRecord, message: str) -> None:
         """End a run that no engine will finish: store `error` + `stop`, publish whatever the stream
         lacks (through `stop`), free its slot."""
-        await self._end(record, lambda store, run: end_run_as_interrupted(store, run, message))
+        mode = self._default_mode
+        await self._end(record, lambda store, run: end_run_as_interrupted(store, run, message, default_mode=mode))
 
     async def end_cancelled(self, record: RunRecord) -> None:
         """End a run withdrawn from the queue before any worker took it: `stop` (cancelled)."""
-        await self._end(record, end_run_as_cancelled)
+        mode = self._default_mode
+        await self._end(record, lambda store, run: end_run_as_cancelled(store, run, default_mode=mode))
 
     async def _end(self, record: RunRecord, ending: Callable[[Store, RunRecord], object]) -> None:
-        current = await asyncio.to_thread(self._store.get_run, record.id)
-        if current is not None and current.status == "running":
-            await asyncio.to_thread(ending, self._store, current)
+        # A run that is no longer `running` (its worker ended it meanwhile) is left as it is, in
+        # the ending's own transaction.
+        await asyncio.to_thread(ending, self._store, record)
         await self._admission.release(record.id, record.session_id)  # free before anyone hears `stop`
         await self.publish_rest(record.id)
 

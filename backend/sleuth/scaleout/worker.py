@@ -55,7 +55,7 @@ class WorkerHost:
         self._leases = Leases(self._redis, keys, lease_s=settings.run_lease_s, holder=f"{this_host()}:{os.getpid()}")
         self._admission = GlobalAdmission(self._redis, keys, settings.max_runs)
         self._control = Control(self._redis, keys)
-        self._reaper = Reaper(store, keys, self._leases, self._admission, self._streams)
+        self._reaper = Reaper(store, keys, self._leases, self._admission, self._streams, default_mode=settings.mode)
         self.manager = RunManager(settings, store, max_runs=concurrency, engine=engine, recover=self._reaper.reap_once)
         self._held: dict[str, RunChannel] = {}
         self._stopping = False

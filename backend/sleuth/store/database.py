@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sleuth.core.database_url import Backend
+from sleuth.store.errors import Conflict
 
 Row = dict[str, Any]
 Params = Sequence[Any]
@@ -23,12 +24,26 @@ class DatabaseError(RuntimeError):
     """A query or connection failed; the message is safe to show (no password)."""
 
 
+class IntegrityConflict(DatabaseError, Conflict):
+    """The database refused a write on a constraint (either backend's integrity error): a row it
+    refers to went away, or one it adds appeared, in a concurrent transaction. Store methods
+    check what they depend on first; this is the backstop, answered as a conflict, not a crash."""
+
+
+# How a SELECT inside a write transaction locks the rows it reads until the transaction ends:
+# `keep` lets others read and update them but not delete them (nor take `delete`);
+# `delete` is taken before deleting a row and its dependants.
+RowLock = Literal["keep", "delete"]
+
+
 class Transaction(Protocol):
     def execute(self, sql: str, params: Params = ()) -> None: ...
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> None: ...
 
     def fetch_one(self, sql: str, params: Params = ()) -> Row | None: ...
+
+    def fetch_all(self, sql: str, params: Params = ()) -> list[Row]: ...
 
 
 class Database(Protocol):
@@ -49,6 +64,10 @@ class Database(Protocol):
 
     def transaction(self) -> AbstractContextManager[Transaction]:
         """A write transaction: committed when the block ends, rolled back on any error."""
+        ...
+
+    def row_lock(self, lock: RowLock) -> str:
+        """The clause ending a SELECT in a write transaction that locks the rows it reads (`RowLock`)."""
         ...
 
     def ilike(self, column: str) -> str:

@@ -127,6 +127,23 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE audio ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
     """,
     ),
+    # 5: one audio per report and style while it is being made or made (a failed one may be asked
+    # again). Earlier duplicates give way to the one kept: a done one before a pending one, then the newest.
+    Migration(
+        "audio_once",
+        """
+    UPDATE audio SET status = 'failed', error = 'replaced by another audio of this report and style'
+    WHERE status IN ('pending', 'done') AND EXISTS (
+        SELECT 1 FROM audio AS kept
+        WHERE kept.report_id = audio.report_id AND kept.style = audio.style AND kept.id <> audio.id
+          AND kept.status IN ('pending', 'done')
+          AND ((kept.status = 'done' AND audio.status = 'pending')
+               OR (kept.status = audio.status AND (kept.created_at > audio.created_at
+                                                   OR (kept.created_at = audio.created_at AND kept.id > audio.id))))
+    );
+    CREATE UNIQUE INDEX audio_live ON audio(report_id, style) WHERE status IN ('pending', 'done');
+    """,
+    ),
 ]
 
 

@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool
 
 from sleuth.core.database_url import Backend, DatabaseTarget
 from sleuth.core.redaction import redact_values, url_password
-from sleuth.store.database import DatabaseError, Params, Row, Transaction
+from sleuth.store.database import DatabaseError, IntegrityConflict, Params, Row, RowLock, Transaction
 
 DDL_WORDS: Mapping[str, str] = {
     "{REAL}": "DOUBLE PRECISION",  # PostgreSQL's REAL is 4 bytes: unix times would lose their seconds
@@ -37,6 +37,7 @@ DDL_WORDS: Mapping[str, str] = {
 CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise
 POOL_TIMEOUT_S = 30.0  # how long a caller waits for a free connection
 HIDDEN_COLUMN = "rowid"
+ROW_LOCKS: Mapping[RowLock, str] = {"keep": " FOR KEY SHARE", "delete": " FOR UPDATE"}
 
 
 @functools.lru_cache(maxsize=512)
@@ -72,6 +73,10 @@ class _PostgresTransaction:
         with self._errors():
             return self._conn.execute(_sql(sql), params).fetchone()
 
+    def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
+        with self._errors():
+            return self._conn.execute(_sql(sql), params).fetchall()
+
 
 class _Errors:
     """Driver errors as DatabaseError, on one line, never with the password."""
@@ -83,6 +88,8 @@ class _Errors:
     def __call__(self) -> Iterator[None]:
         try:
             yield
+        except psycopg.IntegrityError as exc:
+            raise IntegrityConflict(self.message(exc)) from exc
         except psycopg.Error as exc:
             raise DatabaseError(self.message(exc)) from exc
 
@@ -153,6 +160,9 @@ class PostgresDatabase:
     def transaction(self) -> Iterator[Transaction]:
         with self._errors(), self._pool.connection() as conn, conn.transaction():
             yield _PostgresTransaction(conn, self._errors)
+
+    def row_lock(self, lock: RowLock) -> str:
+        return ROW_LOCKS[lock]
 
     def ilike(self, column: str) -> str:
         return f"{column} ILIKE ? ESCAPE '\\'"

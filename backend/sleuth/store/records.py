@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sleuth.config import Mode
+from sleuth.core.text import strip_controls
 
 RunKind = Literal["question", "clarification_answer"]
 # `running` until the run ends; then the ResearchResult status, or `cancelled`.
@@ -20,8 +21,9 @@ def now_iso() -> str:
 
 
 def session_title(question: str) -> str:
-    """A new session's title: its first question on one line, cut to 80 characters."""
-    line = " ".join(question.split())
+    """A new session's title: its first question on one line, cut to 80 characters, without the
+    control and bidi characters no label may hold (core/text.py)."""
+    line = " ".join(strip_controls(question).split())
     return line if len(line) <= 80 else line[:79] + "…"
 
 

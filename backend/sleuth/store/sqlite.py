@@ -15,7 +15,7 @@ from typing import Any
 
 from sleuth.core.database_url import Backend
 from sleuth.core.sqlite import write_transaction
-from sleuth.store.database import DatabaseError, Params, Row, Transaction
+from sleuth.store.database import DatabaseError, IntegrityConflict, Params, Row, RowLock, Transaction
 
 # The words a migration's DDL spells per dialect (see migrations.py).
 DDL_WORDS: Mapping[str, str] = {"{REAL}": "REAL", "{ROWID}": "", "{WITHOUT_ROWID}": "WITHOUT ROWID"}
@@ -79,6 +79,10 @@ class _SqliteTransaction:
             row: Row | None = self._conn.execute(sql, params).fetchone()
         return row
 
+    def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
+        with _errors():
+            return list(self._conn.execute(sql, params).fetchall())
+
 
 class SqliteDatabase:
     backend: Backend = "sqlite"
@@ -105,8 +109,7 @@ class SqliteDatabase:
         return conn
 
     def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
-        with _errors():
-            return list(self._conn().execute(sql, params).fetchall())
+        return _SqliteTransaction(self._conn()).fetch_all(sql, params)
 
     def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         return _SqliteTransaction(self._conn()).fetch_one(sql, params)
@@ -118,6 +121,9 @@ class SqliteDatabase:
     def transaction(self) -> Iterator[Transaction]:
         with _errors(), write_transaction(self._conn()) as conn:
             yield _SqliteTransaction(conn)
+
+    def row_lock(self, lock: RowLock) -> str:
+        return ""  # a write transaction (BEGIN IMMEDIATE) holds the whole database until it ends
 
     def ilike(self, column: str) -> str:
         return f"{column} LIKE ? ESCAPE '\\'"  # SQLite's LIKE ignores (ASCII) case already
@@ -152,6 +158,8 @@ class SqliteDatabase:
 def _errors() -> Iterator[None]:
     try:
         yield
+    except sqlite3.IntegrityError as exc:
+        raise IntegrityConflict(str(exc)) from exc
     except sqlite3.Error as exc:
         raise DatabaseError(str(exc)) from exc
     except OSError as exc:  # the folder for the file cannot be made

@@ -9,20 +9,23 @@ a PostgreSQL one; the SQL here is portable and `Database` carries the difference
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from sleuth.config import Settings
 from sleuth.core.database_url import database_target
 from sleuth.store.backends import open_database
-from sleuth.store.database import Database, like_pattern
+from sleuth.store.database import Database, RowLock, Transaction, like_pattern
+from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.stream.results import ResearchResult
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
 DEFAULT_POOL_SIZE = 10
+_LIVE_AUDIO = "SELECT * FROM audio WHERE report_id = ? AND style = ? AND status IN ('pending', 'done')"
 
 
 class Store:
@@ -49,6 +52,15 @@ class Store:
         with self.database.transaction() as tx:
             for sql, params in statements:
                 tx.execute(sql, params)
+
+    def _hold_session(self, tx: Transaction, session_id: str, lock: RowLock) -> bool:
+        """Lock the session's row for the rest of `tx`; False if there is none.
+
+        Every write that adds to a session takes `keep` and a session's deletion takes `delete`
+        first, so the two never interleave: whichever comes second sees what the first did.
+        """
+        sql = f"SELECT id FROM sessions WHERE id = ?{self.database.row_lock(lock)}"
+        return tx.fetch_one(sql, (session_id,)) is not None
 
     # -- sessions and messages --------------------------------------------------------------
 
@@ -80,21 +92,34 @@ class Store:
         return [SessionRecord.from_row(row) for row in rows]
 
     def rename_session(self, session_id: str, title: str) -> SessionRecord | None:
-        self._write([("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))])
-        return self.get_session(session_id)
+        """The renamed session, read in the same transaction; None if there is none."""
+        with self.database.transaction() as tx:
+            tx.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+            row = tx.fetch_one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return SessionRecord.from_row(row) if row else None
 
     def create_audio(
         self, audio_id: str, report_id: str, session_id: str, style: str, *, owner_host: str, owner_pid: int
-    ) -> None:
-        self._write(
-            [
-                (
-                    "INSERT INTO audio (id, report_id, session_id, style, status, created_at, owner_host, owner_pid)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (audio_id, report_id, session_id, style, "pending", now_iso(), owner_host, owner_pid),
-                )
-            ]
-        )
+    ) -> str:
+        """A pending job, unless the report has one pending or done in this style (the unique index `audio_live`
+        decides, across servers too); the id of the job there is: `audio_id`, or the one found. NotFound if the
+        report (or its session) is gone."""
+        with self.database.transaction() as tx:
+            report = "SELECT id FROM reports WHERE id = ? AND session_id = ?"
+            if not self._hold_session(tx, session_id, "keep") or tx.fetch_one(report, (report_id, session_id)) is None:
+                raise NotFound("report", report_id)
+            tx.execute(
+                "INSERT INTO audio (id, report_id, session_id, style, status, created_at, owner_host, owner_pid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (audio_id, report_id, session_id, style, "pending", now_iso(), owner_host, owner_pid),
+            )
+            row = tx.fetch_one(_LIVE_AUDIO, (report_id, style))
+        assert row is not None  # inserted, or the row that prevented it
+        return str(row["id"])
+
+    def live_audio(self, report_id: str, style: str) -> dict[str, Any] | None:
+        """The report's audio in this style that is pending or done, if any."""
+        return self.database.fetch_one(_LIVE_AUDIO, (report_id, style))
 
     def pending_audio(self) -> list[dict[str, Any]]:
         rows = self.database.fetch_all("SELECT * FROM audio WHERE status = 'pending' ORDER BY created_at, id")
@@ -102,39 +127,46 @@ class Store:
 
     def finish_audio(
         self, audio_id: str, *, error: str | None, media_type: str | None = None, duration_s: float | None = None
-    ) -> None:
-        self._write(
-            [
-                (
-                    "UPDATE audio SET status = ?, error = ?, media_type = ?, duration_s = ? WHERE id = ?",
-                    ("failed" if error else "done", error, media_type, duration_s, audio_id),
-                )
-            ]
-        )
+    ) -> bool:
+        """Mark the job done or failed. False if its row is gone (its session was deleted meanwhile):
+        then nothing points to the file it made, and its maker removes it."""
+        row = f"SELECT id FROM audio WHERE id = ?{self.database.row_lock('delete')}"
+        with self.database.transaction() as tx:
+            if tx.fetch_one(row, (audio_id,)) is None:
+                return False
+            tx.execute(
+                "UPDATE audio SET status = ?, error = ?, media_type = ?, duration_s = ? WHERE id = ?",
+                ("failed" if error else "done", error, media_type, duration_s, audio_id),
+            )
+        return True
 
     def get_audio(self, audio_id: str) -> dict[str, Any] | None:
         return self.database.fetch_one("SELECT * FROM audio WHERE id = ?", (audio_id,))
 
-    def audio_ids(self, session_id: str) -> list[str]:
-        rows = self.database.fetch_all("SELECT id FROM audio WHERE session_id = ?", (session_id,))
-        return [row["id"] for row in rows]
+    def delete_session(self, session_id: str) -> list[str]:
+        """Remove the session with everything it owns: runs, their packets, messages, reports and audio.
 
-    def delete_session(self, session_id: str) -> bool:
-        """Remove the session with everything it owns: runs, their packets, messages, reports and audio."""
-        if self.get_session(session_id) is None:
-            return False
+        Returns the ids of the audio rows removed (their files are the caller's to remove). NotFound
+        if there is no such session; RunInProgress, with nothing removed, while one of its runs is
+        `running`: that run would go on writing packets and its outcome for a session that is gone.
+        """
         runs = "SELECT id FROM runs WHERE session_id = ?"
-        self._write(
-            [
-                (f"DELETE FROM packets WHERE run_id IN ({runs})", (session_id,)),
-                ("DELETE FROM audio WHERE session_id = ?", (session_id,)),
-                ("DELETE FROM reports WHERE session_id = ?", (session_id,)),
-                ("DELETE FROM messages WHERE session_id = ?", (session_id,)),
-                ("DELETE FROM runs WHERE session_id = ?", (session_id,)),
-                ("DELETE FROM sessions WHERE id = ?", (session_id,)),
-            ]
-        )
-        return True
+        with self.database.transaction() as tx:
+            if not self._hold_session(tx, session_id, "delete"):
+                raise NotFound("session", session_id)
+            if tx.fetch_one("SELECT id FROM runs WHERE session_id = ? AND status = 'running'", (session_id,)):
+                raise RunInProgress()
+            audio_ids = [row["id"] for row in tx.fetch_all("SELECT id FROM audio WHERE session_id = ?", (session_id,))]
+            for sql in (
+                f"DELETE FROM packets WHERE run_id IN ({runs})",
+                "DELETE FROM audio WHERE session_id = ?",
+                "DELETE FROM reports WHERE session_id = ?",
+                "DELETE FROM messages WHERE session_id = ?",
+                "DELETE FROM runs WHERE session_id = ?",
+                "DELETE FROM sessions WHERE id = ?",
+            ):
+                tx.execute(sql, (session_id,))
+        return audio_ids
 
     def rename_session_if_untitled(self, session_id: str, title: str) -> None:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
@@ -148,7 +180,10 @@ class Store:
     def create_run(
         self, run: RunRecord, message: MessageRecord | None = None, *, new_session_title: str | None = None
     ) -> None:
-        """Insert the run (the user message that started it, and its new session) in one transaction."""
+        """Insert the run (the user message that started it, and its new session) in one transaction.
+
+        NotFound if the session is not new and no longer exists (deleted while the message came in).
+        """
         statements: list[tuple[str, Sequence[Any]]] = []
         if new_session_title is not None:
             statements.append(
@@ -158,13 +193,7 @@ class Store:
                 )
             )
         if message is not None:
-            statements += [
-                (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
-                ),
-            ]
+            statements.append(_message_insert(message))
         statements += [
             (
                 "INSERT INTO runs (id, session_id, message_id, question, mode, kind, answers_run_id, status,"
@@ -186,7 +215,11 @@ class Store:
             ),
             ("UPDATE sessions SET updated_at = ? WHERE id = ?", (run.created_at, run.session_id)),
         ]
-        self._write(statements)
+        with self.database.transaction() as tx:
+            if new_session_title is None and not self._hold_session(tx, run.session_id, "keep"):
+                raise NotFound("session", run.session_id)
+            for sql, params in statements:
+                tx.execute(sql, params)
 
     def get_run(self, run_id: str) -> RunRecord | None:
         row = self.database.fetch_one("SELECT * FROM runs WHERE id = ?", (run_id,))
@@ -235,21 +268,47 @@ class Store:
         if result is not None and result.report_id and session_id is not None:
             statements.append(_report_insert(result, run_id=run_id, session_id=session_id, created_at=now))
         if assistant_message is not None:
-            statements.append(
-                (
-                    "INSERT INTO messages (id, session_id, role, content, run_id, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        assistant_message.id,
-                        assistant_message.session_id,
-                        assistant_message.role,
-                        assistant_message.content,
-                        assistant_message.run_id,
-                        assistant_message.created_at,
-                    ),
-                )
-            )
+            statements.append(_message_insert(assistant_message))
         self._write(statements)
+
+    def end_run(
+        self,
+        run_id: str,
+        closing: Callable[[PacketRow | None], tuple[list[StoredPacket], str]],
+        *,
+        status: RunStatus,
+        error: str | None,
+        reply: MessageRecord,
+    ) -> list[StoredPacket]:
+        """End a run its engine will not end, in one transaction; returns the packets appended.
+
+        `closing` gets the run's last stored packet (None if there is none) and returns the packets
+        to append after it and the stop reason the run ends with. The run is marked finished with
+        `status` and `error`, and `reply` is stored as the assistant's message. A run that is no
+        longer `running` was ended by someone else first (another server's reaper, its own engine):
+        it is left as it is, and nothing is appended.
+        """
+        with self.database.transaction() as tx:
+            run = tx.fetch_one(f"SELECT status FROM runs WHERE id = ?{self.database.row_lock('delete')}", (run_id,))
+            if run is None or run["status"] != "running":
+                return []
+            last = tx.fetch_one(
+                "SELECT seq, type, json FROM packets WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+            )
+            appended, stop_reason = closing(
+                PacketRow(seq=last["seq"], type=last["type"], json=last["json"]) if last else None
+            )
+            if appended:
+                tx.executemany(
+                    "INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)",
+                    [(p.run_id, p.seq, p.type, p.created_at, p.json) for p in appended],
+                )
+            tx.execute(
+                "UPDATE runs SET status = ?, stop_reason = ?, error = ?, finished_at = ? WHERE id = ?",
+                (status, stop_reason, error, now_iso(), run_id),
+            )
+            tx.execute(*_message_insert(reply))
+        return appended
 
     # -- reports ----------------------------------------------------------------------------
 
@@ -319,9 +378,16 @@ class Store:
         return PacketRow(seq=row["seq"], type=row["type"], json=row["json"]) if row else None
 
     def insert_packets(self, rows: Iterable[tuple[str, int, str, float, str]]) -> None:
-        """(run_id, seq, type, created_at, json) rows in one transaction (recovery, benchmarks)."""
+        """(run_id, seq, type, created_at, json) rows in one transaction (runs stored by the CLI, benchmarks)."""
         with self.database.transaction() as tx:
             tx.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def _message_insert(message: MessageRecord) -> tuple[str, Sequence[Any]]:
+    return (
+        "INSERT INTO messages (id, session_id, role, content, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (message.id, message.session_id, message.role, message.content, message.run_id, message.created_at),
+    )
 
 
 def _report_insert(

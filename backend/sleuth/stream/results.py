@@ -88,6 +88,10 @@ class ResearchRequest:
     followup: Followup | None = None  # set: answer `question` from this report instead of researching
     report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
 
+    def mode_label(self, default: Mode) -> str:
+        """The mode its `run_start` names: `followup` for a follow-up, else its own or `default`."""
+        return "followup" if self.followup else (self.mode or default)
+
 
 ResultStatus = Literal["completed", "error", "waiting_for_input"]
 

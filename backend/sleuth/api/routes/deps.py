@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -34,6 +35,12 @@ def settings_of(request: Request) -> Settings:
     return settings
 
 
+def upload_slots_of(request: Request) -> asyncio.Semaphore:
+    """One slot per upload being extracted (`SLEUTH_UPLOAD_MAX_CONCURRENT` per server)."""
+    slots: asyncio.Semaphore = request.app.state.upload_slots
+    return slots
+
+
 def model_checks_of(request: Request) -> ModelChecks:
     checks: ModelChecks = request.app.state.model_checks
     return checks
@@ -52,6 +59,6 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
         409: "The session already has a run in progress",
         413: "Message or upload too large",
         415: "File type not supported",
-        429: "Too many concurrent runs (see Retry-After)",
+        429: "Too many concurrent runs or uploads (see Retry-After)",
     }
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}

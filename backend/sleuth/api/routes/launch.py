@@ -10,6 +10,7 @@ from sleuth.api.routes.deps import limits_of, manager_of, model_checks_of, setti
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
 from sleuth.core.ids import new_id
+from sleuth.core.text import message_too_long
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.runs.followups import NoReport, followup_request
 from sleuth.runs.requests import PlannedRun, plan_run
@@ -21,9 +22,9 @@ from sleuth.tools import sources
 
 
 def check_length(request: Request, text: str) -> None:
-    limit = limits_of(request).max_message_chars
-    if len(text) > limit:
-        raise HTTPException(status_code=413, detail=f"message is {len(text)} characters; the limit is {limit}")
+    problem = message_too_long(text, limits_of(request).max_message_chars)
+    if problem is not None:
+        raise HTTPException(status_code=413, detail=problem)
 
 
 async def check_capacity(request: Request, session_id: str | None = None) -> None:

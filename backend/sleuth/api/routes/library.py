@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
+from fastapi.responses import JSONResponse
 
-from sleuth.api.routes.deps import responses, settings_of, store_of
-from sleuth.api.schemas import CollectionOut, DocumentEntryOut, DocumentOut, SourceOut
+from sleuth.api.routes.deps import limits_of, responses, settings_of, store_of, upload_slots_of
+from sleuth.api.schemas import (
+    CollectionOut,
+    DocumentEntryOut,
+    DocumentOut,
+    RefusedFileOut,
+    SourceOut,
+    UploadOut,
+    UploadRefusedOut,
+)
+from sleuth.core.text import clean_label
 from sleuth.tools import sources
 from sleuth.tools.base import ToolError
 from sleuth.tools.local import library
 from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.isolated import ExtractionLimits, extract_in_child
 from sleuth.tools.local.urls import is_corpus_url
 from sleuth.tools.web.factory import build_web_reader
 
@@ -25,6 +37,14 @@ def _db(request: Request) -> Path:
 
 def _refused(exc: library.LibraryError) -> HTTPException:
     return HTTPException(status_code=exc.status, detail=str(exc))
+
+
+def _file_name(filename: str | None) -> str:
+    """The upload's name as a label (core/text.py): no control or bidi characters, something visible."""
+    try:
+        return clean_label(filename or "")
+    except ValueError as exc:
+        raise HTTPException(status_code=422, detail=f"file name {filename or ''!r}: {exc}") from None
 
 
 @router.get("/sources", response_model=list[SourceOut], responses=responses(401))
@@ -55,23 +75,45 @@ async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
 @router.post(
     "/collections/{name}/documents",
     status_code=status.HTTP_201_CREATED,
-    response_model=list[DocumentEntryOut],
-    responses=responses(401, 409, 413, 415),
+    response_model=UploadOut,
+    responses={
+        **responses(401, 409, 429),
+        **{
+            code: {"model": UploadRefusedOut, "description": f"No file was added ({what}); `refused` says why for each"}
+            for code, what in ((413, "too big"), (415, "types not supported"), (422, "no usable text"))
+        },
+    },
 )
-async def upload_documents(request: Request, name: str, files: list[UploadFile]) -> list[DocumentEntryOut]:
-    """Add files (md, txt, html, pdf) to a collection, creating it if new. All files are added or none."""
+async def upload_documents(request: Request, name: str, files: list[UploadFile]) -> UploadOut | JSONResponse:
+    """Add files (md, txt, html, pdf) to a collection, creating it if new.
+
+    Each file is added or refused on its own (`refused` lists why); when none was added, the
+    answer is that of the files' refusals (a single file's own status). Extraction runs in a
+    child process bounded in time and memory; past `SLEUTH_UPLOAD_MAX_CONCURRENT` uploads being
+    extracted, another gets 429 with Retry-After.
+    """
     settings = settings_of(request)
+    slots = upload_slots_of(request)
+    if slots.locked():  # refused, not queued: a queued request would hold its spooled files until its turn
+        raise HTTPException(
+            status_code=429,
+            detail=f"the server is extracting its maximum of {settings.upload_max_concurrent} uploads; retry later",
+            headers={"Retry-After": str(limits_of(request).retry_after_s)},
+        )
     limits = library.UploadLimits(settings.upload_max_file_bytes, settings.upload_max_files)
-    uploads: list[library.Upload] = []
-    for file in files:
-        # Read one byte past the cap at most: a huge file is refused without holding it all.
-        data = await file.read(limits.max_file_bytes + 1)
-        uploads.append(library.Upload(file.filename or "", data))
-    try:
-        entries = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits)
-    except library.LibraryError as exc:
-        raise _refused(exc) from None
-    return [DocumentEntryOut.model_validate(e) for e in entries]
+    # The form parser spooled each file to disk (past 1 MB): the library copies it in bounded reads.
+    uploads = [library.Upload(_file_name(file.filename), file.size, file.file) for file in files]
+    extract_file = partial(extract_in_child, limits=ExtractionLimits.from_settings(settings))
+    async with slots:
+        try:
+            result = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits, extract_file)
+        except library.UploadRefused as exc:
+            refused = [RefusedFileOut.model_validate(r) for r in exc.refused]
+            body = UploadRefusedOut(detail=str(exc), refused=refused)
+            return JSONResponse(status_code=exc.status, content=body.model_dump())
+        except library.LibraryError as exc:
+            raise _refused(exc) from None
+    return UploadOut.model_validate(result)
 
 
 @router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))

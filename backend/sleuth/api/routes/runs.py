@@ -95,5 +95,6 @@ async def cancel_run(request: Request, run_id: str) -> CancelOut:
         raise not_found("run", run_id)
     cancelled = await manager_of(request).cancel(run_id)
     record = await asyncio.to_thread(store.get_run, run_id)
-    assert record is not None
+    if record is None:  # it had ended, and its session was deleted meanwhile
+        raise not_found("run", run_id)
     return CancelOut(run_id=run_id, status=record.status, cancelled=cancelled)

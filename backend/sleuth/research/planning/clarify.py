@@ -9,7 +9,7 @@ from sleuth.llm.types import StreamHandlers
 from sleuth.research import tool_schemas
 from sleuth.research.planning.context import history_text
 from sleuth.research.state import RunState
-from sleuth.research.step import llm_step
+from sleuth.research.step import OutputCap, llm_step
 from sleuth.stream.packets import Clarification, MessageDelta, MessageStart, SectionEnd
 
 
@@ -31,7 +31,7 @@ async def clarify(state: RunState) -> list[str] | None:
     request = state.request
     started = False
 
-    def on_text(delta: str) -> None:
+    def forward(delta: str) -> None:
         nonlocal started
         if not started:
             started = True
@@ -39,10 +39,14 @@ async def clarify(state: RunState) -> list[str] | None:
             state.emit(MessageStart(final_documents=[]))
         state.emit(MessageDelta(content=delta))
 
+    # Capped like every model output: the questions are stored, streamed, and sent back in the
+    # prompts of the run that answers them.
+    cap = OutputCap("clarification", state.settings.clarification_max_tokens, forward)
+
     system = render(
         "clarify",
         today=state.today,
-        history=history_text(request.history, state.settings.history_max_tokens),
+        history=history_text(request.history),
         earlier_questions=[item.question for item in request.history],
     )
     result = await llm_step(
@@ -51,15 +55,19 @@ async def clarify(state: RunState) -> list[str] | None:
         [{"role": "system", "content": system}, {"role": "user", "content": request.question}],
         tools=[tool_schemas.generate_plan()],
         tool_choice="auto",
-        handlers=StreamHandlers(on_text=on_text),
+        max_tokens=cap.max_tokens,
+        handlers=StreamHandlers(on_text=cap.on_text),
     )
+    text = cap.keep(result.content, result.finish_reason)
+    if cap.cut and text.strip():
+        state.emit(cap.degraded())
     if any(call.resolved_name == tool_schemas.GENERATE_PLAN for call in result.tool_calls):
         if started:
             state.emit(SectionEnd())
         return None
-    if not result.content.strip():
+    if not text.strip():
         return None  # neither questions nor a plan call: treat the question as clear
-    questions = parse_questions(result.content)
+    questions = parse_questions(text)
     state.emit(Clarification(questions=questions))
     state.emit(SectionEnd())
     return questions

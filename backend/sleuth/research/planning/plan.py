@@ -50,7 +50,7 @@ async def make_plan(state: RunState, revision: PlanRevision | None = None) -> li
         "plan",
         today=state.today,
         max_steps=state.limits.plan_max_steps,
-        history=history_text(request.history, state.settings.history_max_tokens),
+        history=history_text(request.history),
     )
     user = render(
         "plan_user",

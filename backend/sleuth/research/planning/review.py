@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
+from sleuth.core.text import has_visible_text, strip_controls
 from sleuth.research.planning.plan import PlanRevision, make_plan
 from sleuth.research.state import RunState
 from sleuth.research.time.deadlines import DeadlineReached, run_until
@@ -56,9 +57,11 @@ class PlanInbox:
 
 
 def clean_steps(steps: tuple[str, ...] | list[str], max_steps: int) -> list[str]:
-    """Edited steps are used as given, minus blanks and beyond the plan's step limit."""
-    kept = [" ".join(step.split())[:STEP_MAX_CHARS] for step in steps]
-    return [step for step in kept if step][:max_steps]
+    """Edited steps are used as given, cleaned as every label is (core/text.py), minus steps with
+    nothing visible and beyond the plan's step limit. Every reviewer's edits pass here: the API's,
+    the terminal's, a worker's."""
+    kept = [" ".join(strip_controls(step).split())[:STEP_MAX_CHARS] for step in steps]
+    return [step for step in kept if has_visible_text(step)][:max_steps]
 
 
 async def _wait_for_answer(state: RunState, reviewer: PlanReviewer, round: int, max_rounds: int) -> PlanAnswer | None:

@@ -4,17 +4,23 @@ Picks the main content, drops page chrome (navigation, headers, footers, breadcr
 Prev/Up/Next bars, Sphinx's related links and pilcrows, in-page tables of contents), and keeps
 headings, paragraphs, lists, code blocks verbatim and tables as markdown rows. Pages that are only
 a table of contents or an alphabetical index are recognised (`HtmlText.kind`) so an indexer can
-leave them out: they match every query and say nothing.
+leave them out: they match every query and say nothing. A page with a prose paragraph says
+something: it is never an index, and it is a table of contents only when its links sit in a list
+the page itself marks as one (an API page listing its object's methods is an ordinary page).
+
+The tree is walked with an explicit stack, never by recursion: real pages nest thousands deep
+(unclosed `<li>`s under Python's HTML parser).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from bs4 import BeautifulSoup
-from bs4.element import Comment, NavigableString, PreformattedString, Tag
+from bs4.element import Comment, NavigableString, PageElement, PreformattedString, Tag
 
 # Never content: code, chrome, and interactive widgets.
 DROP_TAGS = (
@@ -87,6 +93,9 @@ INDEX_MARKERS = {"index", "indextable", "genindex", "genindex-jumpbox", "indexdi
 # A page whose main text is mostly link text, with many links, is a table of contents.
 TOC_LINK_SHARE = 0.6
 TOC_MIN_LINKS = 12
+# A paragraph with this many words outside its links is prose (an index entry or a contents line
+# is a few words; "See also: a(), b() and c()." is mostly links).
+PROSE_MIN_WORDS = 20
 
 
 @dataclass(frozen=True)
@@ -146,11 +155,44 @@ def html_document(markup: str | bytes, charset: str | None = None) -> HtmlText:
     is_index = _has_index_marker(soup) or bool(INDEX_TITLE.match(heading or title))
     _strip_boilerplate(soup)
     root = _main_content(soup)
-    kind: PageKind = "index" if is_index else "toc" if _is_toc(root) else "page"
-    for tag in root.find_all(True):
-        if not tag.decomposed and _class_words(tag) & CONTENTS_WORDS:
-            tag.decompose()
+    kind = _kind(root, is_index)
+    _prune(root, _is_contents)
     return HtmlText(title, _render(root), kind)
+
+
+def _descend(node: Tag, enter: Callable[[Tag], bool] = lambda tag: True) -> Iterator[PageElement]:
+    """The elements under `node` in document order, without recursion; `enter(tag)`: go inside `tag`?"""
+    stack: list[Iterator[PageElement]] = [iter(node.children)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        yield child
+        if isinstance(child, Tag) and enter(child):
+            stack.append(iter(child.children))
+
+
+def _strings(node: Tag, enter: Callable[[Tag], bool] = lambda tag: True) -> Iterator[str]:
+    for element in _descend(node, enter):
+        if isinstance(element, NavigableString) and not isinstance(element, PreformattedString):
+            yield str(element)
+
+
+def _prune(root: Tag, drop: Callable[[Tag], bool]) -> None:
+    """Remove every element under `root` that `drop` selects, never visiting what was removed.
+
+    (bs4's `Tag.decomposed` searches the tag's subtree: checking it for every tag is quadratic.)
+    """
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in list(node.children):
+            if isinstance(child, Tag):
+                if drop(child):
+                    child.decompose()
+                else:
+                    stack.append(child)
 
 
 def _has_index_marker(soup: BeautifulSoup) -> bool:
@@ -165,14 +207,44 @@ def _has_index_marker(soup: BeautifulSoup) -> bool:
     return False
 
 
-def _is_toc(root: Tag) -> bool:
-    """Mostly link text and many links: a contents page (its own prose is a line or two at most)."""
-    links = [a for a in root.find_all("a") if isinstance(a, Tag) and a.get_text(strip=True)]
+def _kind(root: Tag, index_marked: bool) -> PageKind:
+    if not _has_prose(root):
+        return "index" if index_marked else "toc" if _is_toc(root) else "page"
+    # Prose: only links in a list marked as a table of contents can make this a contents page.
+    return "toc" if _is_toc(root, marked_only=True) else "page"
+
+
+def _has_prose(root: Tag) -> bool:
+    """Whether a paragraph of the main content has PROSE_MIN_WORDS words outside its links."""
+    for paragraph in _descend(root):
+        if isinstance(paragraph, Tag) and paragraph.name == "p":
+            # A <p> nested in this one (no closing tags) counts on its own.
+            own = _strings(paragraph, lambda tag: tag.name not in ("a", "p"))
+            if sum(len(text.split()) for text in own) >= PROSE_MIN_WORDS:
+                return True
+    return False
+
+
+def _is_toc(root: Tag, *, marked_only: bool = False) -> bool:
+    """Mostly link text and many links: a contents page (its own prose is a line or two at most).
+
+    `marked_only` counts only the links inside an element the page marks as its contents (`toc`,
+    `toctree-wrapper`, ...).
+    """
+    scopes = [root]
+    if marked_only:
+        outermost = _descend(root, lambda tag: not _is_contents(tag))
+        scopes = [t for t in outermost if isinstance(t, Tag) and _is_contents(t)]
+    links = [a for scope in scopes for a in scope.find_all("a") if isinstance(a, Tag) and a.get_text(strip=True)]
     if len(links) < TOC_MIN_LINKS:
         return False
     total = len(" ".join(root.get_text(" ").split()))
     linked = sum(len(" ".join(a.get_text(" ").split())) for a in links)
     return total > 0 and linked / total >= TOC_LINK_SHARE
+
+
+def _is_contents(tag: Tag) -> bool:
+    return bool(_class_words(tag) & CONTENTS_WORDS)
 
 
 def _title(soup: BeautifulSoup) -> str:
@@ -188,13 +260,15 @@ def _title(soup: BeautifulSoup) -> str:
 def _strip_boilerplate(soup: BeautifulSoup) -> None:
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
         comment.extract()
-    for tag in soup.find_all(DROP_TAGS):
-        tag.decompose()
-    for tag in soup.find_all(True):
-        if tag.decomposed or tag.name in ("html", "body", "main", "article"):
-            continue
-        if _is_hidden(tag) or _looks_like_chrome(tag):
-            tag.decompose()
+    _prune(soup, _is_boilerplate)
+
+
+def _is_boilerplate(tag: Tag) -> bool:
+    if tag.name in DROP_TAGS:
+        return True
+    if tag.name in ("html", "body", "main", "article"):
+        return False
+    return _is_hidden(tag) or _looks_like_chrome(tag)
 
 
 def _is_hidden(tag: Tag) -> bool:
@@ -249,57 +323,75 @@ def _render(root: Tag) -> str:
         if text:
             blocks.append(text)
 
-    def walk(node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, PreformattedString):
-                continue  # doctype, comments, CDATA, processing instructions: not text
-            if isinstance(child, NavigableString):
-                inline.append(str(child).replace("\n", " "))  # source newlines are just spaces
-            elif isinstance(child, Tag):
-                name = child.name
-                if name in HEADINGS:
-                    flush()
-                    heading = _clean(child.get_text(" "))
-                    if heading:
-                        blocks.append("#" * HEADINGS[name] + " " + heading)
-                elif name == "pre":
-                    flush()
-                    code = child.get_text().strip("\n")
-                    if code.strip():
-                        blocks.append(code)
-                elif name == "br":
-                    inline.append("\n")
-                elif name == "table":
-                    flush()
-                    rows = _table_rows(child)
-                    if rows:
-                        blocks.append(rows)
-                elif name in ("td", "th"):
-                    inline.append(" ")
-                    walk(child)
-                    inline.append(" |")
-                elif name in BLOCK_TAGS:
-                    flush()
-                    if name in ("li", "dt"):
-                        inline.append("- ")
-                    walk(child)
-                    flush()
-                else:
-                    walk(child)
-
-    walk(root)
+    # Each entry: the children still to render, and what closes the element they belong to.
+    stack: list[tuple[Iterator[PageElement], Literal["", "cell", "block"]]] = [(iter(root.children), "")]
+    while stack:
+        children, closing = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if closing == "cell":
+                inline.append(" |")
+            elif closing == "block":
+                flush()
+            continue
+        if isinstance(child, PreformattedString):
+            continue  # doctype, comments, CDATA, processing instructions: not text
+        if isinstance(child, NavigableString):
+            inline.append(str(child).replace("\n", " "))  # source newlines are just spaces
+            continue
+        if not isinstance(child, Tag):
+            continue
+        name = child.name
+        if name in HEADINGS:
+            flush()
+            heading = _clean(child.get_text(" "))
+            if heading:
+                blocks.append("#" * HEADINGS[name] + " " + heading)
+        elif name == "pre":
+            flush()
+            code = child.get_text().strip("\n")
+            if code.strip():
+                blocks.append(code)
+        elif name == "br":
+            inline.append("\n")
+        elif name == "table":
+            flush()
+            rows = _table_rows(child)
+            if rows:
+                blocks.append(rows)
+        elif name in ("td", "th"):
+            inline.append(" ")
+            stack.append((iter(child.children), "cell"))
+        elif name in BLOCK_TAGS:
+            flush()
+            if name in ("li", "dt"):
+                inline.append("- ")
+            stack.append((iter(child.children), "block"))
+        else:
+            stack.append((iter(child.children), ""))
     flush()
     return "\n\n".join(blocks)
 
 
+# Tags whose end tag HTML lets a page omit: Python's parser then nests each row (or cell) inside the
+# one before, so rows, cells and cell text are gathered without going into the next row or cell.
+_ROW_PARTS = ("tr", "td", "th")
+
+
 def _cell(cell: Tag) -> str:
-    # One table cell on one line: newlines would break the row, pipes would split the cell.
-    return " ".join(cell.get_text(" ").split()).replace("|", "\\|")
+    """A cell's text on one line: newlines would break the row, pipes would split the cell.
 
-
-def _own(tag: Tag, table: Tag) -> bool:
-    parent = tag.find_parent("table")
-    return parent is table
+    A table inside the cell is flattened into its text; a row or cell nested in it (end tags
+    omitted) is the table's own next row or cell, rendered in its place instead.
+    """
+    parts: list[str] = []
+    for element in _descend(cell, lambda tag: tag.name not in (*_ROW_PARTS, "table")):
+        if isinstance(element, NavigableString) and not isinstance(element, PreformattedString):
+            parts.append(str(element))
+        elif isinstance(element, Tag) and element.name == "table":
+            parts.append(element.get_text(" "))
+    return " ".join(" ".join(parts).split()).replace("|", "\\|")
 
 
 def _table_rows(table: Tag) -> str:
@@ -307,10 +399,13 @@ def _table_rows(table: Tag) -> str:
     rows: list[list[str]] = []
     header = False
     caption = table.find("caption")
-    for tr in table.find_all("tr"):
-        if not isinstance(tr, Tag) or not _own(tr, table):
-            continue
-        cells = [c for c in tr.find_all(["td", "th"], recursive=False) if isinstance(c, Tag)]
+    own_rows = [t for t in _descend(table, lambda tag: tag.name != "table") if isinstance(t, Tag) and t.name == "tr"]
+    for tr in own_rows:
+        cells = [
+            c
+            for c in _descend(tr, lambda tag: tag.name not in ("table", "tr"))
+            if isinstance(c, Tag) and c.name in ("td", "th")
+        ]
         if not cells:
             continue
         if not rows:

@@ -1,4 +1,9 @@
-"""PDF to text with pypdf, for web pages and local files alike."""
+"""PDF to text with pypdf, for web pages and local files alike.
+
+pypdf bounds the work one file can cause (decompressed bytes per stream, tokens per content
+stream, page-tree depth, ...) and raises LimitReachedError past a bound; every pypdf error, that
+one included, is a one-line ExtractError here, so a crafted file is refused, never a crash.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import io
 import logging
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from pypdf.errors import LimitReachedError, PyPdfError
 
 from sleuth.tools.extraction.errors import ExtractError
 
@@ -14,12 +19,15 @@ from sleuth.tools.extraction.errors import ExtractError
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 MAX_PAGES = 2000
+# pypdf's messages say which bound was reached; a crafted file must not make the reason long.
+_REASON_CHARS = 120
 
 
 def pdf_to_text(data: bytes, *, max_pages: int = MAX_PAGES) -> tuple[str, str]:
     """Return (title, text) of a PDF: page texts joined by blank lines; title from its metadata.
 
-    ExtractError (a ToolError) says why a PDF could not be read: encrypted, damaged, or only images.
+    ExtractError (a ToolError) says why a PDF could not be read: encrypted, damaged, over one of
+    pypdf's safety limits, or only images.
     """
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -30,7 +38,10 @@ def pdf_to_text(data: bytes, *, max_pages: int = MAX_PAGES) -> tuple[str, str]:
         title = str(metadata.get("/Title") or "").strip() if metadata is not None else ""
     except ExtractError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+    except LimitReachedError as exc:
+        reason = " ".join(str(exc).split())[:_REASON_CHARS]
+        raise ExtractError(f"refused: the PDF goes past a safety limit of the reader ({reason})") from None
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError) as exc:
         # pypdf signals corruption with a variety of exception types.
         raise ExtractError(f"could not read the PDF ({type(exc).__name__})") from None
     text = "\n\n".join(page.strip() for page in pages if page.strip())

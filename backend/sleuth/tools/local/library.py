@@ -1,24 +1,30 @@
 """Collections and documents as the API and `sleuth show` see them: list, open, upload, delete.
 
-Uploads go through the same extraction and chunking as `sleuth index`. A batch is all-or-nothing:
-every file is checked and extracted before the one transaction that writes them, so a refused
-file leaves the collection exactly as it was.
+Uploads go through the same extraction and chunking as `sleuth index`. Each file of a batch is
+added or refused on its own, with a reason: the request is refused as a whole only for what is
+wrong with it as a whole (the collection, the number of files, two files of one name). Files are
+copied from the request in bounded reads, extracted one at a time by the injected extractor
+(the server's bounds each file's time and memory), their text kept on disk meanwhile, and the
+files that passed are written in one transaction, which checks the collection again: one deleted
+meanwhile is a conflict, not a crash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.chunking import iter_chunks
-from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, Extracted, ExtractError, extract, is_supported
+from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, ExtractError, is_supported
 from sleuth.tools.local.schema import connect
-from sleuth.tools.local.store import CorpusStore
+from sleuth.tools.local.store import Collection, CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, is_valid_name, parse_corpus_url
 
 
@@ -51,14 +57,51 @@ class DocumentEntry:
 
 @dataclass(frozen=True)
 class Upload:
+    """One file as the request brought it: its name, its size if known, and its bytes to read."""
+
     filename: str
-    data: bytes
+    size: int | None
+    stream: BinaryIO
 
 
 @dataclass(frozen=True)
 class UploadLimits:
     max_file_bytes: int
     max_files: int
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A file of an upload that was not added, the HTTP status that fits, and why (one line)."""
+
+    filename: str
+    status: int
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.filename}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    added: list[DocumentEntry]
+    refused: list[Refusal]
+
+
+class UploadRefused(LibraryError):
+    """Every file of the upload was refused; `refused` says why for each."""
+
+    def __init__(self, refused: list[Refusal]) -> None:
+        statuses = {r.status for r in refused}
+        super().__init__("; ".join(r.message for r in refused), statuses.pop() if len(statuses) == 1 else 422)
+        self.refused = refused
+
+
+# Extracts an upload: (its bytes saved on disk, its own name, which says its type, the file to
+# write its text to) -> its title. Raises ExtractError with the reason for a refusal.
+Extractor = Callable[[Path, str, Path], str]
+_COPY_CHUNK = 1 << 20
 
 
 @contextmanager
@@ -101,27 +144,33 @@ def list_documents(db_path: Path, collection: str) -> list[DocumentEntry]:
         found = store.collection(collection)
         if found is None:
             raise LibraryError(f"no collection named {collection!r}", 404)
-        rows = store.conn.execute(
-            "SELECT doc_key, url, title, path, size FROM documents WHERE collection_id = ? ORDER BY path",
-            (found.id,),
-        ).fetchall()
+        return _entries(store, found.id)
+
+
+def _entries(store: CorpusStore, collection_id: int) -> list[DocumentEntry]:
+    rows = store.conn.execute(
+        "SELECT doc_key, url, title, path, size FROM documents WHERE collection_id = ? ORDER BY path",
+        (collection_id,),
+    ).fetchall()
     return [DocumentEntry(r["doc_key"], r["url"], r["title"], r["path"], r["size"]) for r in rows]
 
 
-def _writable(store: CorpusStore, name: str) -> None:
+def _writable(store: CorpusStore, name: str) -> Collection:
     found = store.collection(name)
     if found is None:
         raise LibraryError(f"no collection named {name!r}", 404)
     if found.kind == "builtin":
         raise LibraryError(f"{name!r} is the built-in reference and cannot be changed", 409)
+    return found
 
 
 def delete_collection(db_path: Path, name: str) -> int:
     """Remove a collection; returns how many documents it had."""
-    with open_store(db_path) as store:
-        _writable(store, name)
-        count = len(store.documents(store.collection(name).id))  # type: ignore[union-attr]  # _writable: it exists
-        store.remove_collection(name)
+    with open_store(db_path) as store, store.transaction():
+        # Checked under the write lock: a concurrent delete makes this one a 404, not a crash.
+        found = _writable(store, name)
+        count = len(store.documents(found.id))
+        store.delete_collection_rows(name)
     return count
 
 
@@ -146,50 +195,121 @@ def _safe_name(filename: str) -> str:
     return name
 
 
-def _check(upload: Upload, limits: UploadLimits) -> tuple[str, Extracted]:
-    name = _safe_name(upload.filename)
+@dataclass(frozen=True)
+class _Accepted:
+    path: str  # the document's path in the collection: the upload's safe name
+    title: str
+    size: int
+    digest: str
+    text_file: Path  # the extracted text, on disk until the write
+
+
+def _save(upload: Upload, dest: Path, limits: UploadLimits) -> tuple[int, str]:
+    """Copy the upload to `dest` in bounded reads; its size and SHA-256. LibraryError (413) past the cap."""
+    digest = hashlib.sha256()
+    size = 0
+    with dest.open("wb") as out:
+        while chunk := upload.stream.read(_COPY_CHUNK):
+            size += len(chunk)
+            if size > limits.max_file_bytes:  # the rest is not read: its size is not known
+                raise LibraryError(f"larger than the {limits.max_file_bytes / 1_000_000:.1f} MB limit", 413)
+            digest.update(chunk)
+            out.write(chunk)
+    return size, digest.hexdigest()
+
+
+def _prepare(
+    upload: Upload, name: str, index: int, folder: Path, limits: UploadLimits, extract_file: Extractor
+) -> _Accepted:
+    """Check, save and extract one file (its text goes to a file beside it); LibraryError refuses it."""
     if not is_supported(Path(name)):
         kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
-        raise LibraryError(f"{name}: file type not supported (supported: {kinds})", 415)
-    if len(upload.data) > limits.max_file_bytes:
-        cap = limits.max_file_bytes / 1_000_000
-        raise LibraryError(f"{name}: {len(upload.data) / 1_000_000:.1f} MB is over the {cap:.1f} MB limit", 413)
+        raise LibraryError(f"file type not supported (supported: {kinds})", 415)
+    cap_mb = limits.max_file_bytes / 1_000_000
+    if upload.size is not None and upload.size > limits.max_file_bytes:
+        raise LibraryError(f"{upload.size / 1_000_000:.1f} MB is over the {cap_mb:.1f} MB limit", 413)
+    saved = folder / str(index)  # never the upload's name: that is only data here
+    size, digest = _save(upload, saved, limits)
+    text_file = folder / f"{index}.txt"
     try:
-        return name, extract(Path(name), upload.data)
+        title = extract_file(saved, name, text_file)
     except ExtractError as exc:
-        raise LibraryError(f"{name}: {exc}", 422) from None
+        raise LibraryError(str(exc), 422) from None
+    finally:
+        saved.unlink()
+    return _Accepted(name, title, size, digest, text_file)
 
 
-def add_uploads(db_path: Path, name: str, uploads: list[Upload], limits: UploadLimits) -> list[DocumentEntry]:
-    """Add files to collection `name` (created as kind `uploaded` if new), all or none."""
+def add_uploads(
+    db_path: Path, name: str, uploads: list[Upload], limits: UploadLimits, extract_file: Extractor
+) -> UploadResult:
+    """Add files to collection `name` (created as kind `uploaded` if new); each file is added or refused.
+
+    LibraryError refuses the whole request; UploadRefused when every file was refused.
+    """
     if not is_valid_name(name):
         raise LibraryError(f"invalid collection name {name!r}: use lower-case letters, digits, '.', '_' and '-'")
     if not uploads:
         raise LibraryError("no files in the upload")
     if len(uploads) > limits.max_files:
         raise LibraryError(f"{len(uploads)} files is over the limit of {limits.max_files} per upload", 413)
-    checked = [(_check(upload, limits), upload) for upload in uploads]
-    names = [checked_name for (checked_name, _), _ in checked]
-    if len(set(names)) != len(names):
+    names: list[str | LibraryError] = []
+    for upload in uploads:
+        try:
+            names.append(_safe_name(upload.filename))
+        except LibraryError as exc:
+            names.append(exc)
+    usable = [n for n in names if isinstance(n, str)]
+    if len(set(usable)) != len(usable):
         raise LibraryError("two files in the upload have the same name", 422)
     with open_store(db_path) as store:
-        existing = store.collection(name)
-        if existing is not None and existing.kind != "uploaded":
-            what = "the built-in reference" if name == BUILTIN_COLLECTION else f"a folder ({existing.root})"
-            raise LibraryError(f"collection {name!r} belongs to {what}; upload into another name", 409)
-        with store.transaction():
-            collection = existing or store.upsert_collection(name, "uploaded", None)
-            for (path, extracted), upload in checked:
-                store.put_document(
-                    collection,
-                    path,
-                    title=extracted.title,
-                    text=extracted.text,
-                    mtime=None,
-                    size=len(upload.data),
-                    digest=hashlib.sha256(upload.data).hexdigest(),
-                    chunks=iter_chunks(extracted.text, extracted.title),
-                )
-            store.touch_collection(collection.id)
-    entries = {e.path: e for e in list_documents(db_path, name)}
-    return [entries[path] for path in names]
+        existed = _uploadable(store, name) is not None  # refused before any file is read
+    accepted: list[_Accepted] = []
+    refused: list[Refusal] = []
+    with tempfile.TemporaryDirectory(prefix="sleuth-upload-") as tmp:
+        for index, (upload, safe) in enumerate(zip(uploads, names, strict=True)):
+            if isinstance(safe, LibraryError):
+                refused.append(Refusal(repr(upload.filename), safe.status, str(safe)))
+                continue
+            try:
+                accepted.append(_prepare(upload, safe, index, Path(tmp), limits, extract_file))
+            except LibraryError as exc:
+                refused.append(Refusal(safe, exc.status, str(exc)))
+        if not accepted:
+            raise UploadRefused(refused)
+        added = _write(db_path, name, accepted, existed)
+    return UploadResult(added, refused)
+
+
+def _uploadable(store: CorpusStore, name: str) -> Collection | None:
+    """The collection uploads may go into (None: a new one); LibraryError 409 if it is not theirs."""
+    existing = store.collection(name)
+    if existing is not None and existing.kind != "uploaded":
+        what = "the built-in reference" if name == BUILTIN_COLLECTION else f"a folder ({existing.root})"
+        raise LibraryError(f"collection {name!r} belongs to {what}; upload into another name", 409)
+    return existing
+
+
+def _write(db_path: Path, name: str, accepted: list[_Accepted], existed: bool) -> list[DocumentEntry]:
+    with open_store(db_path) as store, store.transaction():
+        # Checked again under the write lock: the collection may have gone (or changed hands)
+        # while the files were extracted.
+        collection = _uploadable(store, name)
+        if collection is None and existed:
+            raise LibraryError(f"collection {name!r} was deleted while the files were read; nothing was added", 409)
+        collection = collection or store.upsert_collection(name, "uploaded", None)
+        for item in accepted:
+            text = item.text_file.read_text(encoding="utf-8", errors="surrogatepass")
+            store.put_document(
+                collection,
+                item.path,
+                title=item.title,
+                text=text,
+                mtime=None,
+                size=item.size,
+                digest=item.digest,
+                chunks=iter_chunks(text, item.title),
+            )
+        store.touch_collection(collection.id)
+        entries = {e.path: e for e in _entries(store, collection.id)}
+    return [entries[item.path] for item in accepted]

@@ -82,13 +82,17 @@ class CorpusStore:
 
     def remove_collection(self, name: str) -> bool:
         with self.transaction():
-            # Deleting chunks first (rather than by cascade) keeps the FTS delete trigger's work explicit.
-            self.conn.execute(
-                "DELETE FROM chunks WHERE document_id IN (SELECT d.id FROM documents d JOIN collections c"
-                " ON c.id = d.collection_id WHERE c.name = ?)",
-                (name,),
-            )
-            cur = self.conn.execute("DELETE FROM collections WHERE name = ?", (name,))
+            return self.delete_collection_rows(name)
+
+    def delete_collection_rows(self, name: str) -> bool:
+        """Delete a collection, its documents and chunks (call inside a transaction)."""
+        # Deleting chunks first (rather than by cascade) keeps the FTS delete trigger's work explicit.
+        self.conn.execute(
+            "DELETE FROM chunks WHERE document_id IN (SELECT d.id FROM documents d JOIN collections c"
+            " ON c.id = d.collection_id WHERE c.name = ?)",
+            (name,),
+        )
+        cur = self.conn.execute("DELETE FROM collections WHERE name = ?", (name,))
         return cur.rowcount > 0
 
     def vacuum(self) -> int:
