@@ -105,7 +105,9 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, help="Audio file to write.")
 def narrate(report_id: str, style: str, output: str) -> None:
-    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue (MP3; WAV for a .wav name)."""
+    """Speak a stored report: read aloud, a short overview, or a two-voice dialogue.
+
+    The file is MP3, or WAV when OUTPUT ends in .wav."""
 
     settings = _settings()
     report = load_report(settings, report_id)
