@@ -107,7 +107,7 @@ def ask(report_id: str, question: str, as_json: bool) -> None:
 def narrate(report_id: str, style: str, output: str) -> None:
     """Speak a stored report: read aloud, a short overview, or a two-voice dialogue.
 
-    The file is MP3, or WAV when OUTPUT ends in .wav."""
+    The file is MP3, or WAV when the -o name ends in .wav."""
 
     settings = _settings()
     report = load_report(settings, report_id)
