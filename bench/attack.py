@@ -49,7 +49,7 @@ from sleuth_testkit.scenarios import ResearchModel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadavg import load_average  # noqa: E402
-from server import rss_kb, start_server  # noqa: E402
+from server import rss_kb, sample_peak, start_server  # noqa: E402
 
 BOMB = "CLARIFY-BOMB"
 BOMB_SIZE = 1_000_001
@@ -300,16 +300,7 @@ async def attack_audio(client: httpx.AsyncClient, model: HostileModel) -> bool:
     model.long_report = False
     peak = [0]
     done = asyncio.Event()
-
-    async def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], speech_processes())
-            try:
-                await asyncio.wait_for(done.wait(), 0.05)
-            except TimeoutError:
-                pass
-
-    sampler = asyncio.create_task(sample())
+    sampler = asyncio.create_task(sample_peak(speech_processes, peak, done))
     same = await asyncio.gather(
         *(ask(client, "POST", f"/api/reports/{reports[0]}/audio", json={"style": "narration"}) for _ in range(8))
     )
@@ -350,16 +341,7 @@ async def attack_upload_memory(client: httpx.AsyncClient, server_pid: int) -> bo
     idle = rss_kb(server_pid)
     peak = [idle]
     done = asyncio.Event()
-
-    async def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], rss_kb(server_pid))
-            try:
-                await asyncio.wait_for(done.wait(), 0.02)
-            except TimeoutError:
-                pass
-
-    sampler = asyncio.create_task(sample())
+    sampler = asyncio.create_task(sample_peak(lambda: rss_kb(server_pid), peak, done, every_s=0.02))
     responses = await asyncio.gather(
         *(
             ask(client, "POST", f"/api/collections/big{i}/documents", files={"files": (f"big{i}.txt", data)})

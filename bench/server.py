@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -186,13 +187,18 @@ async def one_run(
     return reason
 
 
-async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
+async def sample_peak(measure: Callable[[], int], peak: list[int], stop: asyncio.Event, every_s: float = 0.05) -> None:
+    """Keep the largest reading of `measure` in peak[0] until `stop` is set."""
     while not stop.is_set():
-        peak[0] = max(peak[0], rss_kb(pid))
+        peak[0] = max(peak[0], measure())
         try:
-            await asyncio.wait_for(stop.wait(), 0.05)
+            await asyncio.wait_for(stop.wait(), every_s)
         except TimeoutError:
             pass
+
+
+async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
+    await sample_peak(lambda: rss_kb(pid), peak, stop)
 
 
 def synthesise_run(store: Store, count: int) -> str:

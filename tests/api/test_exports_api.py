@@ -16,18 +16,17 @@ from markdown_it import MarkdownIt
 
 from conftest import LiveServer
 from sleuth.audio.script import script_for
-from sleuth.store.store import _report_insert
 from sleuth.stream.packets import KeyFinding, NumberedSource
 from sleuth.stream.results import ResearchResult
 from support.canary import PNG, canary
+from support.reports import store_report
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdfimages") is None, reason="scripts/test installs poppler-utils")
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _store(server: LiveServer, report: ResearchResult) -> None:
-    statement, params = _report_insert(report, run_id="run_x", session_id="s_x", created_at="2026-01-01T00:00:00Z")
-    server.database.execute(statement, params)
+    store_report(server.app_state.store, report)
 
 
 def _source(number: int, title: str) -> NumberedSource:
