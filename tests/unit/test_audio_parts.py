@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
-import tracemalloc
+import subprocess
+import sys
 import wave
 from pathlib import Path
 from types import ModuleType
@@ -14,7 +16,6 @@ import pytest
 from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available_encoding
 from sleuth.audio.jobs import FILE_GONE_MESSAGE, AudioJobs, make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
-from sleuth.audio.speech import speak
 from sleuth.config import Settings
 from sleuth.store import Store
 from sleuth.stream.results import ResearchResult
@@ -69,28 +70,50 @@ def test_mp3_when_the_encoder_loads_and_wav_when_it_does_not() -> None:
     assert isinstance(fallback, WavEncoding) and fallback.media_type == "audio/wav"
 
 
-@needs_espeak
-async def test_speech_streams_to_disk_without_holding_the_audio_in_memory(tmp_path: Path) -> None:
-    lines = [Line(n % 2, SENTENCE * 8) for n in range(4)]  # about two minutes of speech
+# Traced in a process of its own: tracemalloc counts every thread's allocations, and a pytest worker
+# may have a background import under way (resolving `sleuth research` starts litellm's preload).
+_TRACE_SPEECH = """
+import asyncio, json, sys, tracemalloc
+from pathlib import Path
+from sleuth.audio.encoding import WavEncoding, available_encoding
+from sleuth.audio.script import Line
+from sleuth.audio.speech import speak
+from sleuth.config import Settings
+
+async def main(out: Path, sentence: str) -> None:
+    lines = [Line(n % 2, sentence * 8) for n in range(4)]  # about two minutes of speech
     mp3_encoding = available_encoding()
     tracemalloc.start()
-    try:
-        wav = await speak(Settings(), lines, tmp_path / "a.wav", WavEncoding())
-        _, wav_peak = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        mp3 = await speak(Settings(), lines, tmp_path / "a.mp3", mp3_encoding)
-        _, mp3_peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    wav = await speak(Settings(), lines, out / "a.wav", WavEncoding())
+    _, wav_peak = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    mp3 = await speak(Settings(), lines, out / "a.mp3", mp3_encoding)
+    _, mp3_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(json.dumps({"wav": [wav.media_type, wav.size, wav.duration_s], "mp3": [mp3.media_type, mp3.size,
+        mp3.duration_s], "peak": max(wav_peak, mp3_peak)}))
+
+asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
+"""
+
+
+@needs_espeak
+def test_speech_streams_to_disk_without_holding_the_audio_in_memory(tmp_path: Path) -> None:
+    traced = subprocess.run(
+        [sys.executable, "-c", _TRACE_SPEECH, str(tmp_path), SENTENCE], capture_output=True, text=True, timeout=300
+    )
+    assert traced.returncode == 0, traced.stderr
+    spoken = json.loads(traced.stdout)
+    (wav_type, wav_size, wav_duration), (mp3_type, mp3_size, mp3_duration) = spoken["wav"], spoken["mp3"]
     with wave.open(str(tmp_path / "a.wav")) as reader:
         wav_seconds = reader.getnframes() / reader.getframerate()
-    assert wav.media_type == "audio/wav" and wav.size == (tmp_path / "a.wav").stat().st_size > 4_000_000
-    assert wav.duration_s is not None and abs(wav_seconds - wav.duration_s) < 0.01
-    assert mp3.media_type == "audio/mpeg" and mp3.duration_s == wav.duration_s
-    assert abs(mp3_seconds((tmp_path / "a.mp3").read_bytes()) - wav.duration_s) < 0.2
-    assert mp3.size < wav.size / 8
+    assert wav_type == "audio/wav" and wav_size == (tmp_path / "a.wav").stat().st_size > 4_000_000
+    assert wav_duration is not None and abs(wav_seconds - wav_duration) < 0.01
+    assert mp3_type == "audio/mpeg" and mp3_duration == wav_duration
+    assert abs(mp3_seconds((tmp_path / "a.mp3").read_bytes()) - wav_duration) < 0.2
+    assert mp3_size < wav_size / 8
     # A few pipe reads and encoder chunks at a time (under a megabyte), never the file (over four).
-    assert max(wav_peak, mp3_peak) < 2_000_000
+    assert spoken["peak"] < 2_000_000
 
 
 class _DiskFillsUp(WavEncoding):
