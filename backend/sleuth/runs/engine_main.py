@@ -1,12 +1,8 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
 Started by `EngineProcess` (spawn). It warms up first (litellm and its tool path, the search
-tools), says `ready`, then receives commands on a pipe and answers with tuples:
-
-    parent -> child   ("start", run_id, request) · ("cancel", run_id) · ("plan", run_id, PlanAnswer) · ("shutdown",)
-    child -> parent   ("ready",)
-                      ("packet", run_id, seq, type, created_at, json)
-                      ("done", run_id, result_json | None, error | None, cancelled, stop_reason)
+tools), says `Ready`, then receives `Command`s on a pipe and answers with `Reply`s (both in
+`runs/messages.py`): a `StoredPacket` per packet, `RunDone` per run.
 
 Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
 here, once; the parent stores and sends that very text.
@@ -20,14 +16,15 @@ import logging
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
 
 from sleuth.config import Settings
 from sleuth.llm.setup import freeze_loaded, prepare_engine
 from sleuth.research.planning.review import PlanInbox
-from sleuth.runs.messages import Engine
+from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
 from sleuth.runs.warmup import warm_litellm
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.ending import closing, unstarted_run_start
 from sleuth.stream.packets import Packet, Placement, StopReason
@@ -69,6 +66,11 @@ def _warm_up(settings: Settings) -> None:
         log.info("search tools not warmed: %s", exc)
 
 
+@dataclass(frozen=True, slots=True)
+class _WarmedUp:
+    """The warm-up ended (on this process's own queue, beside the server's commands)."""
+
+
 class _Worker:
     def __init__(self, conn: Connection, settings: Settings, engine: Engine) -> None:
         self._conn = conn
@@ -84,57 +86,57 @@ class _Worker:
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()
-        commands: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        commands: asyncio.Queue[Command | _WarmedUp] = asyncio.Queue()
 
         def read() -> None:  # blocking reads on a thread; commands are handled on the loop
             try:
                 while True:
                     loop.call_soon_threadsafe(commands.put_nowait, self._conn.recv())
             except (EOFError, OSError):
-                loop.call_soon_threadsafe(commands.put_nowait, ("shutdown",))
+                loop.call_soon_threadsafe(commands.put_nowait, Shutdown())
 
         threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
         # Commands are served during the warm-up: runs wait for it, but a cancel of a waiting run
         # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
         warming = asyncio.create_task(warm_up(self._settings))
-        warming.add_done_callback(lambda _: commands.put_nowait(("warm",)))
+        warming.add_done_callback(lambda _: commands.put_nowait(_WarmedUp()))
         waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():
-            command = await commands.get()
-            if command[0] == "warm":
-                self._warmed(warming)
-                for run_id, request in waiting.items():
-                    self._start(run_id, request)
-                waiting.clear()
-            elif command[0] == "start":
-                if warming.done():
-                    self._start(command[1], command[2])
-                else:
-                    waiting[command[1]] = command[2]
-            elif command[0] == "cancel":
-                self._cancel(command[1])
-                if command[1] in waiting:
-                    self._start(command[1], waiting.pop(command[1]))
-            elif command[0] == "plan":
-                inbox = self._inboxes.get(command[1])
-                if inbox is not None:
-                    inbox.deliver(command[2])
-            elif command[0] == "shutdown":
-                for run_id in [*self._tasks, *waiting]:
+            match await commands.get():
+                case _WarmedUp():
+                    self._warmed(warming)
+                    for run_id, request in waiting.items():
+                        self._start(run_id, request)
+                    waiting.clear()
+                case StartRun(run_id, request):
+                    if warming.done():
+                        self._start(run_id, request)
+                    else:
+                        waiting[run_id] = request
+                case CancelRun(run_id):
                     self._cancel(run_id)
-                for run_id, request in waiting.items():
-                    self._start(run_id, request)
-                waiting.clear()
-                if self._drivers:
-                    await asyncio.wait(list(self._drivers), timeout=10)
-                stopping.set()
+                    if run_id in waiting:
+                        self._start(run_id, waiting.pop(run_id))
+                case AnswerPlan(run_id, answer):
+                    inbox = self._inboxes.get(run_id)
+                    if inbox is not None:
+                        inbox.deliver(answer)
+                case Shutdown():
+                    for run_id in [*self._tasks, *waiting]:
+                        self._cancel(run_id)
+                    for run_id, request in waiting.items():
+                        self._start(run_id, request)
+                    waiting.clear()
+                    if self._drivers:
+                        await asyncio.wait(list(self._drivers), timeout=10)
+                    stopping.set()
         warming.cancel()
 
     def _warmed(self, warming: asyncio.Task[None]) -> None:
         if not warming.cancelled() and warming.exception() is not None:
             # Not fatal: a process that died here would be replaced, and die again, forever.
             log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
-        self._send(("ready",))
+        self._send(Ready())
 
     def _start(self, run_id: str, request: ResearchRequest) -> None:
         driver = asyncio.create_task(self._drive(run_id, request))
@@ -144,11 +146,11 @@ class _Worker:
     def _cancel(self, run_id: str) -> None:
         task = self._tasks.get(run_id)
         if task is None:
-            self._cancel_early.add(run_id)  # "start" not handled yet
+            self._cancel_early.add(run_id)  # its `StartRun` is not handled yet
         else:
             task.cancel()
 
-    def _send(self, message: tuple[Any, ...]) -> None:
+    def _send(self, message: Reply) -> None:
         if self._parent_gone:
             return
         try:
@@ -164,7 +166,7 @@ class _Worker:
 
         def sink(packet: Packet) -> None:
             last_turn[0] = packet.placement.turn_index
-            self._send(("packet", run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
+            self._send(StoredPacket(run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
 
         emitter = Emitter(run_id, [sink])
         inbox = self._inboxes[run_id] = PlanInbox()
@@ -193,12 +195,11 @@ class _Worker:
             for obj in closing(started=emitter.next_seq > 0, run_start=start, error=error, reason=reason):
                 emitter.emit(Placement(turn_index=last_turn[0]), obj)
         self._send(
-            (
-                "done",
-                run_id,
-                result.model_dump_json() if result is not None else None,
-                error,
-                cancelled,
-                emitter.stop_reason,
+            RunDone(
+                run_id=run_id,
+                result_json=result.model_dump_json() if result is not None else None,
+                error=error,
+                cancelled=cancelled,
+                stop_reason=emitter.stop_reason,
             )
         )

@@ -14,7 +14,7 @@ from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_process import EngineProcess
 from sleuth.runs.executor import RunEvents
-from sleuth.runs.messages import DoneMessage, Engine
+from sleuth.runs.messages import Engine, RunDone
 from sleuth.stream.results import ResearchRequest
 
 
@@ -26,7 +26,7 @@ class EnginePool:
         self._size = processes
         self._slots: list[EngineProcess] = []
         self._placed: dict[str, EngineProcess] = {}  # live run id -> the process running it
-        # Runs are placed from the event loop; `done` and exits arrive on reader threads.
+        # Runs are placed from the event loop; `RunDone` and exits arrive on reader threads.
         self._lock = threading.Lock()
         self._stopping = False
 
@@ -108,9 +108,9 @@ class EnginePool:
         holder.append(process)
         return process
 
-    def _on_done(self, message: DoneMessage) -> None:
+    def _on_done(self, message: RunDone) -> None:
         with self._lock:
-            self._placed.pop(message[0], None)
+            self._placed.pop(message.run_id, None)
         self._events.on_done(message)
 
     def _on_exit(self, dead: EngineProcess, index: int) -> None:

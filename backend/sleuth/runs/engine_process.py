@@ -6,9 +6,9 @@ so packet commits and SSE writes would queue behind it, and every client's packe
 late while many runs are busy. In its own process the engine can be as busy as it likes; the
 server process only stores and forwards its packets.
 
-A reader thread receives the worker's messages: packets go straight to `on_packet` (no
-event-loop hop before the commit); `ready`, `done` messages and an unexpected exit are handed
-to their callbacks. `EnginePool` runs several of these.
+A reader thread receives the worker's `Reply`s: packets go straight to `on_packet` (no
+event-loop hop before the commit); `Ready`, `RunDone` and an unexpected exit are handed to their
+callbacks. `EnginePool` runs several of these.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_main import worker_main
-from sleuth.runs.messages import DoneMessage, Engine
-from sleuth.store import StoredPacket
+from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class EngineProcess:
         engine: Engine,
         *,
         on_packet: Callable[[StoredPacket], None],
-        on_done: Callable[[DoneMessage], None],
+        on_done: Callable[[RunDone], None],
         on_exit: Callable[[], None],
         name: str = "sleuth-engine",
     ) -> None:
@@ -73,13 +73,13 @@ class EngineProcess:
         self._reader.start()
 
     def start_run(self, run_id: str, request: ResearchRequest) -> None:
-        self._send(("start", run_id, request))
+        self._send(StartRun(run_id, request))
 
     def cancel(self, run_id: str) -> None:
-        self._send(("cancel", run_id))
+        self._send(CancelRun(run_id))
 
     def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
-        self._send(("plan", run_id, answer))
+        self._send(AnswerPlan(run_id, answer))
 
     def request_stop(self) -> None:
         """Ask the worker to cancel its runs and exit. A worker still warming up has no run to end
@@ -89,7 +89,7 @@ class EngineProcess:
             self._process.kill()
             return
         try:
-            self._send(("shutdown",))
+            self._send(Shutdown())
         except OSError:
             pass
 
@@ -103,20 +103,21 @@ class EngineProcess:
         if self._reader is not None:
             self._reader.join(timeout)
 
-    def _send(self, message: tuple[Any, ...]) -> None:
+    def _send(self, message: Command) -> None:
         with self._send_lock:
             self._conn.send(message)
 
     def _read(self) -> None:
         try:
             while True:
-                message = self._conn.recv()
-                if message[0] == "packet":
-                    self._on_packet(StoredPacket(*message[1:]))
-                elif message[0] == "done":
-                    self._on_done(message[1:])
-                elif message[0] == "ready":
-                    self.ready.set()
+                message: Reply = self._conn.recv()
+                match message:
+                    case StoredPacket():
+                        self._on_packet(message)
+                    case RunDone():
+                        self._on_done(message)
+                    case Ready():
+                        self.ready.set()
         except (EOFError, OSError):
             pass
         if not self._stopping:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.messages import DoneMessage
-from sleuth.store import StoredPacket
+from sleuth.runs.messages import RunDone
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
 
@@ -23,7 +23,7 @@ class RunEvents:
     """What an executor reports back."""
 
     on_packet: Callable[[StoredPacket], None]  # one packet of a run, in seq order per run
-    on_done: Callable[[DoneMessage], None]  # a run ended (its `stop` was sent before this)
+    on_done: Callable[[RunDone], None]  # a run ended (its `stop` was sent before this)
     on_exit: Callable[[list[str]], None]  # these runs were lost with the process that ran them
 
 

@@ -21,7 +21,7 @@ from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.engine_pool import EnginePool
 from sleuth.runs.executor import RunEvents, RunExecutor
-from sleuth.runs.messages import DoneMessage, Engine
+from sleuth.runs.messages import Engine, RunDone
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
 from sleuth.store.records import RunKind, RunStatus, now_iso
@@ -39,7 +39,7 @@ class LiveRun:
     channel: RunChannel
     done: asyncio.Future[None]  # resolves once the outcome is stored
     cancel_requested: bool = False
-    finishing: bool = False  # its `done` arrived; an engine exit must not end it a second time
+    finishing: bool = False  # its `RunDone` arrived; an engine exit must not end it a second time
     open_review: int | None = None  # seq of the open `plan_review` while no answer has been sent
 
 
@@ -102,7 +102,7 @@ class RunManager:
             await asyncio.wait(pending, timeout=grace_s)
         await self._writer.flush()
         for run in live:
-            if not run.done.done():  # its `done` never came: end it here
+            if not run.done.done():  # its `RunDone` never came: end it here
                 await self._interrupt(run, SHUTDOWN_MESSAGE)
                 self._release(run)
         self._writer.close()
@@ -258,8 +258,8 @@ class RunManager:
                 live.open_review = packet.seq if packet.type == "plan_review" else None
             self._writer.submit(packet)
 
-    def _on_done_threadsafe(self, message: DoneMessage) -> None:
-        self._call_on_loop(lambda: asyncio.ensure_future(self._finish(*message)))
+    def _on_done_threadsafe(self, done: RunDone) -> None:
+        self._call_on_loop(lambda: asyncio.ensure_future(self._finish(done)))
 
     def _on_engine_exit_threadsafe(self, run_ids: list[str]) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited(run_ids)))
@@ -272,20 +272,19 @@ class RunManager:
             except RuntimeError:
                 pass  # loop closed between the check and the call: nobody is listening anyway
 
-    async def _finish(
-        self, run_id: str, result_json: str | None, error: str | None, cancelled: bool, stop_reason: str | None
-    ) -> None:
-        live = self._live.get(run_id)
+    async def _finish(self, done: RunDone) -> None:
+        live = self._live.get(done.run_id)
         if live is None or live.finishing:
             return
         live.finishing = True
         try:
-            await self._writer.flush()  # every packet of the run was queued before `done` arrived
+            await self._writer.flush()  # every packet of the run was queued before its `RunDone` arrived
             if live.channel.frozen:
                 await self._interrupt(live, SHUTDOWN_MESSAGE)
             else:
-                result = ResearchResult.model_validate_json(result_json) if result_json else None
-                await asyncio.to_thread(self._persist_outcome, live.record, stop_reason, result, error, cancelled)
+                await asyncio.to_thread(
+                    self._persist_outcome, live.record, done.stop_reason, done.result(), done.error, done.cancelled
+                )
         finally:
             self._release(live)
 

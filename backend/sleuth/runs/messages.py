@@ -1,16 +1,73 @@
-"""Types shared by the run manager and the engine processes (kept apart to avoid an import cycle)."""
+"""Every message between the server and an engine process, typed, and the engine's own shape.
+
+They cross a `multiprocessing` pipe (pickled), so each is a frozen dataclass of plain values and
+pydantic models. The server sends `Command`s; the engine answers with `Reply`s: `Ready` once, a
+`StoredPacket` per packet (serialised once, in the engine; the server stores and sends that very
+text), and `RunDone` when a run has ended.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sleuth.config import Settings
-from sleuth.research.planning.review import PlanReviewer
+from sleuth.research.planning.review import PlanAnswer, PlanReviewer
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.results import ResearchRequest, ResearchResult
 
-DoneMessage = tuple[str, str | None, str | None, bool, str | None]  # run_id, result_json, error, cancelled, stop_reason
+# -- server -> engine -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StartRun:
+    run_id: str
+    request: ResearchRequest
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRun:
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPlan:
+    run_id: str
+    answer: PlanAnswer
+
+
+@dataclass(frozen=True, slots=True)
+class Shutdown:
+    """Cancel every run, end them in order, exit. Also what the engine tells itself when the server is gone."""
+
+
+Command = StartRun | CancelRun | AnswerPlan | Shutdown
+
+# -- engine -> server -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The engine has warmed up: runs sent now start at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunDone:
+    """A run ended; its `stop` packet was sent before this."""
+
+    run_id: str
+    result_json: str | None  # the `ResearchResult`, when the engine returned one
+    error: str | None  # what the engine raised, if it raised
+    cancelled: bool
+    stop_reason: str | None  # of the `stop` packet the run ended with
+
+    def result(self) -> ResearchResult | None:
+        return ResearchResult.model_validate_json(self.result_json) if self.result_json else None
+
+
+Reply = Ready | StoredPacket | RunDone
 
 
 class Engine(Protocol):
