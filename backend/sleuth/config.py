@@ -372,6 +372,17 @@ class Settings(BaseSettings):
     def search_providers(self) -> list[str]:
         return [name.strip() for name in self.search.split(",") if name.strip()]
 
+    @property
+    def cors_origin_list(self) -> list[str]:
+        """`cors_origins` as a list; empty: the server sends no CORS headers at all."""
+        return [origin.strip() for origin in self.cors_origins.split(",") if origin.strip()]
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest request body the API reads (uploads have their own cap): the largest valid
+        message at 4 bytes a character plus JSON overhead. A bigger one is refused unread."""
+        return self.max_message_chars * 4 + 4096
+
 
 class SettingsError(ValueError):
     """Settings that cannot be used, described in one line without their values (they may be secrets)."""

@@ -8,7 +8,6 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
-from sleuth.api.limits import ApiLimits
 from sleuth.config import Settings
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
@@ -71,14 +70,17 @@ def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("SLEUTH_MAX_RUNS", "3")
     monkeypatch.setenv("SLEUTH_CORS_ORIGINS", "http://a.example, http://b.example")
     monkeypatch.setenv("SLEUTH_HEARTBEAT_S", "2.5")
-    limits = ApiLimits.from_settings(Settings())
-    assert limits.api_token is not None and limits.api_token.get_secret_value() == TOKEN
-    assert TOKEN not in repr(limits)
-    assert (limits.max_runs, limits.heartbeat_s) == (3, 2.5)
-    assert limits.cors_origins == ["http://a.example", "http://b.example"]
+    monkeypatch.setenv("SLEUTH_MAX_MESSAGE_CHARS", "1000")
+    settings = Settings()
+    assert settings.api_token is not None and settings.api_token.get_secret_value() == TOKEN
+    assert TOKEN not in repr(settings)
+    assert (settings.max_runs, settings.heartbeat_s) == (3, 2.5)
+    assert settings.cors_origin_list == ["http://a.example", "http://b.example"]
+    assert settings.max_body_bytes == 1000 * 4 + 4096
     monkeypatch.setenv("SLEUTH_API_TOKEN", "")
-    assert ApiLimits.from_settings(Settings()).api_token is None
-    assert ApiLimits.from_settings(Settings()).cors_origins == ["http://a.example", "http://b.example"]
+    monkeypatch.setenv("SLEUTH_CORS_ORIGINS", " , ")
+    assert Settings().api_token is None
+    assert Settings().cors_origin_list == []
 
 
 async def test_cors_only_for_configured_origins(llm: ScriptedLLM) -> None:

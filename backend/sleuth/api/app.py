@@ -13,7 +13,6 @@ from fastapi.middleware.cors import CORSMiddleware
 from sleuth import __version__
 from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
-from sleuth.api.limits import ApiLimits
 from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
 from sleuth.api.static import find_web_dist, mount_web_ui
@@ -38,12 +37,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
     `engine` runs in a separate process, so it must be a module-level function (sent by name).
     """
-    limits = ApiLimits.from_settings(settings)
     if engine is None:
         from sleuth.research.run import run_research
 
         engine = run_research
-    max_runs = limits.max_runs
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -57,7 +54,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
             manager = Dispatcher(settings, store)
         else:
-            manager = RunManager(settings, store, max_runs=max_runs, engine=engine)
+            manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine)
         app.state.store = store
         app.state.manager = manager
         owners = None
@@ -85,7 +82,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
     app = FastAPI(title="Sleuth", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
-    app.state.limits = limits
     app.state.upload_slots = asyncio.Semaphore(settings.upload_max_concurrent)
     app.state.model_checks = ModelChecks(settings)
     install_error_handlers(app)
@@ -97,14 +93,16 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
-    mount_web_ui(app, find_web_dist(limits.web_dist))
+    mount_web_ui(app, find_web_dist(settings.web_dist))
 
     # Counts the bytes as they are read, so a chunked body without Content-Length is cut off too.
-    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes, upload_max_bytes=limits.max_upload_bytes)
-    if limits.cors_origins:
+    app.add_middleware(
+        BodySizeLimit, max_bytes=settings.max_body_bytes, upload_max_bytes=settings.upload_max_request_bytes
+    )
+    if settings.cors_origin_list:
         app.add_middleware(
             CORSMiddleware,
-            allow_origins=limits.cors_origins,
+            allow_origins=settings.cors_origin_list,
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )

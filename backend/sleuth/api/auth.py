@@ -13,9 +13,11 @@ import secrets
 
 from fastapi import HTTPException, Request, status
 
+from sleuth.api.routes.deps import settings_of
+
 
 def check_token(request: Request) -> None:
-    token = request.app.state.limits.api_token
+    token = settings_of(request).api_token
     if token is None:
         return
     expected = token.get_secret_value()

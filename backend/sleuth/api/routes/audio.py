@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
-from sleuth.api.routes.deps import limits_of, not_found, responses, store_of
+from sleuth.api.routes.deps import not_found, responses, settings_of, store_of
 from sleuth.api.schemas import ErrorOut, ReportOut
 from sleuth.audio.files import audio_file
 from sleuth.audio.jobs import AudioFull, AudioJobs
@@ -77,7 +77,7 @@ async def create_audio(
         started = await jobs_of(request).start(report, report.session_id, style)
     except AudioFull as exc:
         raise HTTPException(
-            status_code=429, detail=str(exc), headers={"Retry-After": str(limits_of(request).retry_after_s)}
+            status_code=429, detail=str(exc), headers={"Retry-After": str(settings_of(request).retry_after_s)}
         ) from None
     if started.new:
         return AudioOut(audio_id=started.audio_id, status="pending", style=style)

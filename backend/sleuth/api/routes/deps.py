@@ -1,4 +1,4 @@
-"""Shared route helpers: the app's store, manager and limits, and the common error responses."""
+"""Shared route helpers: the app's store, manager and settings, and the common error responses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
-from sleuth.api.limits import ApiLimits
 from sleuth.api.schemas import ErrorOut
 from sleuth.config import Settings
 from sleuth.runs.admission import ModelChecks
@@ -23,11 +22,6 @@ def store_of(request: Request) -> Store:
 def manager_of(request: Request) -> RunService:
     manager: RunService = request.app.state.manager
     return manager
-
-
-def limits_of(request: Request) -> ApiLimits:
-    limits: ApiLimits = request.app.state.limits
-    return limits
 
 
 def settings_of(request: Request) -> Settings:

@@ -6,7 +6,7 @@ import asyncio
 
 from fastapi import HTTPException, Request
 
-from sleuth.api.routes.deps import limits_of, manager_of, model_checks_of, settings_of, store_of
+from sleuth.api.routes.deps import manager_of, model_checks_of, settings_of, store_of
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
 from sleuth.core.ids import new_id
@@ -22,7 +22,7 @@ from sleuth.tools import sources
 
 
 def check_length(request: Request, text: str) -> None:
-    problem = message_too_long(text, limits_of(request).max_message_chars)
+    problem = message_too_long(text, settings_of(request).max_message_chars)
     if problem is not None:
         raise HTTPException(status_code=413, detail=problem)
 
@@ -49,11 +49,10 @@ async def check_preflight(request: Request, research: ResearchRequest) -> None:
 
 
 def too_many(request: Request) -> HTTPException:
-    limits = limits_of(request)
     return HTTPException(
         status_code=429,
         detail=f"the server is running its maximum of {manager_of(request).max_runs} runs; retry later",
-        headers={"Retry-After": str(limits.retry_after_s)},
+        headers={"Retry-After": str(settings_of(request).retry_after_s)},
     )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 from fastapi.responses import JSONResponse
 
-from sleuth.api.routes.deps import limits_of, responses, settings_of, store_of, upload_slots_of
+from sleuth.api.routes.deps import responses, settings_of, store_of, upload_slots_of
 from sleuth.api.schemas import (
     CollectionOut,
     DocumentEntryOut,
@@ -98,7 +98,7 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
         raise HTTPException(
             status_code=429,
             detail=f"the server is extracting its maximum of {settings.upload_max_concurrent} uploads; retry later",
-            headers={"Retry-After": str(limits_of(request).retry_after_s)},
+            headers={"Retry-After": str(settings_of(request).retry_after_s)},
         )
     limits = library.UploadLimits(settings.upload_max_file_bytes, settings.upload_max_files)
     # The form parser spooled each file to disk (past 1 MB): the library copies it in bounded reads.

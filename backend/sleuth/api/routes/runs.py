@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sse_starlette import EventSourceResponse
 
-from sleuth.api.routes.deps import limits_of, manager_of, not_found, responses, store_of
+from sleuth.api.routes.deps import manager_of, not_found, responses, settings_of, store_of
 from sleuth.api.schemas import CancelOut, PlanAnswerIn, PlanAnswerOut, RunOut
 from sleuth.api.sse import packet_stream
 from sleuth.research.planning.review import PlanAnswer
@@ -55,7 +55,7 @@ async def run_events(
         store_of(request),
         run_id,
         after=-1 if resume_after is None else resume_after,
-        heartbeat_s=limits_of(request).heartbeat_s,
+        heartbeat_s=settings_of(request).heartbeat_s,
     )
     # ping=0: heartbeats come from packet_stream, only while the run is quiet.
     return EventSourceResponse(stream, ping=0, headers={"Cache-Control": "no-cache"})
