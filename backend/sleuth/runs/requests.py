@@ -1,4 +1,5 @@
-"""What a new user message means in its session: an answer to clarification, or a new question."""
+"""What a new user message means in its session, as the engine's request: an answer to
+clarification, a new question, or a follow-up about a stored report."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from sleuth.config import Mode
 from sleuth.store import Store
 from sleuth.store.records import RunKind
-from sleuth.stream.results import ClarificationExchange, PriorReport, ResearchRequest
+from sleuth.stream.results import ClarificationExchange, Followup, PriorReport, ResearchRequest, ResearchResult
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,20 @@ def plan_run(
         sources=sources,
     )
     return PlannedRun(request=request, kind="question")
+
+
+class NoReport(Exception):
+    """There is no completed report to ask about."""
+
+
+def followup_request(store: Store, session_id: str, content: str, report_id: str | None) -> ResearchRequest:
+    """The request answering `content` from `report_id`, or from the session's latest report."""
+    report_id = report_id or store.latest_report_id(session_id)
+    data = store.get_report(report_id) if report_id else None
+    if data is None or data["session_id"] != session_id or data["status"] != "completed":
+        raise NoReport()
+    report = ResearchResult.model_validate(data)
+    followup = Followup(
+        report_id=str(report.report_id), question=report.question, markdown=report.markdown, sources=report.sources
+    )
+    return ResearchRequest(question=content, session_id=session_id, clarify=False, followup=followup)

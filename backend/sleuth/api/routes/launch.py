@@ -12,8 +12,7 @@ from sleuth.config import Mode
 from sleuth.core.ids import new_id
 from sleuth.core.text import message_too_long
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
-from sleuth.runs.followups import NoReport, followup_request
-from sleuth.runs.requests import PlannedRun, plan_run
+from sleuth.runs.requests import NoReport, PlannedRun, followup_request, plan_run
 from sleuth.runs.service import SessionBusy, TooManyRuns
 from sleuth.store import MessageRecord
 from sleuth.store.records import now_iso, session_title
