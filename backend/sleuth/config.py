@@ -10,8 +10,7 @@ import pydantic_settings
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from sleuth.core.database_url import POSTGRES_SCHEMES, database_target
-from sleuth.core.redis_url import check_redis_url
+from sleuth.core.urls import POSTGRES_SCHEMES, check_redis_url, database_target
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from sleuth.cli.main import main
 from sleuth.config import SettingsError, load_settings
-from sleuth.core.database_url import DatabaseUrlError, database_target
 from sleuth.core.redaction import redact_url
+from sleuth.core.urls import DatabaseUrlError, database_target
 
 
 def test_unset_or_blank_is_sqlite_under_the_data_dir(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Persistence of sessions, messages, runs, packets and reports: SQLite under `data_dir`, or PostgreSQL."""
 
-from sleuth.core.database_url import database_path
+from sleuth.core.urls import database_path
 from sleuth.store.database import Database, DatabaseError
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, SessionRecord

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sleuth.core.database_url import DatabaseTarget
+from sleuth.core.urls import DatabaseTarget
 from sleuth.store.database import Database
 from sleuth.store.sqlite import SqliteDatabase
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
-from sleuth.core.database_url import Backend
+from sleuth.core.urls import Backend
 from sleuth.store.errors import Conflict
 
 Row = dict[str, Any]

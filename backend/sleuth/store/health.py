@@ -4,7 +4,7 @@ and `research` to refuse up front instead of failing later with a traceback."""
 from __future__ import annotations
 
 from sleuth.config import Settings
-from sleuth.core.database_url import DatabaseUrlError, database_target
+from sleuth.core.urls import DatabaseUrlError, database_target
 from sleuth.store.backends import open_database
 from sleuth.store.database import DatabaseError
 from sleuth.store.migrations import MIGRATIONS, current_version

@@ -25,8 +25,8 @@ from psycopg.rows import RowMaker
 from psycopg.types.string import StrDumperUnknown
 from psycopg_pool import ConnectionPool
 
-from sleuth.core.database_url import Backend, DatabaseTarget
 from sleuth.core.redaction import redact_values, url_password
+from sleuth.core.urls import Backend, DatabaseTarget
 from sleuth.store.database import DatabaseError, IntegrityConflict, Params, Row, RowLock, Transaction
 
 DDL_WORDS: Mapping[str, str] = {

@@ -13,8 +13,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from sleuth.core.database_url import Backend
 from sleuth.core.sqlite import write_transaction
+from sleuth.core.urls import Backend
 from sleuth.store.database import DatabaseError, IntegrityConflict, Params, Row, RowLock, Transaction
 
 # The words a migration's DDL spells per dialect (see migrations.py).

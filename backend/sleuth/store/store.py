@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.config import Settings
-from sleuth.core.database_url import database_target
+from sleuth.core.urls import database_target
 from sleuth.store.backends import open_database
 from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress

@@ -1,8 +1,10 @@
-"""SLEUTH_DATABASE_URL: which database the store uses, checked when the settings load.
+"""The URLs of Sleuth's neighbours, checked when the settings load; nothing here connects.
 
-Unset means the embedded default, a SQLite file under the data dir. `sqlite:///ABSOLUTE/PATH`
-names another SQLite file; `postgresql://` (or `postgres://`) is any libpq connection URL, for
-several servers sharing one database. Nothing here connects: that is the store's job.
+SLEUTH_DATABASE_URL: which database the store uses. Unset means the embedded default, a SQLite
+file under the data dir. `sqlite:///ABSOLUTE/PATH` names another SQLite file; `postgresql://` (or
+`postgres://`) is any libpq connection URL, for several servers sharing one database.
+
+SLEUTH_REDIS_URL: the Redis that carries live packets and run control between processes.
 """
 
 from __future__ import annotations
@@ -17,11 +19,17 @@ from sleuth.core.redaction import redact_url, redact_values, url_password
 Backend = Literal["sqlite", "postgresql"]
 DB_FILENAME = "sleuth.db"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-EXPECTED = "sqlite:///ABSOLUTE/PATH.db or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+DATABASE_EXPECTED = "sqlite:///ABSOLUTE/PATH.db or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+REDIS_SCHEMES = ("redis", "rediss")
+REDIS_EXPECTED = "redis://[:PASSWORD@]HOST[:PORT][/DB]"
 
 
 class DatabaseUrlError(ValueError):
     """A database URL that cannot be used; the message shows it with its password masked."""
+
+
+class RedisUrlError(ValueError):
+    """A Redis URL that cannot be used; the message shows it with its password masked."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,7 @@ def database_target(url: str | None, data_dir: Path) -> DatabaseTarget:
         _check_postgres(raw)
         return DatabaseTarget("postgresql", raw)
     hint = " (use postgresql://, the driver is chosen by Sleuth)" if scheme.startswith("postgres") else ""
-    raise DatabaseUrlError(f"{redact_url(raw)!r} is not {EXPECTED}{hint}")
+    raise DatabaseUrlError(f"{redact_url(raw)!r} is not {DATABASE_EXPECTED}{hint}")
 
 
 def _sqlite_path(url: str) -> str:
@@ -71,3 +79,18 @@ def _check_postgres(url: str) -> None:
     except ProgrammingError as exc:
         reason = redact_values(" ".join(str(exc).split()), [url_password(url)])
         raise DatabaseUrlError(f"{redact_url(url)!r} cannot be parsed: {reason}") from None
+
+
+def check_redis_url(url: str) -> None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise RedisUrlError(f"{redact_url(url)!r} is not {REDIS_EXPECTED}") from None
+    if parts.scheme not in REDIS_SCHEMES or not parts.hostname:
+        raise RedisUrlError(f"{redact_url(url)!r} is not {REDIS_EXPECTED}")
+    if port == 0:
+        raise RedisUrlError(f"{redact_url(url)!r} has no usable port")
+    db = parts.path.strip("/")
+    if db and not db.isdigit():
+        raise RedisUrlError(f"{redact_url(url)!r}: the database after the host is a number (redis://HOST:PORT/0)")
