@@ -1,21 +1,22 @@
-"""`sleuth research` and `sleuth schema`."""
+"""`sleuth research` and `sleuth schema`; writing a report to a file (`research --output`, `export`)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
-from sleuth.cli.exports import check_output_path, write_export
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.core.durations import format_duration, parse_duration
+from sleuth.core.ids import new_run_id
 from sleuth.core.text import has_visible_text
+from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.research.planning.review import AutoApprove, PlanReviewer
-from sleuth.research.run import new_run_id
 from sleuth.runs import local as event_loop
 from sleuth.runs.local import RunRefused, run_request
 from sleuth.stream.emitter import PacketSink
@@ -155,6 +156,25 @@ def research(
         write_export(result, export_format, output)
         if not as_json:
             click.echo(f"Report written to {output}", err=True)
+
+
+def check_output_path(path: str) -> ExportFormat:
+    """The format a file name asks for; a usage error for any other suffix."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise click.UsageError(f"cannot write {path!r}: the file name must end in .md, .pdf or .docx")
+    return suffix  # narrowed to ExportFormat by the membership check
+
+
+def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:
+    try:
+        body = render_export(report, fmt)
+    except Exception as exc:  # a rendering failure must not cost the user the report: it stays stored
+        raise click.ClickException(f"could not render the report as {fmt}: {exc}") from None
+    try:
+        Path(path).write_bytes(body)
+    except OSError as exc:
+        raise click.ClickException(f"could not write {path}: {exc.strerror or exc}") from None
 
 
 def check_message_length(settings: Settings, *texts: str | None) -> None:
