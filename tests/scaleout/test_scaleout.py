@@ -18,7 +18,7 @@ import httpx
 import psycopg
 import pytest
 
-from sleuth.audio.recovery import LOST_MESSAGE
+from sleuth.audio.jobs import LOST_MESSAGE
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.scaleout.control import ControlMessage, encode
 from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE

@@ -3,6 +3,12 @@
 A report has at most one audio per style pending or done: asking again gives that one. A server
 makes at most `SLEUTH_AUDIO_MAX_JOBS` at once and, scaled out, all servers together at most
 `SLEUTH_AUDIO_MAX_JOBS_CLUSTER`; past either, a request is refused (`AudioFull`) rather than queued.
+
+Crash safety: a job whose process died is ended as failed at start-up, never left pending. Failed
+rather than re-queued: a job that brought its server down (a huge report, a speech engine that
+hangs) would do it again on every start, while asking again is one click in the player. Runs are
+ended the same way, not resumed. Each row names its owner (host, pid); jobs of a live sibling
+process on the same host are left alone.
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ from typing import Any, Literal, Protocol
 
 from sleuth.audio.encoding import Encoding, available_encoding
 from sleuth.audio.files import audio_dir, audio_file, remove_audio_file
-from sleuth.audio.recovery import LOST_MESSAGE, SHUTDOWN_MESSAGE, fail_orphaned_audio
 from sleuth.audio.script import ScriptError, Style, script_for
 from sleuth.audio.speech import Spoken, SpokenLines, output_of, speak
 from sleuth.config import Settings
@@ -24,12 +29,15 @@ from sleuth.core.background import Periodic
 from sleuth.core.ids import new_id
 from sleuth.llm.speech import SpeechError
 from sleuth.store import Store
-from sleuth.store.recovery import this_host
+from sleuth.store.recovery import process_is_dead, this_host
 from sleuth.stream.results import ResearchResult
 
 log = logging.getLogger(__name__)
 
 FILE_GONE_MESSAGE = "its file is no longer there; ask for it again"
+RESTART_MESSAGE = "interrupted by a server restart; ask for it again"
+SHUTDOWN_MESSAGE = "interrupted by a server shutdown; ask for it again"
+LOST_MESSAGE = "interrupted: the server making it stopped; ask for it again"  # scaled out, any server says so
 
 
 async def make_audio(
@@ -222,3 +230,13 @@ class AudioJobs:
                 await asyncio.to_thread(self._store.finish_audio, audio_id, error=SHUTDOWN_MESSAGE)
         if self._owners is not None:
             await self._owners.close()
+
+
+def fail_orphaned_audio(store: Store) -> list[str]:
+    """Mark every pending audio job of a dead process failed; returns their ids."""
+    failed = []
+    for row in store.pending_audio():
+        if process_is_dead(row["owner_host"], row["owner_pid"]):
+            store.finish_audio(row["id"], error=RESTART_MESSAGE)
+            failed.append(row["id"])
+    return failed

@@ -1,7 +1,7 @@
 """Which audio jobs are still being made, when several API servers share one store, and how many.
 
 A server makes an audio job on its own event loop and writes its row `pending`. Alone, a row whose
-process is gone is ended at the next start (`audio/recovery.py`). Scaled out, the servers run on
+process is gone is ended at the next start (`audio/jobs.py`). Scaled out, the servers run on
 other hosts, and the one that died may never start again: each job is leased in Redis by the
 server making it (taken before its row is written, renewed while it runs), and every server ends,
 every third of a lease, the pending jobs whose lease has lapsed.
