@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sleuth.config import Settings
 from sleuth.research.report.claims import check_claims
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 
 _SOURCE = re.compile(r"^\[(\d+)\] .* — (corpus://\S+)$", re.M)
 

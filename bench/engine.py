@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 
 from sleuth.config import Settings
-from sleuth.research.run import new_run_id, run_research
+from sleuth.core.ids import new_run_id
+from sleuth.research.run import run_research
 from sleuth.stream.documents import Document
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from sleuth.tools.toolbox import Toolbox
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel

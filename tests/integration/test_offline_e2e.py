@@ -6,7 +6,7 @@ import re
 
 from sleuth.config import Settings
 from sleuth.stream.results import ClarificationExchange, ResearchRequest
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from sleuth_testkit.engine import run_engine
 from support.invariants import check_invariants
 

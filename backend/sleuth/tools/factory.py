@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sleuth.config import Settings
 from sleuth.tools.base import PageReader, SearchProvider
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from sleuth.tools.sources import default_names, select
 from sleuth.tools.toolbox import Toolbox
 from sleuth.tools.web.factory import build_web_tools

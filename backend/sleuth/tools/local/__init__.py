@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING
 from sleuth.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from sleuth.tools.local.factory import build_local_tools
-    from sleuth.tools.local.providers import LocalReader, LocalSearch
+    from sleuth.tools.local.providers import LocalReader, LocalSearch, build_local_tools
 
 __all__ = ["LocalReader", "LocalSearch", "build_local_tools"]
 __getattr__ = lazy_exports(
-    __name__, {"LocalReader": "providers", "LocalSearch": "providers", "build_local_tools": "factory"}
+    __name__, {"LocalReader": "providers", "LocalSearch": "providers", "build_local_tools": "providers"}
 )

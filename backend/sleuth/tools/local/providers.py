@@ -1,12 +1,14 @@
-"""`local` search provider and `corpus://` page reader: async faces of LocalCorpus."""
+"""`local` search provider and `corpus://` page reader: async faces of LocalCorpus, and
+`build_local_tools`, the one entry point the toolbox builder calls."""
 
 from __future__ import annotations
 
 import asyncio
 
+from sleuth.config import Settings
 from sleuth.stream.documents import Document
-from sleuth.tools.base import Page
-from sleuth.tools.local.corpus import LocalCorpus
+from sleuth.tools.base import Page, PageReader, SearchProvider
+from sleuth.tools.local.corpus import LocalCorpus, db_path_for
 from sleuth.tools.local.urls import is_corpus_url
 
 
@@ -36,3 +38,22 @@ class LocalReader:
 
     async def read(self, url: str) -> Page:
         return await asyncio.to_thread(self.corpus.read, url)
+
+
+def build_local_tools(
+    settings: Settings, collections: tuple[str, ...] | None = None
+) -> tuple[SearchProvider, PageReader]:
+    """The `local` search provider and the corpus:// reader, sharing one lazily prepared corpus.
+
+    `collections` limits search to exactly those collections (the sources chosen for a request);
+    None means the settings decide. Nothing is opened or indexed here: the first search or read
+    does that, in a worker thread.
+    """
+    corpus = LocalCorpus(
+        db_path_for(settings.data_dir),
+        settings.corpus,
+        collections=collections,
+        max_file_bytes=settings.index_max_file_bytes,
+        check_every_s=settings.corpus_check_s,
+    )
+    return LocalSearch(corpus), LocalReader(corpus)
