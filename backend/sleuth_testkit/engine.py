@@ -7,8 +7,9 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.core.clock import Clock, SystemClock
+from sleuth.core.ids import new_run_id
 from sleuth.research.planning.review import PlanReviewer
-from sleuth.research.run import new_run_id, run_research
+from sleuth.research.run import run_research
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet, Stop
 from sleuth.stream.results import ResearchRequest, ResearchResult

@@ -1,4 +1,8 @@
-"""Readable, prefixed random ids (`s_` session, `r_` run, `m_` message; reports use the engine's `rep_`)."""
+"""Every id format, in one place: a prefix and 16 random hex digits.
+
+`s_` session, `r_` run started by the server, `run_` run of the engine elsewhere (CLI, eval, test
+kit), `m_` message, `rep_` report, `a_` audio.
+"""
 
 from __future__ import annotations
 
@@ -7,3 +11,8 @@ import uuid
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+def new_run_id() -> str:
+    """The id of a run the engine makes outside the server."""
+    return new_id("run")

@@ -12,13 +12,14 @@ from typing import Any
 
 from sleuth.config import Mode, Settings
 from sleuth.core.clock import Clock, SystemClock
+from sleuth.core.ids import new_run_id
 from sleuth.evaluation.article import article_text
 from sleuth.evaluation.files import append_line, read_lines, written_ids
 from sleuth.evaluation.judge import RaceJudge
 from sleuth.evaluation.metrics import RunTrace, question_metrics
 from sleuth.evaluation.questions import EvalQuestion
 from sleuth.evaluation.summary import summarise
-from sleuth.research.run import new_run_id, run_research
+from sleuth.research.run import run_research
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools.toolbox import Toolbox

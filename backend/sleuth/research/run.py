@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from dataclasses import dataclass, field
 
 from sleuth.config import Role, Settings
@@ -234,7 +233,3 @@ async def run_research(
         state.emit(Error(message=f"Internal error: {type(exc).__name__}: {exc}", recoverable=False))
         outcome = _Outcome(reason="error", error=str(exc))
     return _finish(state, outcome)
-
-
-def new_run_id() -> str:
-    return "run_" + uuid.uuid4().hex[:16]

@@ -9,10 +9,10 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from sleuth.config import Settings
-from sleuth.core.ids import new_id
+from sleuth.core.ids import new_id, new_run_id
 from sleuth.research.planning.review import PlanReviewer
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
-from sleuth.research.run import new_run_id, run_research
+from sleuth.research.run import run_research
 from sleuth.store import MessageRecord, RunRecord, Store
 from sleuth.store.records import now_iso, session_title
 from sleuth.store.recovery import this_host

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from sleuth.config import Mode, Strategy
+from sleuth.core.ids import new_id
 from sleuth.stream.packets import (
     KeyFinding,
     MethodNote,
@@ -76,7 +76,7 @@ class Followup:
 @dataclass
 class ResearchRequest:
     question: str
-    session_id: str = field(default_factory=lambda: "s_" + uuid.uuid4().hex[:12])
+    session_id: str = field(default_factory=lambda: new_id("s"))
     mode: Mode | None = None  # None: the settings' mode
     strategy: Strategy | None = None
     clarify: bool | None = None  # None: the settings' `clarify`
@@ -86,7 +86,7 @@ class ResearchRequest:
     sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
     review_plan: bool = False  # wait for the user to approve, edit or revise the plan
     followup: Followup | None = None  # set: answer `question` from this report instead of researching
-    report_id: str = field(default_factory=lambda: "rep_" + uuid.uuid4().hex[:16])
+    report_id: str = field(default_factory=lambda: new_id("rep"))
 
     def mode_label(self, default: Mode) -> str:
         """The mode its `run_start` names: `followup` for a follow-up, else its own or `default`."""
