@@ -6,6 +6,7 @@ import asyncio
 
 from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
+from sleuth.core.words import stem
 from sleuth.llm.offline.agent import open_priority, task_terms
 from sleuth.llm.offline.reports import agent_report, final_report
 from sleuth.llm.offline.request import OfflineRequest
@@ -15,7 +16,6 @@ from sleuth.llm.offline.text import (
     is_navigation_page,
     numbered_blocks,
     sectioned_sentences,
-    stem,
     term_set,
 )
 from sleuth.llm.prompting import render

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sleuth.core.words import stem
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     NumberedBlock,
@@ -17,7 +18,6 @@ from sleuth.llm.offline.text import (
     numbered_blocks,
     page_sentences,
     rarity,
-    stem,
     term_set,
     tokens,
     without_highlights,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sleuth.core.words import FUNCTION_WORDS, QUESTION_WORDS
+from sleuth.core.words import FUNCTION_WORDS, QUESTION_WORDS, stem
 
 # Function words and question scaffolding: they say nothing about the subject of a question.
 STOPWORDS: frozenset[str] = FUNCTION_WORDS | QUESTION_WORDS
@@ -36,23 +36,6 @@ _CITATION_GROUP = re.compile(r"(?<![\w)\]`])(?:\s*\[\d+\])+")  # not "heap[0]": 
 def tokens(text: str) -> list[str]:
     """Word-like tokens, keeping identifiers such as `__getattr__` and `asyncio.gather` whole."""
     return _TOKEN.findall(text)
-
-
-_BRITISH_ISE = re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations)$")
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper so `descriptors`/`descriptor` and `lookups`/`lookup` meet."""
-    word = word.lower()
-    if word.startswith("__") or len(word) <= 3 or "_" in word or "." in word:
-        return word  # identifiers (dunder, snake_case, dotted) and short words are exact
-    word = _BRITISH_ISE.sub(r"iz\1", word)  # "serialise" meets "serialize"
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: len(word) - len(suffix)] + replacement
-            break
-    # "serialize", "serialized" and "serializes" all end up as "serializ"
-    return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
 
 def content_words(text: str) -> list[str]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from sleuth.llm.offline.text import STOPWORDS, content_words, stem
+from sleuth.core.words import stem
+from sleuth.llm.offline.text import STOPWORDS, content_words
 
 _VOWELS = "aeiouy"
 _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-z]{5,}")

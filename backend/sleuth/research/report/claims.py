@@ -12,10 +12,9 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 from sleuth.core.markdown import citation_spans
-from sleuth.core.words import FUNCTION_WORDS
+from sleuth.core.words import FUNCTION_WORDS, light_stem
 from sleuth.stream.results import ClaimVerdict
 
 _WORD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:[.,]\d+)*")
@@ -63,23 +62,13 @@ def _normal(text: str) -> str:
     return text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
 
 
-# Not the offline model's stemmer (sleuth.llm.offline.text.stem): that one folds more (British
-# spellings, a final "e"), which on eval/claim_labels.jsonl cut this check's recall from 0.80 to 0.75.
-@lru_cache(maxsize=65536)  # documents repeat their vocabulary; stemming dominated the check's time
-def _stem(word: str) -> str:
-    if word.startswith("_") or word[0].isdigit() or len(word) <= 4:
-        return word
-    for suffix in ("ies", "ing", "ed", "es", "s", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
 def key_words(text: str) -> list[str]:
     """Normalised content words of `text`, in order (numbers included)."""
     # Function words only: unlike the offline model's question words, "explain" or "works" can carry
     # a claim's meaning, so they stay.
-    return [_stem(w) for w in _WORD.findall(_normal(text)) if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
+    return [
+        light_stem(w) for w in _WORD.findall(_normal(text)) if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())
+    ]
 
 
 _NUMBER_WORDS = {
