@@ -12,15 +12,13 @@ from typing import Any
 
 from sleuth.config import Mode, Settings
 from sleuth.core.clock import Clock, SystemClock
-from sleuth.core.ids import new_run_id
 from sleuth.evaluation.article import article_text
 from sleuth.evaluation.files import append_line, read_lines, written_ids
 from sleuth.evaluation.judge import RaceJudge
 from sleuth.evaluation.metrics import RunTrace, question_metrics
 from sleuth.evaluation.questions import EvalQuestion
 from sleuth.evaluation.summary import summarise
-from sleuth.research.run import run_research
-from sleuth.stream.emitter import Emitter
+from sleuth.runs.local import run_request
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools.toolbox import Toolbox
 
@@ -64,7 +62,7 @@ class EvalOutcome:
 
 
 class EvalRunner:
-    """Each question is one `run_research` call (no HTTP), researched as asked (no clarification)."""
+    """Each question is one run in this process (no HTTP), researched as asked (no clarification)."""
 
     def __init__(
         self,
@@ -91,9 +89,10 @@ class EvalRunner:
     async def _one(self, question: EvalQuestion) -> dict[str, Any]:
         trace = RunTrace()
         request = self.options.request(question.prompt)
-        emitter = Emitter(new_run_id(), [trace.observe])
         started = self.clock.now()
-        result = await run_research(request, self.settings, emitter, clock=self.clock, toolbox=self.toolbox)
+        result = await run_request(
+            request, self.settings, trace.observe, checked=False, clock=self.clock, toolbox=self.toolbox
+        )
         article = article_text(result)
         metrics = question_metrics(question, result, trace, self.clock.now() - started)
         if self.judge is not None and article:

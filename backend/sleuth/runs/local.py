@@ -1,4 +1,5 @@
-"""A research run in this process (the CLI's `research` and `ask`): run it, and keep it in the store."""
+"""A research run in this process, the one way to make one (the CLI's `research` and `ask`,
+`sleuth eval`, the test kit): run it, and keep it in the store."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from sleuth.config import Settings
+from sleuth.core.clock import Clock
 from sleuth.core.ids import new_id, new_run_id
 from sleuth.research.planning.review import PlanReviewer
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
@@ -20,6 +22,7 @@ from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest, ResearchResult
 from sleuth.tools.factory import build_toolbox
+from sleuth.tools.toolbox import Toolbox
 
 T = TypeVar("T")
 
@@ -48,21 +51,35 @@ async def run_request(
     reviewer: PlanReviewer | None = None,
     run_id: str | None = None,
     kept: list[Packet] | None = None,
+    *,
+    checked: bool = True,
+    clock: Clock | None = None,
+    toolbox: Toolbox | None = None,
 ) -> ResearchResult:
-    """Run `request` on this event loop, every packet to `sink` (and to `kept`, to be saved)."""
-    try:
-        preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
-    except PreflightError as exc:
-        raise RunRefused(str(exc)) from None
-    try:
-        toolbox = build_toolbox(settings, request.sources)
-    except ValueError as exc:
-        raise RunRefused(str(exc)) from None
+    """Run `request` on this event loop, every packet to `sink` (and to `kept`, to be saved).
+
+    `checked` (a run nothing has checked yet: the CLI's): refuse up front what preflight can tell,
+    and check the models once litellm has loaded. Unchecked, the run goes as in an engine process,
+    whose server has checked the request: `sleuth eval` checks once for all its questions, and the
+    test kit drives the engine past a preflight. `toolbox` defaults to the one the request's sources
+    name; `clock` to the system's."""
+    if checked:
+        try:
+            preflight(settings, request, LOCAL_CHECKS)  # the models are checked once litellm has loaded
+        except PreflightError as exc:
+            raise RunRefused(str(exc)) from None
+    if toolbox is None:
+        try:
+            toolbox = build_toolbox(settings, request.sources)
+        except ValueError as exc:
+            raise RunRefused(str(exc)) from None
     sinks: list[PacketSink] = [sink]
     if kept is not None:
         sinks.append(kept.append)
     emitter = Emitter(run_id or new_run_id(), sinks)
-    return await run_research(request, settings, emitter, toolbox=toolbox, reviewer=reviewer, check_models=True)
+    return await run_research(
+        request, settings, emitter, clock=clock, toolbox=toolbox, reviewer=reviewer, check_models=checked
+    )
 
 
 def save_report(
