@@ -1,4 +1,5 @@
-"""Run the real engine against the scripted model and collect what it emits."""
+"""Run the real engine against the scripted model and collect what it emits, the way every run in
+one process is made (`sleuth.runs.local`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.core.clock import Clock, SystemClock
-from sleuth.core.ids import new_run_id
 from sleuth.research.planning.review import PlanReviewer
-from sleuth.research.run import run_research
-from sleuth.stream.emitter import Emitter
+from sleuth.runs.local import run_request
 from sleuth.stream.packets import Packet, Stop
 from sleuth.stream.results import ResearchRequest, ResearchResult
 from sleuth_testkit.model import ScriptedLLM
@@ -54,9 +53,14 @@ async def run_engine(
 ) -> Run:
     if isinstance(request, str):
         request = ResearchRequest(question=request)
-    clock = clock or SystemClock()
+    run_clock = clock or SystemClock()
     packets: list[Packet] = []
     times: list[float] = []
-    emitter = Emitter(new_run_id(), [packets.append, lambda _: times.append(clock.now())])
-    result = await run_research(request, settings, emitter, clock=clock, reviewer=reviewer)
+
+    def collect(packet: Packet) -> None:
+        packets.append(packet)
+        times.append(run_clock.now())
+
+    # Unchecked, as a server's engine process runs it: tests reach the engine past a preflight.
+    result = await run_request(request, settings, collect, reviewer, checked=False, clock=run_clock)
     return Run(packets=packets, result=result, times=times)

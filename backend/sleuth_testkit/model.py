@@ -1,28 +1,34 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 for driving Sleuth through litellm.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1: the one fake model of the tests and the
+benchmarks, for driving Sleuth through litellm.
 
-A test or a benchmark gives it a `respond(request_body) -> Reply` function. The server streams the reply the
-way OpenAI does: text in small deltas, tool calls with their arguments split across chunks,
-then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, slow, or held until a test lets it go.
+A test or a benchmark gives it a `respond(request_body) -> Reply` function. The server streams the
+reply the way OpenAI does: text in small deltas, tool calls with their arguments split across
+chunks, then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, slow, or held
+until a test lets it go. With `latency_s`, every call lasts exactly that long from the request's
+arrival to its last byte, as a hosted model's would: the headers and first chunk come after half
+of it, the other chunks evenly over the second half. Every call's in-flight interval is recorded
+(`calls`), so a benchmark can tell model time from engine time.
+
+Its own HTTP server (asyncio streams, no web framework) on a thread of the process that starts it:
+benchmarks measure what runs beside it, so it must cost little CPU and keep its pace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
-from starlette.routing import Route
-
 from sleuth.core.clock import ScaledClock
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,12 +47,20 @@ class Reply:
     hang: bool = False
     delay_s: float = 0.0  # before the first byte
     gate: threading.Event | None = None  # answer only once it is set: a test holds the run mid-flight
-    chunk_size: int = 7
-    usage: tuple[int, int] | None = None
+    chunk_size: int = 7  # characters per delta; 4 is about one token, as a hosted model streams
+    usage: tuple[int, int] | None = (
+        None  # (prompt, completion) tokens; unset: 100 and about a quarter of the characters
+    )
+
+
+@dataclass
+class CallRecord:
+    step: str  # what `classify` says sent it
+    arrived: float  # time.perf_counter() when the request body was read
+    finished: float = 0.0  # when its last byte was written; 0 while in flight, and for a hang
 
 
 Responder = Callable[[dict[str, Any]], Reply]
-HANGING = "<hang>"  # from `_chunks`: the reply stalls here
 
 
 def tool_names(body: dict[str, Any]) -> set[str]:
@@ -94,32 +108,94 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     return [m.get("content") or "" for m in body["messages"] if m["role"] == "tool"]
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    payload = {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": "scripted",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(payload)}\n\n"
+# -- the reply as HTTP -------------------------------------------------------------------------
+
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
+    b"connection: keep-alive\r\n\r\n"
+)
+STREAM_END = b"0\r\n\r\n"
+
+
+def _http_chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def _event(payload: dict[str, Any] | str) -> bytes:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return _http_chunk(f"data: {text}\n\n".encode())
+
+
+def _delta(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    return _event(
+        {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "scripted",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+    )
 
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
+def stream_chunks(reply: Reply) -> tuple[list[bytes], bool]:
+    """The reply as HTTP chunks of OpenAI stream events, and whether it stalls after them (a hang)."""
+    out = [_delta({"role": "assistant", "content": ""})]
+    if reply.reasoning:
+        out += [_delta({"reasoning_content": piece}) for piece in _pieces(reply.reasoning, reply.chunk_size)]
+    if reply.text:
+        out += [_delta({"content": piece}) for piece in _pieces(reply.text, reply.chunk_size)]
+    if reply.hang:  # after any text: a model that stalls mid-answer
+        return out, True
+    for index, call in enumerate(reply.tool_calls):
+        arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        head = {"index": index, "id": f"call_{index}_{id(call)}", "type": "function"}
+        out.append(_delta({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]}))
+        out += [
+            _delta({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in _pieces(arguments, reply.chunk_size)
+        ]
+    out.append(_delta({}, finish="tool_calls" if reply.tool_calls else "stop"))
+    prompt, completion = reply.usage or (100, max(1, (len(reply.text) + len(str(reply.tool_calls))) // 4))
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    final = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": "scripted"}
+    out.append(_event({**final, "choices": [], "usage": usage}))
+    out.append(_event("[DONE]"))
+    return out, False
+
+
+def error_response(reply: Reply) -> bytes:
+    body = json.dumps({"error": {"message": reply.error_message, "type": "scripted", "code": reply.status}}).encode()
+    head = f"HTTP/1.1 {reply.status} {HTTPStatus(reply.status).phrase}\r\ncontent-type: application/json\r\n"
+    return f"{head}content-length: {len(body)}\r\n\r\n".encode() + body
+
+
+NOT_FOUND = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
+
+
+# -- the server --------------------------------------------------------------------------------
+
+
 class ScriptedLLM:
     """Run with `with ScriptedLLM(respond) as llm:`; point litellm at `llm.base_url`."""
 
-    def __init__(self, respond: Responder, *, pauses: ScaledClock | None = None) -> None:
+    def __init__(self, respond: Responder, *, latency_s: float = 0.0, pauses: ScaledClock | None = None) -> None:
         self.respond = respond
+        self.latency_s = latency_s
         self._pauses = pauses  # paused while a reply is served: answering takes no scaled time
         self.requests: list[dict[str, Any]] = []
+        self.calls: list[CallRecord] = []
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
+        self._release = threading.Event()  # set on exit: hangs and gates end
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
-        self._release = threading.Event()
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._answering: set[asyncio.Task[None]] = set()
         self.port = 0
 
     @property
@@ -130,21 +206,98 @@ class ScriptedLLM:
         with self._lock:
             return [body for body in self.requests if classify(body) == step]
 
-    async def _chat(self, request: Request) -> Any:
-        body = await request.json()
+    # -- one connection, several requests one after the other (keep-alive) --------------------
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections[task] = writer
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                request_line, *header_lines = head.decode("latin-1").split("\r\n")
+                headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in header_lines if h)}
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                method, path = (request_line.split() + ["", ""])[:2]
+                if method != "POST" or not path.endswith("/chat/completions"):
+                    writer.write(NOT_FOUND)
+                    await writer.drain()
+                    continue
+                self._answering.add(task)
+                try:
+                    open_after = await self._answer(json.loads(body), writer)
+                finally:
+                    self._answering.discard(task)
+                if not open_after:
+                    return
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            pass  # the client went away
+        finally:
+            self._connections.pop(task, None)
+            writer.close()
+
+    async def _answer(self, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; False when the connection is done with (a hang was released)."""
+        record = CallRecord(step=classify(body), arrived=time.perf_counter())
         with self._lock:
             self.requests.append(body)
-        reply = self.respond(body)
+            self.calls.append(record)
+        try:
+            reply = self.respond(body)
+        except Exception:  # a bug in a test's script: the run sees a server error, the log says why
+            log.exception("the scripted responder raised")
+            reply = Reply(status=500, error_message="the scripted responder raised")
         if reply.gate is not None:
             await self._until_set(reply.gate)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
-            return JSONResponse(
-                {"error": {"message": reply.error_message, "type": "scripted", "code": reply.status}},
-                status_code=reply.status,
-            )
-        return StreamingResponse(self._stream(reply), media_type="text/event-stream")
+            writer.write(error_response(reply))
+            await writer.drain()
+            record.finished = time.perf_counter()
+            return True
+        chunks, hangs = stream_chunks(reply)
+        paused = self._pauses is not None
+        if self._pauses is not None:
+            self._pauses.pause()  # resumed when the stream ends or hangs
+        try:
+            await self._send(writer, chunks, record.arrived, hangs)
+            if hangs:
+                if paused:
+                    paused = False
+                    self._resume()  # a hang takes time like a real one
+                await self._until_set(self._release)
+                writer.write(STREAM_END)  # the stream ends without a finish reason
+                return False
+            writer.write(STREAM_END)
+            await writer.drain()
+            record.finished = time.perf_counter()
+            return True
+        finally:
+            if paused:
+                self._resume()
+
+    async def _send(self, writer: asyncio.StreamWriter, chunks: list[bytes], arrived: float, hangs: bool) -> None:
+        """The head and `chunks`: at once, or paced over `latency_s` from `arrived` (half of it before
+        the first chunk, the rest spread evenly, the last chunk when it ends)."""
+        latency = 0.0 if hangs else self.latency_s
+        if latency <= 0:
+            writer.write(STREAM_HEAD + b"".join(chunks))
+            await writer.drain()
+            return
+        first = arrived + latency / 2
+        spacing = (latency / 2) / max(1, len(chunks) - 1)
+        await asyncio.sleep(max(0.0, first - time.perf_counter()))
+        writer.write(STREAM_HEAD)
+        sent = 0
+        while sent < len(chunks):
+            due = min(len(chunks), int((time.perf_counter() - first) / spacing) + 1)
+            if due > sent:
+                writer.write(b"".join(chunks[sent:due]))
+                sent = due
+                await writer.drain()
+            if sent < len(chunks):
+                await asyncio.sleep(max(0.0005, first + sent * spacing - time.perf_counter()))
 
     def _resume(self) -> None:
         assert self._pauses is not None
@@ -155,72 +308,43 @@ class ScriptedLLM:
         while not (event.is_set() or self._release.is_set()):
             await asyncio.sleep(0.02)  # a threading.Event cannot be awaited; the loop keeps serving meanwhile
 
-    async def _stream(self, reply: Reply) -> AsyncIterator[str]:
-        paused = self._pauses is not None
-        if self._pauses is not None:
-            self._pauses.pause()  # resumed when the stream ends or hangs
-        try:
-            async for chunk in self._chunks(reply):
-                if chunk is HANGING:
-                    if paused:
-                        paused = False
-                        self._resume()  # a hang takes time like a real one
-                    await self._until_set(self._release)
-                    return
-                yield chunk
-        finally:
-            if paused:
-                self._resume()
+    # -- lifetime -------------------------------------------------------------------------------
 
-    async def _chunks(self, reply: Reply) -> AsyncIterator[str]:
-        yield _chunk({"role": "assistant", "content": ""})
-        for piece in _pieces(reply.reasoning, reply.chunk_size) if reply.reasoning else []:
-            yield _chunk({"reasoning_content": piece})
-        for piece in _pieces(reply.text, reply.chunk_size) if reply.text else []:
-            yield _chunk({"content": piece})
-        if reply.hang:  # after any text: a model that stalls mid-answer
-            yield HANGING
-            return
-        for index, call in enumerate(reply.tool_calls):
-            arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            yield _chunk(
-                {
-                    "tool_calls": [
-                        {
-                            "index": index,
-                            "id": f"call_{index}_{id(call)}",
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": ""},
-                        }
-                    ]
-                }
-            )
-            for piece in _pieces(arguments, reply.chunk_size):
-                yield _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-        yield _chunk({}, finish="tool_calls" if reply.tool_calls else "stop")
-        prompt, completion = reply.usage or (100, max(1, (len(reply.text) + len(str(reply.tool_calls))) // 4))
-        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        final = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": "scripted"}
-        yield f"data: {json.dumps({**final, 'choices': [], 'usage': usage})}\n\n"
-        yield "data: [DONE]\n\n"
+    async def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
+        self._stop = asyncio.Event()
+        server = await asyncio.start_server(self._connection, sock=sock)  # asyncio sets TCP_NODELAY
+        ready.set()
+        await self._stop.wait()
+        server.close()
+        if self._answering:  # released hangs and gates end their answers first, as a real server's would
+            await asyncio.wait(list(self._answering), timeout=1)
+        for writer in list(self._connections.values()):
+            writer.close()  # the idle keep-alive connections: their read ends (cancelling them logs noise in 3.11)
+        if self._connections:
+            await asyncio.wait(list(self._connections), timeout=1)
+        await server.wait_closed()
 
     def __enter__(self) -> ScriptedLLM:
-        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         sock = socket.socket()
-        # Streamed chunks are small writes; without this, Nagle's algorithm and delayed ACKs hold them back.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        ready = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            try:
+                self._loop.run_until_complete(self._serve(sock, ready))
+            finally:
+                self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="scripted-llm", daemon=True)
         self._thread.start()
-        while not self._server.started:
-            time.sleep(0.01)
+        if not ready.wait(10):
+            raise RuntimeError("the scripted model server did not start")
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._release.set()
-        assert self._server is not None and self._thread is not None
-        self._server.should_exit = True
+        assert self._loop is not None and self._stop is not None and self._thread is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout=5)

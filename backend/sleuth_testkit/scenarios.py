@@ -5,6 +5,7 @@ Tests start from `ResearchModel` and override single steps to inject failures.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import Any
 from sleuth_testkit.model import Call, Reply, classify, tool_names, user_text
 
 _SOURCE = re.compile(r"^\[(\d+)\] (.*)\nURL: (\S+)", re.M)
+_SOURCE_LINE = re.compile(r"^\[(\d+)\] .* — \S+$", re.M)  # a numbered source as the report step lists it
 
 
 def sources_in(text: str) -> list[tuple[int, str, str]]:
@@ -197,3 +199,82 @@ class SixStepModel(ResearchModel):
     def planner(self, body: dict[str, Any]) -> Reply:
         steps = [task for cycle in self.tasks_per_cycle for task in cycle]
         return Reply(text="\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1)))
+
+
+BENCH_TASKS = [
+    "How the descriptor protocol (__get__, __set__) decides attribute lookup",
+    "When __getattr__ is called as a fallback, and how __getattribute__ differs",
+    "How property, classmethod and __slots__ are built on descriptors",
+]
+TOKEN_CHARS = 4  # characters per streamed delta: about one token, as a hosted model streams
+
+
+def _bench_sentences(topic: str, numbers: list[int], count: int) -> str:
+    cites = numbers or [1]
+    return " ".join(
+        f"Point {i} on {topic}: the language reference describes this behaviour in detail, "
+        f"including the order in which the interpreter consults each mechanism [{cites[i % len(cites)]}]."
+        for i in range(count)
+    )
+
+
+class BenchModel:
+    """The benchmarks' research model, one token per delta and usage counted from the prompt.
+
+    For a heavy-mode `sleuth research` with clarification on: clarifier -> plan -> the orchestrator
+    dispatches 3 agents -> each agent searches, then searches again, opens a page and asks to report
+    in one turn, then writes its intermediate report -> the orchestrator thinks -> asks for the
+    report -> final report -> report artifact. 16 model calls, 6 searches, 3 parallel lanes."""
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        reply = self.answer(body)
+        reply.chunk_size = TOKEN_CHARS
+        prompt_chars = sum(len(str(m.get("content") or "")) for m in body["messages"])
+        arguments = sum(len(json.dumps(c.arguments)) for c in reply.tool_calls)
+        reply.usage = (max(1, prompt_chars // 4), max(1, (len(reply.text) + arguments) // 4))
+        return reply
+
+    def answer(self, body: dict[str, Any]) -> Reply:
+        step = classify(body)
+        if step == "clarifier":
+            return Reply(tool_calls=[Call("generate_plan", {})])
+        if step == "planner":
+            return Reply(text="\n".join(f"{i}. {task}" for i, task in enumerate(BENCH_TASKS, 1)))
+        if step == "orchestrator":
+            turns = _calls_by_turn(body)
+            if not any("research_agent" in names for names in turns):
+                return Reply(
+                    tool_calls=[
+                        Call("research_agent", {"task": t, "plan_step": i}) for i, t in enumerate(BENCH_TASKS, 1)
+                    ]
+                )
+            if "think_tool" in tool_names(body) and (not turns or turns[-1] != ["think_tool"]):
+                reasoning = "All three plan steps are covered by the findings, with sources for each. Next: the report."
+                return Reply(tool_calls=[Call("think_tool", {"reasoning": reasoning})])
+            return Reply(tool_calls=[Call("generate_report", {})])
+        if step == "agent":
+            task = next(str(m["content"]) for m in body["messages"] if m["role"] == "user")
+            if not assistant_turns(body):
+                return Reply(tool_calls=[Call("search", {"queries": [task]})])
+            urls = [url for text in last_tool_texts(body) for _, _, url in sources_in(text)][:1]
+            calls = [Call("search", {"queries": [" ".join(task.split()[:4])]})]
+            if urls:
+                calls.append(Call("open_url", {"urls": urls}))
+            return Reply(tool_calls=[*calls, Call("generate_report", {})])
+        if step == "agent_report":
+            numbers = [n for n, _, _ in sources_in(user_text(body))][:3]
+            return Reply(text=_bench_sentences("this task", numbers, 6))
+        if step == "report":
+            numbers = [int(n) for n in _SOURCE_LINE.findall(user_text(body))][:6]
+            sections = "\n\n".join(f"## Part {i}\n\n{_bench_sentences(f'part {i}', numbers, 5)}" for i in range(1, 5))
+            return Reply(text=f"Descriptors take precedence over __getattr__ [{(numbers or [1])[0]}].\n\n{sections}\n")
+        if step == "artifact":
+            numbers = [int(n) for n in re.findall(r"\[(\d+)\]", user_text(body))][:3] or [1]
+            findings = [{"text": f"Finding backed by source {n}.", "citations": [n]} for n in dict.fromkeys(numbers)]
+            arguments = {
+                "title": "Descriptors and __getattr__",
+                "summary": "Descriptors come first.",
+                "key_findings": findings,
+            }
+            return Reply(tool_calls=[Call("record_artifact", arguments)])
+        return Reply(text="No answer scripted for this step.")
