@@ -1,8 +1,9 @@
 """What the engine adds to the model's own time, for a whole `sleuth research --json` process (prints figures).
 
-Starts its own fixed-latency fake OpenAI-compatible endpoint (bench/fake_openai.py: 16 model calls,
-6 searches over the built-in local corpus, 3 parallel lanes, token-by-token streams), runs the CLI
-as a subprocess, and prints per latency (min / median / max over the runs):
+Starts the test kit's fake model with a fixed latency per call (`sleuth_testkit.model.ScriptedLLM`
+playing `sleuth_testkit.scenarios.BenchModel`: 16 model calls, 6 searches over the built-in local
+corpus, 3 parallel lanes, token-by-token streams), runs the CLI as a subprocess, and prints per
+latency (min / median / max over the runs):
 
   overhead ratio     wall from the first model request to the `stop` packet
                      / the time at least one model call was in flight
@@ -41,8 +42,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fake_openai import CallRecord, FakeOpenAI  # noqa: E402
 from loadavg import load_average  # noqa: E402
+from sleuth_testkit.model import CallRecord, ScriptedLLM  # noqa: E402
+from sleuth_testkit.scenarios import BenchModel  # noqa: E402
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 SLOW_CALLBACK = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
@@ -153,7 +155,7 @@ def _check_packets(packets: list[dict[str, object]]) -> None:
 
 
 def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = None) -> RunFigures:
-    with FakeOpenAI(latency) as fake, tempfile.TemporaryFile("w+") as stderr:
+    with ScriptedLLM(BenchModel(), latency_s=latency) as fake, tempfile.TemporaryFile("w+") as stderr:
         env = _env(fake.base_url, data_dir, extra_env or {})
         command = [*sleuth_command(), "research", QUESTION, "--mode", "heavy", "--json"]
         packets: list[dict[str, object]] = []

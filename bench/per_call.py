@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/per_call.py [--calls 40] [--tokens 200] [--profile]
 
-A zero-latency fake OpenAI-compatible endpoint (bench/fake_openai.py) runs in its own process, so
-only the caller's CPU is counted. The caller makes `--calls` streamed calls through
+The test kit's fake model (`sleuth_testkit.model.ScriptedLLM`), with no latency, runs in its own
+process, so only the caller's CPU is counted. The caller makes `--calls` streamed calls through
 `LLMGateway.complete` (litellm, the OpenAI SDK, HTTP on loopback), one after the other, each
 answered with `--tokens` one-token chunks, and prints the process CPU (user+sys) per call and per
 chunk, after two unmeasured calls that load what a first call loads. `--profile` prints the top
@@ -25,18 +25,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import fake_openai  # noqa: E402
 from loadavg import load_average  # noqa: E402
 from sleuth.config import Settings  # noqa: E402
 from sleuth.llm.gateway import LLMGateway  # noqa: E402
 from sleuth.llm.setup import litellm_module  # noqa: E402
+from sleuth_testkit.model import Reply, ScriptedLLM  # noqa: E402
+from sleuth_testkit.scenarios import TOKEN_CHARS  # noqa: E402
 
 
 def serve(tokens: int, url_out: Any, stop: Any) -> None:
-    text = "word " * tokens  # TOKEN_CHARS characters per chunk: one chunk per token
-    fake_openai.answer = lambda body: fake_openai.Answer(text=text[: tokens * fake_openai.TOKEN_CHARS])
-    fake_openai.classify = lambda body: "bench"
-    with fake_openai.FakeOpenAI(0.0) as fake:
+    text = ("word " * tokens)[: tokens * TOKEN_CHARS]  # one chunk per token
+    with ScriptedLLM(lambda body: Reply(text=text, chunk_size=TOKEN_CHARS)) as fake:
         url_out.send(fake.base_url)
         stop.wait()
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sleuth_testkit.net import free_port
 from support.cli import sleuth
-from support.net import free_port
 
 
 def test_doctor_names_the_backend_that_answers(tmp_path: Path) -> None:

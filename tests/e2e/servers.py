@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support.net import free_port
+from sleuth_testkit.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"

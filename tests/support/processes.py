@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from support.net import free_port
+from sleuth_testkit.net import free_port
 
 STARTUP_S = 60.0
 
