@@ -8,7 +8,8 @@ import pytest
 
 from sleuth.core.markdown import CITATION_REMOVED
 from sleuth.research.report.citations import verify_report
-from sleuth.research.report.claims import NO_CITATION, check_claims, report_sentences
+from sleuth.research.report.claims import NO_CITATION, check_claims
+from sleuth.research.report.sentences import report_sentences
 from sleuth.research.sources import SourceRegistry
 from sleuth.stream.documents import Document
 from sleuth.tools.web.credibility import is_unsafe_citation_url

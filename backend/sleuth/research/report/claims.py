@@ -1,37 +1,30 @@
 """Claim-support checking: does the document a sentence cites actually say what the sentence says?
 
-Deterministic and model-free: each cited sentence is compared with the best-matching passage of
-every document it cites, by normalised key-word and word-pair overlap; every number in the sentence
-must appear in those passages; and the source sentence it matches best must not say the opposite
-(a negation, an opposite word, a comparison the other way round) or lack a name or identifier the
-sentence gives (`claim_facts.py`). Factual sentences with no citation, and claims whose citations
-verification removed, are flagged too. Tuned to keep false alarms rare.
+Deterministic and model-free: each cited sentence of the report (`sentences.py`) is compared with
+the best-matching passage of every document it cites, by normalised key-word and word-pair overlap;
+every number in the sentence must appear in those passages; and the source sentence it matches best
+must not say the opposite (a negation, an opposite word, a comparison the other way round) or lack
+a name or identifier the sentence gives (`claim_facts.py`). Factual sentences with no citation, and
+claims whose citations verification removed, are flagged too. Tuned to keep false alarms rare.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from sleuth.core.markdown import CITATION_REMOVED, citation_spans
-from sleuth.core.words import FUNCTION_WORDS
+from sleuth.core.markdown import CITATION_REMOVED
 from sleuth.research.report import claim_facts as facts
+from sleuth.research.report.sentences import (
+    MIN_KEY_WORDS,
+    CitedSentence,
+    ReportSentence,
+    key_words,
+    report_sentences,
+    split_sentences,
+)
 from sleuth.stream.results import ClaimVerdict
-
-_WORD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:[.,]\d+)*")
-# "e.g." and "i.e." end no sentence (a citation after the rest of it would otherwise miss its start).
-_SENTENCE_END = re.compile(r"(?<=[.!?…])(?<!\be\.g\.)(?<!\bi\.e\.)[\"'”’)]*\s+")
-# Only paired emphasis goes: a lone `*` is as likely an operator (`2**8`, `except*`) as markup, and
-# underscores are part of identifiers such as `__getattr__` far more often than emphasis.
-_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3})(?=[^\s*])(.+?)(?<=[^\s*])\1(?![\w*])")
-_LINE_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>+)\s+")
-_MARKDOWN_NOISE = re.compile(r"`+|\|")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
-# Lines that carry no claim of their own: a rule, a table's delimiter row, a line that is all
-# emphasis (the engine's and the offline model's notes are written so), a fence.
-_NOT_PROSE = re.compile(r"^\s*(?:#|(?:[-*_]\s*){3,}$|\|?\s*:?-{3,}|(?:_[^_].*_|\*[^*].*\*|\*\*[^*].*\*\*)\s*$|```|~~~)")
-_REMOVED = re.escape(CITATION_REMOVED)
 
 # A citation is supported when this share of the sentence's key words is found in the passage...
 SUPPORTED_COVERAGE = 0.6
@@ -40,40 +33,9 @@ PARTIAL_COVERAGE = 0.45
 PARTIAL_PAIRS = 0.3
 # In a sentence citing several documents, a document that adds less than this is flagged.
 MIN_SHARE = 0.15
-# Sentences shorter than this (in key words) say too little to check, or to need a citation.
-MIN_KEY_WORDS = 3
 _WINDOW = 3  # sentences per passage
-# Words about the report itself: a sentence made of them ("The sections below cover each step.")
-# connects or sums up; it states no fact a source could back.
-_REPORT_TALK = frozenset(
-    """
-    answer answered aspect aspects below conclusion cover covers detail details discuss discussed
-    explain explained explains finding findings following overview point points question report
-    research section sections source sources step steps summarise summarised summary summarize
-    summarized topic topics
-    """.split()
-)
 NO_CITATION = "no citation: the report states this as fact without citing a source"
 LOST = "its citation was removed in verification, so no retrieved source backs it"
-
-
-@dataclass(frozen=True)
-class CitedSentence:
-    sentence: str  # plain text: markers and markdown removed
-    markers: tuple[tuple[int, int], ...]  # (citation number, its occurrence in the markdown), first of each number
-
-    @property
-    def numbers(self) -> tuple[int, ...]:
-        return tuple(n for n, _ in self.markers)
-
-
-@dataclass(frozen=True)
-class ReportSentence(CitedSentence):
-    lost: tuple[int, ...] = ()  # occurrences of `CITATION_REMOVED` the sentence carries
-    factual: bool = True  # states something a source would have to back
-    # The markers are those of a later sentence of its paragraph: a citation after a run of
-    # uncited sentences is read as citing them all, and each is checked against it.
-    borrowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,146 +49,18 @@ class Passage:
 
 @dataclass(frozen=True)
 class Source:
-    """A cited document as the check reads it: its passages, and its whole text in lower case."""
+    """A cited document as the check reads it: its passages, and its whole text as names are looked up in."""
 
     passages: list[Passage]
-    lower: str
+    text: str
 
 
 def source(text: str) -> Source:
-    return Source(passages=passages(text), lower=facts.normal(text).lower())
-
-
-def key_words(text: str) -> list[str]:
-    """Normalised content words of `text`, in order (numbers included)."""
-    # Function words only: unlike the offline model's question words, "explain" or "works" can carry
-    # a claim's meaning, so they stay.
-    words = _WORD.findall(facts.normal(text).lower())
-    return [facts.stem(w) for w in words if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
+    return Source(passages=passages(text), text=facts.mention_text(text))
 
 
 def _pairs(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:], strict=False))
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
-
-
-def _plain(text: str) -> str:
-    text = _EMPHASIS.sub(r"\2", _LINE_MARKUP.sub("", _LINK.sub(r"\1", text)))
-    text = " ".join(_MARKDOWN_NOISE.sub(" ", text).split())
-    return re.sub(r"\s+([.,;:!?])", r"\1", text)
-
-
-def _sentence_bounds(line: str) -> list[tuple[int, int]]:
-    bounds: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(line):
-        bounds.append((start, match.start()))
-        start = match.end()
-    bounds.append((start, len(line)))
-    return [(a, b) for a, b in bounds if line[a:b].strip()]
-
-
-def _prose_lines(markdown: str) -> Iterator[tuple[int, str]]:
-    """(index, line) of every line that may state a fact: not code, a heading, a rule, a table's
-    header or delimiter row, or a note."""
-    lines = markdown.splitlines()
-    fenced = False
-    for index, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if fenced or _NOT_PROSE.match(line) or re.match(r"^\s*\|?\s*:?-{3,}", following):
-            continue
-        yield index, line
-
-
-def factual(sentence: str) -> bool:
-    """Whether a sentence states a fact that needs a source: not a question, not a line announcing
-    what follows, and more than a few words that are not about the report itself."""
-    if sentence.rstrip(" *_").endswith((":", "?")):
-        return False
-    return len({w for w in key_words(sentence) if w not in _REPORT_TALK}) >= MIN_KEY_WORDS
-
-
-def report_sentences(markdown: str) -> list[ReportSentence]:
-    """Every sentence of the report's prose, with the citation markers it carries.
-
-    Markers that open a sentence ("... end. [2] Next") belong to the sentence before them, which
-    is how models and the offline report place them. Each marker is numbered by its appearance
-    among all markers of that number in the markdown, as a reader (or a client's chips) meets them.
-    """
-    seen: dict[int, int] = {}
-    by_line: dict[int, list[tuple[int, int, list[tuple[int, int]]]]] = {}
-    line_starts = [0]
-    for line in markdown.splitlines(keepends=True):
-        line_starts.append(line_starts[-1] + len(line))
-    line_index = 0
-    for start, end, numbers in citation_spans(markdown):
-        while line_starts[line_index + 1] <= start:
-            line_index += 1
-        markers = []
-        for n in numbers:
-            seen[n] = seen.get(n, 0) + 1
-            markers.append((n, seen[n]))
-        offset = line_starts[line_index]
-        by_line.setdefault(line_index, []).append((start - offset, end - offset, markers))
-
-    out: list[ReportSentence] = []
-    lost_seen = 0
-    # Lines, not paragraphs: models do not hard-wrap, and a list item or table row ends its sentence.
-    for index, line in _prose_lines(markdown):
-        spans = by_line.get(index, [])
-        bounds = _sentence_bounds(line)
-        carried: list[list[tuple[int, int]]] = [[] for _ in bounds]
-        for start, _end, markers in spans:
-            i = next((k for k, (a, b) in enumerate(bounds) if a <= start < b), len(bounds) - 1)
-            opens_sentence = not line[bounds[i][0] : start].strip(" []0123456789,")
-            carried[i - 1 if opens_sentence and i > 0 else i].extend(markers)
-        in_line: list[ReportSentence] = []
-        for (a, b), markers in zip(bounds, carried, strict=True):
-            text = line[a:b]
-            for start, end, _ in reversed(spans):
-                if a <= start < b:
-                    text = text[: start - a] + text[min(end, b) - a :]
-            lost = len(re.findall(_REMOVED, text))
-            lost_seen += lost
-            sentence = _plain(re.sub(r"\s*" + _REMOVED, "", text))
-            first: dict[int, int] = {}
-            for n, k in markers:
-                first.setdefault(n, k)
-            if sentence:
-                in_line.append(
-                    ReportSentence(
-                        sentence=sentence,
-                        markers=tuple(first.items()),
-                        lost=tuple(range(lost_seen - lost + 1, lost_seen + 1)),
-                        factual=factual(sentence),
-                    )
-                )
-        out.extend(_borrow(in_line))
-    return out
-
-
-def _borrow(line: list[ReportSentence]) -> list[ReportSentence]:
-    """Sentences of one paragraph, each uncited one given the markers of the next cited one."""
-    out: list[ReportSentence] = []
-    following: ReportSentence | None = None
-    for sentence in reversed(line):
-        if sentence.markers or sentence.lost:
-            following = sentence
-        elif following is not None and following.markers and sentence.factual:
-            sentence = replace(sentence, markers=following.markers, borrowed=True)
-        out.append(sentence)
-    return out[::-1]
-
-
-def cited_sentences(markdown: str) -> list[CitedSentence]:
-    """Every sentence of `markdown` that carries citation markers, with the markers it carries."""
-    return [CitedSentence(s.sentence, s.markers) for s in report_sentences(markdown) if s.markers and not s.borrowed]
 
 
 def passages(text: str) -> list[Passage]:
@@ -292,48 +126,93 @@ def _aligned(sentence: str, candidates: list[str]) -> str:
     return max(candidates, key=score, default="")
 
 
-def missing_numbers(sentence: str, matched: list[Passage], aligned: str) -> list[str]:
-    """Numbers of `sentence` its passages lack, or that stand where the aligned source sentence has
-    another number (which a number elsewhere in the passage must not excuse)."""
-    said = facts.numbers(sentence)
-    missing = said - frozenset().union(*(passage.numbers for passage in matched))
-    stated = facts.numbers(aligned)
-    if stated - said:
-        missing |= said - stated
-    return sorted(missing)
-
-
-def missing_entities(sentence: str, documents: list[Source], aligned: str) -> list[str]:
-    """Names and identifiers of `sentence` its documents never mention, or that stand where the
-    aligned source sentence names something else."""
-    said = facts.entities(sentence)
-    missing = {e for e in said if not any(facts.mentions(document.lower, e) for document in documents)}
-    claim, source = facts.normal(sentence).lower(), facts.normal(aligned).lower()
-    if any(not facts.mentions(claim, e) for e in facts.entities(aligned)):
-        missing |= {e for e in said if not facts.mentions(source, e)}
-    return sorted(missing)
-
-
 # Where a sentence joins statements a source makes in different places: "…: Another statement", as
 # the offline report joins them.
 _STATEMENTS = re.compile(r"(?<=[\w)\"”’]): (?=[A-Z_`])")
 
 
-def contradiction(sentence: str, documents: list[Source], aligned: str) -> str:
-    """Why the source sentences that `sentence` was aligned with say something else, or "" when they do not.
+def statements(sentence: str) -> list[str]:
+    """The statements a sentence joins with ": ", outside parentheses ("(default: True)" joins none)."""
+    parts: list[str] = []
+    start = 0
+    for match in _STATEMENTS.finditer(sentence):
+        if sentence.count("(", 0, match.start()) == sentence.count(")", 0, match.start()):
+            parts.append(sentence[start : match.start()])
+            start = match.end()
+    return [*parts, sentence[start:]]
 
-    Each statement of the sentence is compared with the source sentence that says most of it."""
-    statements = [part for part in _STATEMENTS.split(sentence) if len(key_words(part)) >= MIN_KEY_WORDS]
-    for statement in statements if len(statements) > 1 else [sentence]:
-        if statement is not sentence:
-            matched = [best_match(statement, document.passages).passage for document in documents]
-            aligned = _aligned(statement, [s for passage in matched if passage is not None for s in passage.sentences])
-        claim, source = facts.tokens(statement), facts.tokens(aligned)
+
+@dataclass(frozen=True)
+class Reading:
+    """One statement of a sentence, with the passages that match it and the source sentence that
+    says most of it."""
+
+    statement: str
+    matched: list[Passage]
+    aligned: str
+
+
+def readings(sentence: str, documents: list[Source], matched: list[Passage]) -> list[Reading]:
+    """The sentence as one statement, or each statement it joins matched on its own. A label that
+    opens the sentence ("`json.dump()`: Serialize …") is not a statement: the source names it in a
+    heading, not in the sentence it matches."""
+    parts = statements(sentence)
+    if len(parts) > 1 and len(key_words(parts[0])) < MIN_KEY_WORDS:
+        parts = parts[1:]  # a label
+    parts = [part for part in parts if len(key_words(part)) >= MIN_KEY_WORDS] or [": ".join(parts)]
+    if len(parts) == 1:
+        statement = parts[0]
+        return [Reading(statement, matched, _aligned(statement, [s for p in matched for s in p.sentences]))]
+    out: list[Reading] = []
+    for part in parts:
+        found = [m for d in documents if (m := best_match(part, d.passages).passage) is not None]
+        out.append(Reading(part, found, _aligned(part, [s for p in found for s in p.sentences])))
+    return out
+
+
+def missing_numbers(sentence: str, matched: list[Passage], views: list[Reading]) -> list[str]:
+    """Numbers of `sentence` its passages lack, or that stand where the aligned source sentence has
+    another number (which a number elsewhere in the passage must not excuse)."""
+    passages = [*matched, *(p for view in views for p in view.matched)]
+    missing = facts.numbers(sentence) - frozenset().union(*(passage.numbers for passage in passages))
+    for view in views:
+        # "first" counts here: "the first set" where the source says "the second set" is a number changed.
+        said, stated = facts.numbers(view.statement, first=True), facts.numbers(view.aligned, first=True)
+        if stated - said:
+            missing |= said - stated
+    return sorted(missing)
+
+
+def missing_entities(sentence: str, documents: list[Source], views: list[Reading]) -> list[str]:
+    """Names and identifiers of `sentence` its documents never mention, or that stand where the
+    aligned source sentence names something else."""
+    said = facts.entities(sentence)
+    missing = {e for e in said if not any(facts.mentions(document.text, e) for document in documents)}
+    for view in views:
+        claim, source = facts.mention_text(view.statement), facts.mention_text(view.aligned)
+        if any(not facts.mentions(claim, e) for e in facts.entities(view.aligned)):
+            missing |= {e for e in facts.entities(view.statement) if not facts.mentions(source, e)}
+    return sorted(missing)
+
+
+def _says_most(view: Reading) -> bool:
+    """Whether the aligned source sentence has most of the statement's words: only then is a
+    difference between them a contradiction rather than a different sentence."""
+    words = set(key_words(view.statement))
+    return bool(words) and len(words & set(key_words(view.aligned))) >= SUPPORTED_COVERAGE * len(words)
+
+
+def contradiction(views: list[Reading]) -> str:
+    """Why a source sentence that a statement was aligned with says something else, or ""."""
+    for view in views:
+        if not _says_most(view):
+            continue
+        claim, source = facts.tokens(view.statement), facts.tokens(view.aligned)
         for check in (facts.flipped_negation, facts.swapped_opposite, facts.swapped_sides):
             reason = check(claim, source)
             if reason:
                 return reason
-        reason = facts.swapped_names(claim, source, facts.entities(statement))
+        reason = facts.swapped_names(claim, source, facts.entities(view.statement))
         if reason:
             return reason
     return ""
@@ -359,14 +238,13 @@ def check_sentence(claim: CitedSentence, documents: Mapping[int, Source]) -> lis
     coverage = len(found) / len(words)
     pair_coverage = len(pairs & found_pairs) / len(pairs) if pairs else coverage
     matched = [m.passage for m in matches.values() if m.passage is not None]
-    candidates = [s for passage in matched for s in passage.sentences]
-    aligned = _aligned(claim.sentence, candidates)
-    missing = missing_numbers(claim.sentence, matched, aligned)
+    cited = [documents[n] for n in numbers]
+    views = readings(claim.sentence, cited, matched)
+    missing = missing_numbers(claim.sentence, matched, views)
     contradicted = ""
     if not missing and _supported(coverage, pair_coverage):
-        cited = [documents[n] for n in numbers]
-        contradicted = contradiction(claim.sentence, cited, aligned)
-        missing_names = missing_entities(claim.sentence, cited, aligned)
+        contradicted = contradiction(views)
+        missing_names = missing_entities(claim.sentence, cited, views)
         if not contradicted and missing_names:
             contradicted = f"the cited passage does not mention {', '.join(missing_names[:3])}"
     verdicts: list[ClaimVerdict] = []
