@@ -6,10 +6,12 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from sleuth.core.markdown import CITATION_REMOVED
+from sleuth.research.report.claims import LOST, NO_CITATION
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
-from support.claims_model import ClaimsModel
+from support.claims_model import SUPPORTED, ClaimsModel
 from support.invariants import check_invariants
 
 QUESTION = "How does the with statement use a context manager?"
@@ -29,7 +31,8 @@ async def test_the_report_packet_lists_unsupported_claims_and_the_summary_counts
     assert [(c.marker, c.occurrence, c.sentence) for c in claims] == [
         ("[1]", 2, "The moon is made of green cheese and orbits Mars every 3 days.")
     ]
-    assert "key words" in claims[0].reason
+    # The cited page's numbered list ("1." … ) does not make the sentence's 3 look supported.
+    assert claims[0].reason == "the cited passage does not contain the number 3"
     (summary,) = run.of("summary")
     assert (summary.obj.claims_checked, summary.obj.claims_unsupported) == (2, 1)  # type: ignore[union-attr]
     assert [c.checker for c in run.result.claims] == ["overlap", "overlap"]
@@ -106,3 +109,36 @@ async def test_a_failing_judge_falls_back_to_the_overlap_check() -> None:
     (error,) = run.of("error")
     assert error.obj.recoverable and "word overlap" in error.obj.message  # type: ignore[union-attr]
     assert "sk-test-secret" not in error.obj.message  # type: ignore[union-attr]
+
+
+class UncitedClaimsModel(ClaimsModel):
+    """A report with a factual sentence that cites nothing and one whose only citation is made up."""
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        return Reply(
+            text=(
+                f"{SUPPORTED}\n\n## Details\n\n"
+                "The exception is suppressed when the __exit__() method returns a true value. "
+                "The with statement was added to Python in version 2.5 [9]. "
+                "The sections below explain each step in detail."
+            )
+        )
+
+
+async def test_uncited_facts_and_removed_citations_are_marked_in_the_report_and_flagged() -> None:
+    with ScriptedLLM(UncitedClaimsModel()) as llm:
+        run = await run_engine(scripted_settings(llm), request())
+        report_prompt = llm.requests_for("report")[0]["messages"][0]["content"]
+    check_invariants(run.packets)
+    assert "Every sentence that states a fact ends with its citation" in report_prompt
+    (report,) = run.of("report")
+    markdown = report.obj.markdown  # type: ignore[union-attr]
+    assert f"in version 2.5 {CITATION_REMOVED}." in markdown
+    flagged = [(c.marker, c.sentence, c.reason) for c in report.obj.unsupported_claims]  # type: ignore[union-attr]
+    assert flagged == [
+        ("", "The exception is suppressed when the __exit__() method returns a true value.", NO_CITATION),
+        (CITATION_REMOVED, "The with statement was added to Python in version 2.5.", LOST),
+    ]
+    # The removed number is listed too, and the stored result carries the same verdicts.
+    assert [r.marker for r in report.obj.removed_citations] == ["[9]"]  # type: ignore[union-attr]
+    assert [(c.marker, c.reason) for c in run.result.unsupported_claims] == [(m, r) for m, _, r in flagged]

@@ -72,7 +72,7 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert (m["sources_cited"], m["claims_checked"], m["claims_unsupported"]) == (1, 2, 1)
         flagged = [c for c in m["citations"] if not c["supported"]]
         assert {c["url"] for c in m["citations"]} == {"corpus://python-reference/with"}
-        assert flagged[0]["sentence"].startswith("The moon") and "key words" in flagged[0]["reason"]
+        assert flagged[0]["sentence"].startswith("The moon") and "the number 3" in flagged[0]["reason"]
         assert m["stop_reason"] == "completed" and m["words"] > 20 and m["wall_s"] > 0
         assert m["input_tokens"] > 0 and m["output_tokens"] > 0
         assert metrics["q2"]["gold_cited"] is None and metrics["q2"]["key_fact_recall"] is None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sleuth.research.report.claims import CitedSentence, check_claims, cited_sentences
+from sleuth.research.report.claims import check_claims
+from sleuth.research.report.sentences import CitedSentence, cited_sentences
 
 WITH_DOC = """The "with" statement
 ********************

@@ -28,3 +28,11 @@ def test_unsupported_claims_are_marked_in_the_sources_list() -> None:
     assert "[1] The with statement — corpus://python-reference/with" in lines
     assert "[2] The power operator — corpus://python-reference/power  (! 1 unsupported claim)" in lines
     assert "! [2] “The moon is cheese.” — no key words in common" in lines
+
+
+def test_an_uncited_sentence_is_listed_without_a_marker() -> None:
+    claim = UnsupportedClaim(marker="", occurrence=1, sentence="Generators are lazy.", reason="no citation: …")
+    report = Report(report_id="rep_1", markdown="Generators are lazy.", sources=[], unsupported_claims=[claim])
+    out, err = io.StringIO(), io.StringIO()
+    ProgressPrinter(out, err, color=False)(Packet(seq=0, run_id="r", placement=Placement(turn_index=1), obj=report))
+    assert "! “Generators are lazy.” — no citation: …" in out.getvalue().splitlines()

@@ -125,9 +125,13 @@ class ProgressPrinter:
                 mark = f"  (! {count} unsupported claim{'s' if count > 1 else ''})" if count else ""
                 click.echo(f"[{source.number}] {source.title or source.url} — {source.url}{mark}", file=self.out)
         if report.unsupported_claims:
-            click.echo("\nUnsupported claims (the cited source does not appear to say this):", file=self.out)
+            click.echo(
+                "\nUnsupported claims (no source is cited, or the cited one does not appear to say this):",
+                file=self.out,
+            )
             for claim in report.unsupported_claims:
-                click.echo(f"! {claim.marker} “{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
+                marker = f"{claim.marker} " if claim.marker else ""  # an uncited sentence has none
+                click.echo(f"! {marker}“{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
         if report.removed_citations:
             self._line(f"{len(report.removed_citations)} unverifiable citation(s) removed", fg="yellow")
 

@@ -27,6 +27,10 @@ _IMAGE = re.compile(
 _IMAGE_OPENING = re.compile(r"(?<!\\)((?:\\\\)*)!\[")
 _MARKDOWN_MARKS = re.compile(r"([\\`*_\[\]<>])")
 
+# Where a claim's citation stood before verification removed it: the sentence stays, marked, so a
+# reader (and every client and export, which show it as the text it is) sees that nothing backs it.
+CITATION_REMOVED = "[citation removed]"
+
 
 @cache
 def _markdown() -> MarkdownIt:
@@ -112,8 +116,9 @@ def _spans_in(segment: str, offset: int) -> list[tuple[int, int, list[int]]]:
     ]
 
 
-def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
-    """Replace each cited number via `mapping`; numbers mapped to None are dropped."""
+def rewrite_citations(text: str, mapping: Callable[[int], int | None], *, emptied: str = "") -> str:
+    """Replace each cited number via `mapping`; numbers mapped to None are dropped, and a run of
+    markers that loses all of them becomes `emptied` (nothing by default)."""
 
     def one(match: re.Match[str]) -> str:
         kept: list[int] = []
@@ -121,8 +126,10 @@ def rewrite_citations(text: str, mapping: Callable[[int], int | None]) -> str:
             new = mapping(int(raw))
             if new is not None and new not in kept:
                 kept.append(new)
+        if kept:
+            return match.group("space") + "".join(f"[{n}]" for n in kept)
         # a marker removed entirely takes its leading space with it ("fact [9]." -> "fact.")
-        return match.group("space") + "".join(f"[{n}]" for n in kept) if kept else ""
+        return f" {emptied}" if emptied else ""
 
     def part(segment: str) -> str:
         return _CITATION.sub(one, segment)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sleuth.core.markdown import image_as_text, images_in, outside_code, rewrite_citations
+from sleuth.core.markdown import CITATION_REMOVED, image_as_text, images_in, outside_code, rewrite_citations
 from sleuth.research.sources import SourceRegistry, UnsafeUrlCheck
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import NumberedSource, RemovedCitation
@@ -30,7 +30,10 @@ class VerifiedReport:
 def verify_report(
     markdown: str, given: dict[int, Document], registry: SourceRegistry, unsafe_reason: UnsafeUrlCheck
 ) -> VerifiedReport:
-    """Keep only citations of documents really retrieved, strip unsafe or unknown links, renumber 1..k."""
+    """Keep only citations of documents really retrieved, strip unsafe or unknown links, renumber 1..k.
+
+    A claim whose every citation is removed keeps `CITATION_REMOVED` where they stood: marked as
+    unbacked, not silently kept as if it needed none."""
     removed: list[RemovedCitation] = []
     final: dict[str, int] = {}
     ordered: list[Document] = []
@@ -92,6 +95,8 @@ def verify_report(
 
         return _HTML_TAG.sub(drop, _HTML_BLOCK.sub(drop, segment))
 
-    text = outside_code(rewrite_citations(markdown, check), lambda segment: links(images(html(segment))))
+    text = outside_code(
+        rewrite_citations(markdown, check, emptied=CITATION_REMOVED), lambda segment: links(images(html(segment)))
+    )
     sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
     return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)

@@ -1,21 +1,35 @@
-"""Claim-support checking of the verified report, with the texts the run really read."""
+"""Claim-support checking of the verified report, with the texts the run really read: the deterministic
+check (`claims.py`), and a judge model's verdicts when one is configured (`SLEUTH_JUDGE_MODEL`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
-from sleuth.research.report.claim_judge import judge_claims
+from sleuth.core.markdown import CITATION_REMOVED
+from sleuth.llm.gateway import LLMError, ModelAccessError
+from sleuth.llm.prompting import render
+from sleuth.llm.types import LLMResult
+from sleuth.research import tool_schemas as ts
 from sleuth.research.report.claims import check_claims
 from sleuth.research.state import RunState
+from sleuth.research.step import llm_step
+from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.documents import normalise_url
-from sleuth.stream.packets import NumberedSource
+from sleuth.stream.packets import Error, NumberedSource
 from sleuth.stream.results import ClaimVerdict
 from sleuth.tools.base import ToolError
 from sleuth.tools.local.urls import is_corpus_url
 
 log = logging.getLogger(__name__)
+
+BATCH = 30  # claims per judge call: enough context per claim, few calls per report
+
+# One call of the judge model: messages, tool schemas and tool choice in, the model's result out.
+JudgeCall = Callable[[list[dict[str, Any]], list[dict[str, Any]], str], Awaitable[LLMResult]]
 
 
 async def source_texts(state: RunState, sources: list[NumberedSource]) -> dict[int, str]:
@@ -35,14 +49,74 @@ async def source_texts(state: RunState, sources: list[NumberedSource]) -> dict[i
     return texts
 
 
+def judgeable(verdict: ClaimVerdict) -> bool:
+    """A verdict on a citation: an uncited sentence, or one whose citation was removed, has no source to judge."""
+    return verdict.marker not in ("", CITATION_REMOVED)
+
+
+async def judge_batch(call: JudgeCall, today: str, batch: list[ClaimVerdict]) -> list[ClaimVerdict]:
+    """The judge's verdicts on `batch`; a claim it does not answer keeps the verdict it had."""
+    claims = [
+        {"index": i, "marker": v.marker, "sentence": v.sentence, "passages": [v.passage] if v.passage else []}
+        for i, v in enumerate(batch, 1)
+    ]
+    messages = [
+        {"role": "system", "content": render("claim_judge", today=today)},
+        {"role": "user", "content": render("claim_judge_user", claims=claims)},
+    ]
+    result = await call(messages, [ts.claim_verdicts()], "required")
+    judged = list(batch)
+    for tool_call in result.tool_calls:
+        if not (tool_call.ok and tool_call.resolved_name == ts.CLAIM_VERDICTS and tool_call.parsed is not None):
+            continue
+        for item in tool_call.parsed.get("verdicts") or []:
+            if not isinstance(item, dict) or not isinstance(item.get("claim"), int):
+                continue
+            index = item["claim"] - 1
+            if 0 <= index < len(batch) and isinstance(item.get("supported"), bool):
+                supported = item["supported"]
+                reason = "" if supported else str(item.get("reason") or "the judge found no support in the source")
+                judged[index] = batch[index].model_copy(
+                    update={"supported": supported, "reason": reason, "checker": "judge"}
+                )
+    return judged
+
+
+async def judge_claims(state: RunState, verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
+    """The judge's verdicts on every citation it can read, within one report timeout; a claim it does
+    not answer keeps the deterministic verdict."""
+    end_at = state.deadlines.report_end_at(state.clock.now())
+
+    async def call(messages: list[dict[str, Any]], tools: list[dict[str, Any]], tool_choice: str) -> LLMResult:
+        return await llm_step(state, "judge", messages, tools=tools, tool_choice=tool_choice)
+
+    indexes = [i for i, v in enumerate(verdicts) if judgeable(v)]
+    out = list(verdicts)
+    for start in range(0, len(indexes), BATCH):
+        chunk = indexes[start : start + BATCH]
+        try:
+            judged = await run_until(state.clock, end_at, judge_batch(call, state.today, [verdicts[i] for i in chunk]))
+        except ModelAccessError as exc:
+            # The report is written; a judge that refuses its credentials must not cost the run.
+            state.emit(Error(message=f"{exc} Citations were checked by word overlap instead.", recoverable=True))
+            break
+        except (LLMError, DeadlineReached) as exc:
+            log.warning("claim judge unavailable (%s); keeping the overlap check's verdicts", exc)
+            break
+        for i, verdict in zip(chunk, judged, strict=True):
+            out[i] = verdict
+    return out
+
+
 async def check_report_claims(
     state: RunState, markdown: str, sources: list[NumberedSource], *, allow_judge: bool = True
 ) -> list[ClaimVerdict]:
-    """A verdict for every citation marker on a checkable sentence of the final report: the judge model's
-    when one is configured (and time allows), else the deterministic overlap check's."""
+    """A verdict for every citation marker on a checkable sentence of the final report, and for every
+    factual sentence without one: the judge model's when one is configured (and time allows), else the
+    deterministic check's."""
     texts = await source_texts(state, sources)
     # CPU work that grows with the report: off the event loop, so other runs' packets keep flowing.
     verdicts = await asyncio.to_thread(check_claims, markdown, texts)
-    if allow_judge and state.settings.judge_model and verdicts:
+    if allow_judge and state.settings.judge_model and any(judgeable(v) for v in verdicts):
         verdicts = await judge_claims(state, verdicts)
     return verdicts

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from sleuth.core.words import QUESTION_WORDS
-from sleuth.research.report.claims import cited_sentences, key_words
+from sleuth.research.report.sentences import cited_sentences, key_words
 
 # A question word that is an identifier: dotted, snake_case or dunder. Such a name is what the
 # question is about; prose that never names it answers some other question.
