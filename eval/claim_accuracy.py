@@ -39,7 +39,7 @@ from sleuth.research.report.claim_check import BATCH, judge_batch, judgeable
 from sleuth.research.report.claims import check_claims
 from sleuth.stream.results import ClaimVerdict
 from sleuth.tools.base import ToolError
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 
 # Kinds of planted errors: the check's recall on edits is over these.
 EDIT_KINDS = ("negation", "number", "comparison", "entity", "edited")
