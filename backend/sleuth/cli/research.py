@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from sleuth.api.schemas import DocumentOut
 from sleuth.cli.exports import check_output_path, write_export
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
@@ -177,10 +178,15 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-def schema() -> None:
+@click.option(
+    "--document",
+    is_flag=True,
+    help="Print the schema of an opened document (GET /api/documents: its text and its blocks) instead.",
+)
+def schema(document: bool) -> None:
     """Print the JSON Schema of a packet (every `obj` type), for other clients."""
 
-    click.echo(json.dumps(packet_json_schema(), indent=2))
+    click.echo(json.dumps(DocumentOut.model_json_schema() if document else packet_json_schema(), indent=2))
 
 
 async def run_or_exit(
