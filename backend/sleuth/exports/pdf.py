@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fpdf import FPDF
-from fpdf.enums import Align
 from fpdf.fonts import FontFace
 from fpdf.html import HTML2FPDF
 from fpdf.line_break import TextLine
@@ -40,11 +39,11 @@ class _HTML(HTML2FPDF):
 
     def _new_paragraph(
         self,
-        align: float | Align | None = None,
+        align: Any = None,
         line_height: float | None = 1.0,
         top_margin: float = 0,
         bottom_margin: float = 0,
-        indent: float | Align = 0,
+        indent: Any = 0,
         bullet: str = "",
     ) -> None:
         # fpdf2 passes 1.0 (or None: "the region's", also 1.0) for every paragraph it spaces by default;
