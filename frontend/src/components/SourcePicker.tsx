@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
+import { usePopover } from "../hooks";
 import { listSources, type SourceInfo } from "../api";
 import { Uploads } from "./Uploads";
 
@@ -47,6 +48,7 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
   const menuRef = useRef<HTMLDetailsElement>(null);
+  usePopover(menuRef);
   const refresh = useCallback(() => {
     listSources()
       .then((s) => {
