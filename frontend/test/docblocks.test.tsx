@@ -5,10 +5,12 @@ import { DocumentText } from "../src/components/DocumentText";
 import { markBlocks, type TextBlock } from "../src/docblocks";
 import { testRoot } from "./dom";
 
+const P1 = "The if statement is used for conditional execution of a suite.";
+const P2 = "It selects exactly one of the suites by evaluating the expressions.";
 const BLOCKS: TextBlock[] = [
   { kind: "heading", level: 1, text: "Compound statements" },
-  { kind: "paragraph", depth: 0, text: "The if statement is used for conditional execution of a suite." },
-  { kind: "paragraph", depth: 0, text: "It selects exactly one of the suites by evaluating the expressions." },
+  { kind: "paragraph", depth: 0, text: P1 },
+  { kind: "paragraph", depth: 0, text: P2 },
   { kind: "heading", level: 2, text: "The try statement" },
   { kind: "term", depth: 0, text: "object.__exit__(self)" },
   { kind: "item", depth: 1, marker: "1.", text: "The context expression is evaluated to obtain a context manager." },
@@ -25,8 +27,8 @@ describe("markBlocks", () => {
     expect(marks).toBe(0);
     expect(blocks.map((b) => b.kind)).toEqual(["paragraph", "paragraph", "heading", "term", "item", "code", "table"]);
     expect(blocks.map((b) => (b.kind === "table" ? b.rows.map((r) => r.map(text)) : text(b.text)))).toEqual([
-      BLOCKS[1].text as string,
-      BLOCKS[2].text as string,
+      P1,
+      P2,
       "The try statement",
       "object.__exit__(self)",
       "The context expression is evaluated to obtain a context manager.",
@@ -44,7 +46,7 @@ describe("markBlocks", () => {
     if (first.kind !== "paragraph" || second.kind !== "paragraph") throw new Error("paragraphs expected");
     expect(marked(first.text)).toEqual(["conditional execution of a suite."]);
     expect(marked(second.text)).toEqual(["It selects exactly one"]);
-    expect(text(first.text)).toBe(BLOCKS[1].text);
+    expect(text(first.text)).toBe(P1);
   });
 
   it("marks passages inside list items, code and table cells", () => {
