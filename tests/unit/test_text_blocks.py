@@ -266,6 +266,7 @@ def test_empty_and_odd_text() -> None:
     assert text_blocks("\n\n  \n") == []
     assert text_blocks("```\nunclosed fence") == [Code(kind="code", text="unclosed fence", depth=0)]
     assert text_blocks("----") == []  # a rule alone says nothing
+    assert text_blocks("| --- | --- |") == []  # so does a table's separator
     assert text_blocks("word\r\nnext") == [Paragraph(kind="paragraph", text="word next", depth=0)]
     assert isinstance(text_blocks("Title\n=====")[0], Heading)
     assert text_blocks("x" * 300)[0] == Paragraph(kind="paragraph", text="x" * 300, depth=0)

@@ -267,6 +267,8 @@ class _Reader:
             self.add(Code(kind="code", text="\n".join(body), depth=self.depth()))
             return
         rows, header = parsed
+        if not rows:  # separators alone: nothing to read
+            return
         width = max(len(row) for row in rows)
         rows = [row + [""] * (width - len(row)) for row in rows]
         self.add(Table(kind="table", rows=rows, header=header, depth=self.depth()))
