@@ -2,6 +2,7 @@
 // and /docs) become the UI's camelCase types here and nowhere else.
 
 import { authHeaders, reportUnauthorized } from "./auth";
+import type { DocumentOut } from "./document.gen";
 
 export type Mode = "light" | "heavy";
 
@@ -175,14 +176,9 @@ export async function listCollections(): Promise<CollectionInfo[]> {
   }));
 }
 
-export interface OpenedDocument {
-  id: string;
-  url: string;
-  title: string;
-  collection: string | null;
-  text: string;
-}
+export type OpenedDocument = DocumentOut;
 
+/** A document's text and its blocks to read (`GET /api/documents?url=`). */
 export async function getDocument(url: string): Promise<OpenedDocument> {
   const raw = await call<Json>(`/documents?url=${encodeURIComponent(url)}`);
   return {
@@ -191,6 +187,7 @@ export async function getDocument(url: string): Promise<OpenedDocument> {
     title: str(raw.title) ?? "",
     collection: str(raw.collection),
     text: str(raw.text) ?? "",
+    blocks: Array.isArray(raw.blocks) ? (raw.blocks as DocumentOut["blocks"]) : [],
   };
 }
 

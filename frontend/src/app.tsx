@@ -3,6 +3,7 @@ import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
 import { phaseOf } from "./components/RunView";
+import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
 import { useFollowEnd, useHashSession, useSessionList } from "./hooks";
 import { latestRun, statusLine, useSession } from "./session";
@@ -70,11 +71,20 @@ export function App() {
   };
 
   const status = statusLine(latest, view.loading, phaseOf);
+  // The box at the bottom always starts new research (or answers clarification); a follow-up about a
+  // report is asked in the box under that report.
   const placeholder = awaitingAnswer
     ? "Answer the questions above, or reply in your own words…"
     : latest.runId
-      ? "Ask a follow-up or a new question…"
+      ? "Ask a new research question…"
       : "What should Sleuth research?";
+  const canFollowUp = !busy && !awaitingAnswer && Object.values(view.runs).some((r) => reportFirst(r.state)?.report);
+  const toFollowUp = () => {
+    const boxes = thread.ref.current?.querySelectorAll<HTMLInputElement>("form.ask-report input");
+    const box = boxes?.[boxes.length - 1];
+    box?.scrollIntoView({ block: "center" });
+    box?.focus();
+  };
 
   return (
     <div class={`app ${navOpen ? "nav-open" : ""}`}>
@@ -135,6 +145,17 @@ export function App() {
           onStop={busy ? stop : null}
           preset={preset}
           tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
+          note={
+            canFollowUp ? (
+              <>
+                This box starts new research.{" "}
+                <button type="button" class="btn-link" onClick={toFollowUp}>
+                  Ask a follow-up about the report
+                </button>{" "}
+                in the box under it instead.
+              </>
+            ) : null
+          }
         />
         <DocumentViewer />
       </main>

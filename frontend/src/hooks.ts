@@ -1,3 +1,4 @@
+import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import * as api from "./api";
 import { errorText } from "./format";
@@ -77,4 +78,30 @@ export function useSessionList(query: string) {
   }, [query]);
   useEffect(refresh, [refresh]);
   return { sessions, error, refresh };
+}
+
+/**
+ * A `<details>` used as a popover (a menu, a picker) closes as one: on Escape, with focus back on
+ * its summary when it was inside, and on a press anywhere outside it.
+ */
+export function usePopover(ref: RefObject<HTMLDetailsElement>): void {
+  useEffect(() => {
+    const onKeyDown = (e: KeyboardEvent) => {
+      const el = ref.current;
+      if (e.key !== "Escape" || !el?.open) return;
+      const inside = el.contains(document.activeElement);
+      el.open = false;
+      if (inside) el.querySelector("summary")?.focus();
+    };
+    const onPointerDown = (e: PointerEvent) => {
+      const el = ref.current;
+      if (el?.open && !el.contains(e.target as Node)) el.open = false;
+    };
+    document.addEventListener("keydown", onKeyDown);
+    document.addEventListener("pointerdown", onPointerDown);
+    return () => {
+      document.removeEventListener("keydown", onKeyDown);
+      document.removeEventListener("pointerdown", onPointerDown);
+    };
+  }, [ref]);
 }

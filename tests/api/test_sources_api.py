@@ -90,11 +90,18 @@ async def test_collections_documents_and_deletes(server: LiveServer) -> None:
             "title": "Alpha note",
             "collection": "notes",
             "text": "# Alpha note\n\nAardvarks dig.",
+            "blocks": [
+                {"kind": "heading", "level": 1, "text": "Alpha note"},
+                {"kind": "paragraph", "text": "Aardvarks dig.", "depth": 0},
+            ],
         }
         by_url = await client.get("/api/documents", params={"url": "corpus://notes/a.md"})
         assert by_url.json() == by_id.json()
         builtin = await client.get("/api/documents", params={"url": "corpus://python-reference/lambda"})
         assert builtin.status_code == 200 and "lambda" in builtin.json()["text"]
+        # The viewer reads blocks: pydoc's underlined title is a heading, its grammar is code.
+        kinds = {b["kind"]: b for b in reversed(builtin.json()["blocks"])}
+        assert kinds["heading"]["text"] == "Lambdas" and "::=" in kinds["code"]["text"]
         assert (await client.get("/api/documents/d_000000000000")).status_code == 404
         missing = await client.get("/api/documents", params={"url": "corpus://notes/none.md"})
         assert missing.status_code == 404

@@ -14,7 +14,7 @@ from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
 from sleuth_testkit.scenarios import ResearchModel
 
 from .servers import Server, start_server, stop_server
-from .ui import composer, current_run, open_timeline, question_box, report
+from .ui import composer, current_run, followup_form, open_timeline, question_box, report
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 
@@ -159,10 +159,10 @@ def test_a_finished_run_shows_the_report_first_and_sessions_can_be_renamed_searc
         expect(menu).to_be_hidden()  # done: the menu is out of the way
 
     # A follow-up is answered from the report, without new research, with the report's citations.
-    asking = run.get_by_role("form", name="Ask about this report")
+    asking = followup_form(run)
     question = "When is a generator's close() method called?"
-    asking.get_by_role("textbox", name="Question about this report").fill(question)
-    asking.get_by_role("button", name="Ask").click()
+    asking.get_by_role("textbox", name="Follow-up question about this report").fill(question)
+    asking.get_by_role("button", name="Ask follow-up").click()
     answer = page.get_by_role("region", name="Answer from the report")
     expect(answer).to_be_visible()
     expect(answer).to_contain_text(re.compile(r"\S"))

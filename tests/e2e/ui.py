@@ -8,11 +8,17 @@ from playwright.sync_api import Locator, Page, expect
 
 
 def question_box(page: Page) -> Locator:
-    return page.get_by_role("textbox", name="Your question")
+    """The box at the bottom: a new research question (or the answer to clarifying questions)."""
+    return page.get_by_role("textbox", name="Research question")
 
 
 def composer(page: Page) -> Locator:
-    return page.get_by_role("form", name="Ask Sleuth")
+    return page.get_by_role("form", name="New research")
+
+
+def followup_form(run: Locator) -> Locator:
+    """The box under a finished report: a follow-up answered from the report, without new research."""
+    return run.get_by_role("form", name="Follow-up about this report")
 
 
 def ask(page: Page, question: str, *, clarify: bool, mode: str = "Heavy") -> None:

@@ -228,6 +228,54 @@ def test_the_pdf_and_docx_parser_renders_an_image_as_its_text() -> None:
     assert "the logo (/srv/logo.png)" in "".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", xml.decode()))
 
 
+UNDERSCORES = """A paragraph with `__init__`, `__getattr__` and `obj.__dict__` in its text, long enough to wrap: \
+`type(obj).__mro__`, `__slots__`, `__set_name__` and `__class_getitem__` all sit on the baseline's edge, \
+and the words on the line below them have tall letters: Hd, lk, fb, Th.
+
+```python
+class Descriptor_Base:
+    def __get__(self, obj, owner_type=None):
+        return obj.__dict__[self.private_name]
+    def __set_name__(self, owner, attr_name):
+        self.private_name = "_" + attr_name
+```
+"""
+
+
+def _ink_bands(pgm: bytes, gap: int = 3) -> int:
+    """Bands of pixel rows with ink (a dark pixel) in a binary PGM, apart by at least `gap` blank rows:
+    one a line of text when no line touches the next (a glyph's own parts are closer than that)."""
+    fields = pgm.split(maxsplit=4)
+    assert fields[0] == b"P5" and fields[3] == b"255"
+    width, height, pixels = int(fields[1]), int(fields[2]), fields[4]
+    bands, blank = 0, gap
+    for row in range(height):
+        if min(pixels[row * width : (row + 1) * width]) < 160:
+            bands += blank >= gap
+            blank = 0
+        else:
+            blank += 1
+    return bands
+
+
+@needs_poppler
+def test_pdf_lines_of_code_and_text_never_touch(tmp_path: Path) -> None:
+    from sleuth.exports.pdf import _new_pdf, _write
+    from sleuth.exports.structure import markdown_parser
+
+    pdf = _new_pdf(find_fonts(), "t")
+    _write(pdf, markdown_parser().render(UNDERSCORES))
+    path = tmp_path / "lines.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) >= 8 and any("__set_name__(self" in line for line in lines)  # 5 of code, 3+ of prose
+    # Drawn at print resolution: each line of text is a band of ink with blank rows above and below.
+    subprocess.run(["pdftoppm", "-gray", "-r", "200", "-f", "1", "-l", "1", str(path), str(tmp_path / "p")], check=True)
+    (page,) = tmp_path.glob("p*.pgm")
+    assert _ink_bands(page.read_bytes()) == len(lines)
+
+
 def test_the_pdf_writer_loads_no_image_even_when_its_html_holds_one(tmp_path: Path) -> None:
     from sleuth.exports.pdf import ImageRefused, _new_pdf, _write
 

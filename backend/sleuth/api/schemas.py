@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_fiel
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.core.text import clean_label, has_visible_text
 from sleuth.stream.results import ResearchResult
+from sleuth.tools.extraction.blocks import TextBlock
 
 
 def _not_blank(value: str) -> str:
@@ -248,9 +249,14 @@ class UploadRefusedOut(BaseModel):
     refused: list[RefusedFileOut]
 
 
-class DocumentOut(_FromRecord):
+class DocumentOut(BaseModel):
+    """One document, opened: its text as stored, and the same text as blocks to read."""
+
     id: str
     url: str
     title: str
     collection: str | None = Field(description="The local collection; null for a web page.")
-    text: str
+    text: str = Field(description="The text as extracted and searched (hard line breaks and all).")
+    blocks: list[TextBlock] = Field(
+        description="The text as headings, reflowed paragraphs, list items, code and tables, to render as text."
+    )

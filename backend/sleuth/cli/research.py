@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.api.schemas import DocumentOut
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
@@ -197,10 +198,15 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-def schema() -> None:
+@click.option(
+    "--document",
+    is_flag=True,
+    help="Print the schema of an opened document (GET /api/documents: its text and its blocks) instead.",
+)
+def schema(document: bool) -> None:
     """Print the JSON Schema of a packet (every `obj` type), for other clients."""
 
-    click.echo(json.dumps(packet_json_schema(), indent=2))
+    click.echo(json.dumps(DocumentOut.model_json_schema() if document else packet_json_schema(), indent=2))
 
 
 async def run_or_exit(

@@ -23,11 +23,34 @@ class ImageRefused(RuntimeError):
     """The PDF export tried to load an image, which it never does."""
 
 
+# Line height as a multiple of the font size. fpdf2's 1.0 puts a line's underscores and descenders
+# on the ascenders of the line below (DejaVu reaches 1.16 em from its descent to its ascent); code is
+# set a little looser than prose, as `__dunder__` names sit on the baseline's edge.
+TEXT_LINE_HEIGHT = 1.3
+CODE_LINE_HEIGHT = 1.4
+
+
 class _HTML(HTML2FPDF):
-    """fpdf2's HTML writer with `<img>` written as its alt text and URL: never read, never fetched.
+    """fpdf2's HTML writer with `<img>` written as its alt text and URL: never read, never fetched, and
+    with lines spaced so that one line's glyphs never touch the next's.
 
     The report's HTML holds no `<img>` (its parser renders images as text); this holds even if one came.
     """
+
+    def _new_paragraph(
+        self,
+        align: Any = None,
+        line_height: float | None = 1.0,
+        top_margin: float = 0,
+        bottom_margin: float = 0,
+        indent: Any = 0,
+        bullet: str = "",
+    ) -> None:
+        # fpdf2 passes 1.0 (or None: "the region's", also 1.0) for every paragraph it spaces by default;
+        # 0 (a list's spacer) and a line height set in the HTML are kept.
+        if line_height is None or line_height == 1.0:
+            line_height = CODE_LINE_HEIGHT if self._pre_formatted else TEXT_LINE_HEIGHT
+        super()._new_paragraph(align, line_height, top_margin, bottom_margin, indent, bullet)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag != "img":

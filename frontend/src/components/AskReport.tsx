@@ -1,8 +1,12 @@
 import { useState } from "preact/hooks";
 import { errorText } from "../format";
 
-/** "Ask about this report": a follow-up answered from the report and its sources, without new research. */
-export function AskReport({ onAsk }: { onAsk: (question: string) => Promise<void> }) {
+/**
+ * The follow-up box under a report: a question answered from the report and its sources, without
+ * new research (the composer at the bottom starts new research).
+ */
+export function AskReport({ reportId, onAsk }: { reportId: string; onAsk: (question: string) => Promise<void> }) {
+  const id = `followup-${reportId}`;
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -23,22 +27,27 @@ export function AskReport({ onAsk }: { onAsk: (question: string) => Promise<void
   return (
     <form
       class="ask-report"
-      aria-label="Ask about this report"
+      aria-label="Follow-up about this report"
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
       }}
     >
+      <p class="ask-report-label" id={`${id}-hint`}>
+        <strong>Follow-up</strong> <span class="muted small">answered from this report and its sources · no new research</span>
+      </p>
       <input
+        id={id}
         type="text"
-        aria-label="Question about this report"
-        placeholder="Ask about this report (answered from it and its sources, no new research)…"
+        aria-label="Follow-up question about this report"
+        aria-describedby={`${id}-hint`}
+        placeholder="Ask a follow-up about this report…"
         value={text}
         disabled={busy}
         onInput={(e) => setText((e.target as HTMLInputElement).value)}
       />
       <button type="submit" class="btn" disabled={busy || !text.trim()}>
-        Ask
+        Ask follow-up
       </button>
       {error ? (
         <p class="small notice-error" role="alert">

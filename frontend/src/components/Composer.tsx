@@ -13,13 +13,15 @@ interface Props {
   preset?: { text: string; nonce: number } | null;
   /** Extra controls for the bar (the source picker). */
   tools?: ComponentChildren;
+  /** A line above the box (where to ask a follow-up instead). */
+  note?: ComponentChildren;
 }
 
 const MODE_KEY = "sleuth.mode";
 const CLARIFY_KEY = "sleuth.clarify";
 const REVIEW_KEY = "sleuth.reviewPlan";
 
-export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: Props) {
+export function Composer({ busy, placeholder, onSend, onStop, preset, tools, note }: Props) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
@@ -78,7 +80,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: P
   return (
     <form
       class="composer"
-      aria-label="Ask Sleuth"
+      aria-label="New research"
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
@@ -89,8 +91,9 @@ export function Composer({ busy, placeholder, onSend, onStop, preset, tools }: P
           {error}
         </p>
       ) : null}
+      {note ? <div class="composer-note muted small">{note}</div> : null}
       <label for="composer-input" class="sr-only">
-        Your question
+        Research question
       </label>
       <textarea
         id="composer-input"

@@ -1,16 +1,17 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
 import { getDocument, type OpenedDocument } from "../api";
-import { highlight } from "../passages";
+import { markBlocks } from "../docblocks";
 import { describeUrl } from "../urls";
 import { onOpenViewer, type ViewerRequest } from "../viewer";
+import { DocumentText } from "./DocumentText";
 
 type Loaded = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; doc: OpenedDocument };
 
 /**
  * The source viewer: a dialog with the document's title, a link out for web pages, and its
- * text with the cited passages highlighted and the first one scrolled into view. Text only:
- * nothing from the document is ever inserted as HTML.
+ * text (as headings, paragraphs, lists, code and tables) with the cited passages highlighted and
+ * the first one scrolled into view. Text only: nothing from the document is ever inserted as HTML.
  */
 export function DocumentViewer() {
   const [request, setRequest] = useState<ViewerRequest | null>(null);
@@ -55,8 +56,8 @@ export function DocumentViewer() {
   const doc = loaded.state === "ready" ? loaded.doc : null;
   const title = doc?.title || request?.title || request?.url || "Document";
   const link = describeUrl(doc?.url ?? request?.url ?? "");
-  const segments = doc && request ? highlight(doc.text, request.passages) : [];
-  const marks = segments.filter((s) => s.mark).length;
+  const shown = doc && request ? markBlocks(doc.blocks, request.passages, doc.title) : null;
+  const marks = shown?.marks ?? 0;
 
   return (
     <dialog class="doc-viewer" ref={dialogRef} aria-labelledby="doc-viewer-title" onClose={() => setRequest(null)}>
@@ -89,7 +90,7 @@ export function DocumentViewer() {
                 Could not open this document: {loaded.message}
               </p>
             ) : null}
-            {doc ? <pre class="doc-text">{segments.map((s, i) => (s.mark ? <mark key={i}>{s.text}</mark> : s.text))}</pre> : null}
+            {shown ? <DocumentText blocks={shown.blocks} /> : null}
           </div>
         </div>
       ) : null}

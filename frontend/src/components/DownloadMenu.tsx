@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
+import { usePopover } from "../hooks";
 import * as api from "../api";
 
 const FORMATS: { format: api.ExportFormat; label: string }[] = [
@@ -27,14 +28,7 @@ export function DownloadMenu({ reportId }: { reportId: string }) {
   const close = () => {
     if (menu.current) menu.current.open = false;
   };
-  // Like any menu: a click elsewhere closes it.
-  useEffect(() => {
-    const onPointerDown = (e: PointerEvent) => {
-      if (menu.current?.open && !menu.current.contains(e.target as Node)) close();
-    };
-    document.addEventListener("pointerdown", onPointerDown);
-    return () => document.removeEventListener("pointerdown", onPointerDown);
-  }, []);
+  usePopover(menu);
   const download = async (format: api.ExportFormat) => {
     setBusy(format);
     setError(null);
@@ -48,7 +42,7 @@ export function DownloadMenu({ reportId }: { reportId: string }) {
     }
   };
   return (
-    <details class="download-menu" ref={menu} onKeyDown={(e) => e.key === "Escape" && close()}>
+    <details class="download-menu" ref={menu}>
       <summary class="btn btn-ghost">Download</summary>
       <ul role="menu" aria-label="Download the report">
         {FORMATS.map(({ format, label }) => (

@@ -1,8 +1,8 @@
 import { formatCost, formatElapsed, formatInt, modelLabel } from "../format";
 import { useNow } from "../hooks";
 import type { RunEntry } from "../session";
-import { collapsesTimeline } from "../timeline/digest";
-import { allLanes, lastMessage, progressOf, timeLeftOf } from "../timeline/selectors";
+import { reportFirst as leadingReport } from "../timeline/digest";
+import { allLanes, progressOf, timeLeftOf } from "../timeline/selectors";
 import type { Block, RunState } from "../timeline/state";
 import { ClarificationCard } from "./Clarification";
 import { LanesRow } from "./Lanes";
@@ -32,7 +32,7 @@ export function RunView({ entry, onAnswer, onAsk }: Props) {
   const lanes = allLanes(s);
   const key = s.runId ?? "run";
   // Once the report is verified it comes first; the way there folds into one line below it.
-  const reportFirst = collapsesTimeline(s) ? lastMessage(s) : null;
+  const reportFirst = leadingReport(s);
   const turns = s.turns.map((t) => (
     <div class="turn" key={t.index} data-turn={t.index}>
       {t.blocks.map((b, i) =>
@@ -49,7 +49,7 @@ export function RunView({ entry, onAnswer, onAsk }: Props) {
       <ConnectionBanner entry={entry} />
       {reportFirst ? <ReportView block={reportFirst} run={s} /> : null}
       {reportFirst?.report ? <AudioPlayer reportId={reportFirst.report.reportId} /> : null}
-      {reportFirst?.report && onAsk ? <AskReport onAsk={(q) => onAsk(q, reportFirst.report!.reportId)} /> : null}
+      {reportFirst?.report && onAsk ? <AskReport reportId={reportFirst.report.reportId} onAsk={(q) => onAsk(q, reportFirst.report!.reportId)} /> : null}
       {reportFirst ? <TimelineFold run={s}>{turns}</TimelineFold> : turns}
       {s.status === "cancelled" ? <p class="run-end muted">Stopped.</p> : null}
       {s.summary && s.status !== "clarification" ? <SummaryBar run={s} /> : null}

@@ -1,10 +1,10 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
-import type { SessionSummary } from "../api";
+import { entryLabel, type HistoryEntry } from "../history";
 import { Icon } from "./Icon";
 
 interface Props {
-  session: SessionSummary;
+  entry: HistoryEntry;
   current: boolean;
   date: string;
   onSelect: () => void;
@@ -12,13 +12,39 @@ interface Props {
   onDelete: () => Promise<void>;
 }
 
-/** One session in the history, with rename (inline) and delete (after an inline confirmation). */
-export function SessionItem({ session, current, date, onSelect, onRename, onDelete }: Props) {
-  const [mode, setMode] = useState<"view" | "rename" | "confirm">("view");
+type Mode = "view" | "rename" | "confirm";
+
+/**
+ * One session in the history, with rename (inline) and delete (after an inline confirmation). Both
+ * buttons are always in the tab order and show when the entry has the pointer or the focus; Escape
+ * leaves a rename or a confirmation, and focus goes back to the button that opened it.
+ */
+export function SessionItem({ entry, current, date, onSelect, onRename, onDelete }: Props) {
+  const { session } = entry;
+  const [mode, setMode] = useState<Mode>("view");
   const [title, setTitle] = useState(session.title);
   const [error, setError] = useState<string | null>(null);
-  const label = session.title || "Untitled research";
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const titleField = useRef<HTMLInputElement>(null);
+  const returnTo = useRef<Mode>("view");
+  const label = entryLabel(entry);
 
+  useEffect(() => {
+    if (mode === "rename") titleField.current?.focus();
+    if (mode === "confirm") keepButton.current?.focus();
+    if (mode === "view" && returnTo.current !== "view") {
+      (returnTo.current === "rename" ? renameButton : deleteButton).current?.focus();
+      returnTo.current = "view";
+    }
+  }, [mode]);
+
+  const open = (next: Mode) => {
+    returnTo.current = next;
+    setError(null);
+    setMode(next);
+  };
   const act = async (work: () => Promise<void>) => {
     setError(null);
     try {
@@ -27,6 +53,12 @@ export function SessionItem({ session, current, date, onSelect, onRename, onDele
     } catch (e) {
       setError(errorText(e));
     }
+  };
+  const escape = (e: KeyboardEvent) => {
+    if (e.key !== "Escape") return;
+    e.preventDefault();
+    e.stopPropagation();
+    setMode("view");
   };
 
   if (mode === "rename") {
@@ -37,8 +69,9 @@ export function SessionItem({ session, current, date, onSelect, onRename, onDele
             e.preventDefault();
             if (title.trim()) void act(() => onRename(title.trim()));
           }}
+          onKeyDown={escape}
         >
-          <input aria-label="Session title" value={title} maxLength={200} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} autoFocus />
+          <input aria-label="Session title" value={title} maxLength={200} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} ref={titleField} />
           <button type="submit" class="btn btn-ghost" disabled={!title.trim()}>
             Save
           </button>
@@ -51,27 +84,40 @@ export function SessionItem({ session, current, date, onSelect, onRename, onDele
     );
   }
   return (
-    <li class="session-item">
-      <a href={`#/s/${encodeURIComponent(session.id)}`} class={current ? "current" : ""} aria-current={current ? "page" : undefined} onClick={onSelect} title={label}>
-        <span class="session-title">{label}</span>
-        {date ? <span class="session-date">{date}</span> : null}
+    <li class={`session-item ${current ? "is-current" : ""}`}>
+      <a href={`#/s/${encodeURIComponent(session.id)}`} class={current ? "current" : ""} aria-current={current ? "page" : undefined} onClick={onSelect} title={session.title || undefined}>
+        <span class="session-title">{entry.title}</span>
+        <span class="session-date">
+          {date}
+          {entry.repeat ? <span class="session-repeat">{date ? " · " : ""}#{entry.repeat}</span> : null}
+        </span>
       </a>
       {mode === "confirm" ? (
-        <div class="session-confirm" role="group" aria-label={`Delete ${label}?`}>
+        <div class="session-confirm" role="group" aria-label={`Delete ${label}?`} onKeyDown={escape}>
           <span class="small">Delete this research and its reports?</span>
           <button type="button" class="btn btn-danger" onClick={() => void act(onDelete)}>
             Delete
           </button>
-          <button type="button" class="btn btn-ghost" onClick={() => setMode("view")}>
+          <button type="button" class="btn btn-ghost" ref={keepButton} onClick={() => setMode("view")}>
             Keep
           </button>
         </div>
       ) : (
         <div class="session-actions">
-          <button type="button" class="btn btn-ghost" aria-label={`Rename ${label}`} onClick={() => { setTitle(session.title); setMode("rename"); }}>
+          <button
+            type="button"
+            class="btn btn-ghost"
+            ref={renameButton}
+            aria-label={`Rename ${label}`}
+            title="Rename"
+            onClick={() => {
+              setTitle(session.title);
+              open("rename");
+            }}
+          >
             <Icon name="pencil" />
           </button>
-          <button type="button" class="btn btn-ghost" aria-label={`Delete ${label}`} onClick={() => setMode("confirm")}>
+          <button type="button" class="btn btn-ghost" ref={deleteButton} aria-label={`Delete ${label}`} title="Delete" onClick={() => open("confirm")}>
             <Icon name="trash" />
           </button>
         </div>

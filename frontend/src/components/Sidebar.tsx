@@ -1,4 +1,5 @@
 import type { SessionSummary } from "../api";
+import { historyEntries } from "../history";
 import { SessionItem } from "./SessionItem";
 
 interface Props {
@@ -33,15 +34,15 @@ export function Sidebar({ sessions, currentId, error, onNew, onSelect, query = "
       {error ? <p class="muted small">Could not load sessions: {error}</p> : null}
       {!error && !sessions.length ? <p class="muted small">{query ? "No session title matches." : "No sessions yet."}</p> : null}
       <ul class="session-list">
-        {sessions.map((s) => (
+        {historyEntries(sessions).map((entry) => (
           <SessionItem
-            key={s.id}
-            session={s}
-            current={s.id === currentId}
-            date={s.createdAt ? formatDate(s.createdAt) : ""}
+            key={entry.session.id}
+            entry={entry}
+            current={entry.session.id === currentId}
+            date={entry.session.createdAt ? formatDate(entry.session.createdAt) : ""}
             onSelect={onSelect}
-            onRename={(title) => (onRename ? onRename(s.id, title) : Promise.resolve())}
-            onDelete={() => (onDelete ? onDelete(s.id) : Promise.resolve())}
+            onRename={(title) => (onRename ? onRename(entry.session.id, title) : Promise.resolve())}
+            onDelete={() => (onDelete ? onDelete(entry.session.id) : Promise.resolve())}
           />
         ))}
       </ul>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
+import { usePopover } from "../hooks";
 import { listSources, type SourceInfo } from "../api";
 import { Uploads } from "./Uploads";
 
@@ -47,6 +48,7 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
   const menuRef = useRef<HTMLDetailsElement>(null);
+  usePopover(menuRef);
   const refresh = useCallback(() => {
     listSources()
       .then((s) => {
@@ -82,7 +84,7 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
             <label key={s.name} class="source-option">
               <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
               <span class="source-name">{s.name}</span>
-              <span class="muted small">{s.kind === "web" ? "web search" : `${s.documents ?? 0} documents`}</span>
+              <span class="muted small">{s.kind === "web" ? "web search" : `${s.documents ?? 0} document${s.documents === 1 ? "" : "s"}`}</span>
             </label>
           ))}
           <div class="source-picker-actions">

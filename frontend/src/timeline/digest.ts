@@ -1,7 +1,8 @@
 // A finished run in one line: what the research did, for the collapsed timeline.
 
 import { formatElapsed } from "../format";
-import type { PlanBlock, RunState } from "./state";
+import { lastMessage } from "./selectors";
+import type { MessageBlock, PlanBlock, RunState } from "./state";
 
 export interface RunDigest {
   steps: number;
@@ -38,4 +39,9 @@ export function digestLine(d: RunDigest): string {
 export function collapsesTimeline(s: RunState): boolean {
   if (s.status !== "completed" && s.status !== "deadline") return false;
   return s.turns.some((t) => t.blocks.some((b) => b.kind === "message" && b.report !== null));
+}
+
+/** The report a finished run leads with, under which a follow-up can be asked; null until there is one. */
+export function reportFirst(s: RunState): MessageBlock | null {
+  return collapsesTimeline(s) ? lastMessage(s) : null;
 }

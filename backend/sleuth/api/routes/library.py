@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from sleuth.api.schemas import (
 from sleuth.core.text import clean_label
 from sleuth.tools import sources
 from sleuth.tools.base import ToolError
+from sleuth.tools.extraction.blocks import text_blocks
 from sleuth.tools.local import library
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.isolated import ExtractionLimits, extract_in_child
@@ -139,9 +141,9 @@ async def delete_document(request: Request, name: str, doc_id: str) -> None:
 @router.get("/documents/{doc_id}", response_model=DocumentOut, responses=responses(401, 404))
 async def get_document(request: Request, doc_id: str) -> DocumentOut:
     """A document by the id packets give it: a local one from the index, a web page a report cited (fetched now)."""
-    found = await asyncio.to_thread(library.document_by_id, _db(request), doc_id)
+    found = await asyncio.to_thread(_opened, library.document_by_id, _db(request), doc_id)
     if found is not None:
-        return DocumentOut.model_validate(found)
+        return found
     url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
     if url is None:
         raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
@@ -156,10 +158,10 @@ async def get_document_by_url(request: Request, url: str = Query(min_length=1, m
 
 async def _open(request: Request, url: str) -> DocumentOut:
     if is_corpus_url(url):
-        found = await asyncio.to_thread(library.document_by_url, _db(request), url)
+        found = await asyncio.to_thread(_opened, library.document_by_url, _db(request), url)
         if found is None:
             raise HTTPException(404, f"no document at {url!r} in the local corpus")
-        return DocumentOut.model_validate(found)
+        return found
     reader = build_web_reader(settings_of(request))
     if not reader.handles(url):
         raise HTTPException(422, "only corpus://, http:// and https:// URLs can be opened")
@@ -167,6 +169,17 @@ async def _open(request: Request, url: str) -> DocumentOut:
         page = await reader.read(url)
     except ToolError as exc:
         raise HTTPException(422, f"could not open {url!r}: {exc}") from None
-    return DocumentOut(
-        id=page.document.id, url=page.document.url, title=page.document.title, collection=None, text=page.text
-    )
+    document = page.document
+    return await asyncio.to_thread(_document_out, document.id, document.url, document.title, None, page.text)
+
+
+def _document_out(doc_id: str, url: str, title: str, collection: str | None, text: str) -> DocumentOut:
+    """The response, with the text read into blocks (linear in the text; run off the event loop)."""
+    return DocumentOut(id=doc_id, url=url, title=title, collection=collection, text=text, blocks=text_blocks(text))
+
+
+def _opened(find: Callable[[Path, str], library.DocumentText | None], db: Path, key: str) -> DocumentOut | None:
+    found = find(db, key)
+    if found is None:
+        return None
+    return _document_out(found.id, found.url, found.title, found.collection, found.text)

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import sys
 from functools import partial
 
+from sleuth.tools.extraction.blocks import underlines
 from sleuth.tools.local.extract import Extracted
 from sleuth.tools.local.indexer import IndexReport, Source, sync
 from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION
 
-_UNDERLINE = re.compile(r"^([*=\-~^#+])\1{2,}\s*$")
-
 
 def topic_title(topic: str, text: str) -> str:
     """The topic's heading (its first line when underlined, as pydoc writes them), else the topic key."""
     lines = text.lstrip("\n").splitlines()
-    if len(lines) >= 2 and lines[0].strip() and _UNDERLINE.match(lines[1]):
+    if len(lines) >= 2 and underlines(lines[0], lines[1]):
         return lines[0].strip()
     return topic
 

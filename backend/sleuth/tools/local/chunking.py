@@ -14,12 +14,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sleuth.tools.extraction.blocks import MD_HEADING, underlines
+
 TARGET_WORDS = 250
 MAX_WORDS = 400
 
-_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-# reStructuredText / pydoc style: a line underlined by a run of one punctuation character.
-_RST_UNDERLINE = re.compile(r"^([*=\-~^#+])\1{2,}\s*$")
 _SENTENCE_END = re.compile(r"[.!?]$")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
@@ -45,14 +44,8 @@ def _paragraphs(text: str, title: str) -> Iterator[tuple[str, str]]:
     while pending is not None:
         line = pending
         pending = next(lines, None)
-        md = _MD_HEADING.match(line) if len(line) < 1000 else None
-        is_rst = (
-            pending is not None
-            and line.strip()
-            and len(pending) < 200
-            and _RST_UNDERLINE.match(pending)
-            and len(pending.strip()) >= len(line.strip()) - 2
-        )
+        md = MD_HEADING.match(line) if len(line) < 1000 else None
+        is_rst = pending is not None and underlines(line, pending)
         if md or is_rst:
             if para:
                 yield heading, "\n".join(para)
