@@ -7,6 +7,7 @@ rearranges those cited sentences under the plan's steps, keeping their citations
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -54,6 +55,7 @@ SUBJECT_BONUS = 0.5
 # A phrase the question names ("json.dumps serialise objects": the planner's noun phrases may keep a
 # verb) is named by a sentence that holds this share of its terms.
 SUBJECT_COVERAGE = 0.6
+SHORT_SUBJECT = 3
 DUPLICATE_JACCARD = 0.6
 HEADING_SHARE = 0.5
 LEAD_BONUS = 2.0
@@ -336,15 +338,22 @@ def question_parts(question: str) -> list[Part]:
 
 
 def answers_directly(part: Part, unit: CitedUnit) -> bool:
-    """Whether a sentence can open the report for this part: it names most of one of the things the
-    part asks about ("generator" and "close", not a file's close()), or, when the part names none,
-    two of its words; a sentence that points back ("It ...", "However, ...") cannot open anything."""
+    """Whether a sentence can open the report for this part: it names one of the things the part asks
+    about (all of a short phrase, most of a long one: "generator" and "close", not a file's close()),
+    or, when the part names none, two of its words. A sentence that points back ("It ...",
+    "However, ...") cannot open anything."""
     if is_dangling(unit.bare) or not part.terms:
         return False
     terms = term_set(unit.bare)
     if part.subjects:
-        return any(len(subject & terms) >= SUBJECT_COVERAGE * len(subject) for subject in part.subjects)
+        return any(len(subject & terms) >= _needed(subject) for subject in part.subjects)
     return len(terms & part.terms) >= min(2, len(part.terms))
+
+
+def _needed(subject: set[str]) -> int:
+    """How many of a subject's terms a sentence must hold: all of a short one ("smoke tests fail" is
+    not "smoke tests"), most of a long one."""
+    return len(subject) if len(subject) <= SHORT_SUBJECT else math.ceil(SUBJECT_COVERAGE * len(subject))
 
 
 def announces_what_was_dropped(unit: CitedUnit) -> bool:
@@ -470,12 +479,15 @@ def final_report(request: OfflineRequest) -> Reply:
                 used.extend(choice)
 
     step_part = [_part_of(step, parts) for step in plan]
-    answered = {p_index for p_index, _, _ in lead} | {step_part[s] for s, units in enumerate(picked) if units}
+    # a sentence of the opening paragraph answers every part it names, not only the one it was chosen for
+    opening = [unit for _, _, unit in lead]
+    answered = {p_index for p_index, part in enumerate(parts) if any(answers_directly(part, u) for u in opening)}
+    answered |= {step_part[s] for s, units in enumerate(picked) if units}
     out: list[str] = []
-    if lead:
-        out.append(" ".join(unit.text for _, _, unit in lead))
+    if opening:
+        out.append(" ".join(unit.text for unit in opening))
     gaps = [part.text for p_index, part in enumerate(parts) if p_index not in answered]
-    if not lead or (gaps and len(parts) > 1):
+    if not opening or (gaps and len(parts) > 1):
         out.append(
             render(
                 "offline/unanswered",
