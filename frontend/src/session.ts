@@ -128,7 +128,7 @@ export function useSession(sessionId: string | null) {
         const created = await api.createSession();
         sid = created.id;
         loadedFor.current = sid;
-        setView({ ...EMPTY, sessionId: sid, title: created.title || content.slice(0, 80) });
+        setView({ ...EMPTY, sessionId: sid, title: created.title || content });
       }
       const { runId } = await api.sendMessage(sid, content, opts);
       setView((v) => ({ ...v, thread: [...v.thread, { kind: "user", content, runId }] }));

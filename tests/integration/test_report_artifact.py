@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from sleuth.config import Settings
+from sleuth.llm.offline import router
+from sleuth.llm.offline.artifact import record_artifact
+from sleuth.llm.offline.request import OfflineRequest
+from sleuth.llm.offline.request import Reply as OfflineReply
 from sleuth.stream.packets import Report
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
@@ -28,8 +34,9 @@ async def test_report_packet_carries_title_summary_and_checked_key_findings() ->
     check_invariants(run.packets)
     report = _report(run)
     assert report.title == "Descriptors and __getattr__"
-    # summary markers are stripped: the summary is prose, the citations live in the key findings
-    assert report.summary == "Descriptors take precedence over __getattr__. It runs only when lookup fails."
+    # summary markers are stripped: the summary is prose, the citations live in the key findings; its
+    # first sentence is the report's own first sentence, so it is read there and not twice
+    assert report.summary == "It runs only when lookup fails."
     numbers = {s.number for s in report.sources}
     assert len(report.key_findings) == 4
     assert all(set(f.citations) <= numbers for f in report.key_findings)
@@ -87,7 +94,7 @@ async def test_without_an_artifact_call_the_report_keeps_a_fallback_title_and_no
     assert run.stop_reason == "completed"
     assert report.title == QUESTION
     assert report.key_findings == []
-    assert report.summary and "[" not in report.summary  # the report's first paragraph, without markers
+    assert report.summary == ""  # the report's first paragraph opens it already; a copy would be read twice
 
 
 async def test_degradation_lowers_the_confidence_and_is_named() -> None:
@@ -102,14 +109,24 @@ async def test_degradation_lowers_the_confidence_and_is_named() -> None:
     assert "agent force report" in method.text
 
 
-async def test_the_offline_model_records_an_artifact_from_the_report_itself() -> None:
+async def test_the_offline_model_records_an_artifact_from_the_report_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, Any]] = []
+
+    def recording(request: OfflineRequest) -> OfflineReply:
+        reply = record_artifact(request)
+        calls.append(reply.tool_calls[0][1])
+        return reply
+
+    monkeypatch.setitem(router.STEPS, "artifact", recording)
     run = await run_engine(Settings(clarify=False), ResearchRequest(question=QUESTION))
     report = _report(run)
     assert report.title == QUESTION.rstrip("?")
-    assert 3 <= len(report.key_findings) <= 7
+    # what the model recorded: sentences of the report, with the report's citations...
+    (recorded,) = calls
     numbers = {s.number for s in report.sources}
-    body = report.markdown
-    for finding in report.key_findings:
-        assert finding.citations and set(finding.citations) <= numbers
-        assert finding.text.rstrip(".")[:60] in body  # extractive: copied from the report
-    assert 2 <= report.summary.count(". ") + 1 <= 4
+    assert 3 <= len(recorded["key_findings"]) <= 7 and 2 <= recorded["summary"].count(". ") + 1 <= 4
+    for finding in recorded["key_findings"]:
+        assert finding["citations"] and set(finding["citations"]) <= numbers
+        assert finding["text"].rstrip(".")[:60] in report.markdown  # extractive: copied from the report
+    # ...which the report already says, so the published artifact does not say them again
+    assert report.summary == "" and report.key_findings == []

@@ -430,8 +430,10 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
     ]
     report = (await call("report", messages)).content
     assert not report.startswith("#")
-    headings = re.findall(r"^## (.+)$", report, re.M)
-    assert [h.replace("`", "") for h in headings] == PLAN  # code in a heading is shown as code
+    # the question asks one thing: no heading would name anything but the question itself again
+    assert not re.findall(r"^#", report, re.M)
+    lead = report.split("\n\n")[0]
+    assert "descriptor" in lead.lower() or "__getattr__" in lead  # it opens on what was asked
     assert "extractive" in report.lower()
     page_text = {p["number"]: normalise(p["text"]) for p in PAGES}
     body = report.split("\n---\n")[0]

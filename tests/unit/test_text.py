@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from sleuth.core.text import NOT_VISIBLE, clean_label, has_visible_text, message_too_long, strip_controls
+from sleuth.core.text import (
+    ELLIPSIS,
+    NOT_VISIBLE,
+    clean_label,
+    has_visible_text,
+    message_too_long,
+    shorten,
+    strip_controls,
+)
 
 CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -51,3 +59,28 @@ def test_a_label_keeps_its_inner_spacing_and_loses_its_edges() -> None:
 def test_the_length_message_names_both_numbers() -> None:
     assert message_too_long("x" * 20_000, 20_000) is None
     assert message_too_long("x" * 50_000, 20_000) == "message is 50000 characters; the limit is 20000"
+
+
+QUESTION = (
+    "What happens when a generator's close() and throw() methods are called, and how do they interact with try/finally?"
+)
+
+
+def test_a_label_that_fits_stays_whole_on_one_line() -> None:
+    assert shorten("  How do\tdescriptors\nwork? ", 80) == "How do descriptors work?"
+    assert shorten(QUESTION, len(QUESTION)) == QUESTION
+
+
+@pytest.mark.parametrize("limit", range(12, len(QUESTION)))
+def test_a_shortened_label_ends_on_a_whole_word_with_an_ellipsis(limit: int) -> None:
+    short = shorten(QUESTION, limit)
+    assert len(short) <= limit and short.endswith(ELLIPSIS)
+    kept = short.removesuffix(ELLIPSIS)
+    assert QUESTION.startswith(kept)
+    assert QUESTION[len(kept)] in " ,"  # the next character of the question starts a new word
+    last = kept.split()[-1].lower()
+    assert last not in ("and", "a", "the", "how", "do", "are") and not kept.endswith((",", " "))
+
+
+def test_one_word_longer_than_the_limit_is_cut_inside_it() -> None:
+    assert shorten("Supercalifragilistic", 8) == "Superca…"

@@ -7,6 +7,7 @@ from typing import TextIO
 import click
 
 from sleuth.core.durations import format_duration
+from sleuth.core.text import shorten
 from sleuth.exports.markdown import document_markdown
 from sleuth.stream.packets import (
     Clarification,
@@ -63,7 +64,7 @@ class ProgressPrinter:
                 for i, step in enumerate(steps, 1):
                     self._line(f"  {i}. {step}")
             case ReasoningDone(reasoning=reasoning) if packet.placement.sub_turn_index is None and reasoning.strip():
-                self._line(f"  thinking: {_short(reasoning, 160)}", dim=True)
+                self._line(f"  thinking: {shorten(reasoning, 160)}", dim=True)
             case TopLevelBranching(num_parallel_branches=n):
                 self._cycle += 1
                 self._branches = n  # announced with the time left, by the next progress
@@ -75,13 +76,13 @@ class ProgressPrinter:
                     fg="cyan",
                 )
             case ResearchAgentStart(task=task):
-                self._line(f"{lane} {_short(task, 120)}", fg="magenta")
+                self._line(f"{lane} {shorten(task, 120)}", fg="magenta")
             case SearchQueries(queries=queries):
                 self._line(f"{lane} search: {' | '.join(queries)}", dim=True)
             case SearchDocuments(documents=documents):
                 self._line(f"{lane}   {len(documents)} results", dim=True)
             case OpenUrlDocuments(documents=documents) if documents:
-                self._line(f"{lane} read: {'; '.join(_short(d.title or d.url, 50) for d in documents)}", dim=True)
+                self._line(f"{lane} read: {'; '.join(shorten(d.title or d.url, 50) for d in documents)}", dim=True)
             case IntermediateReportCitedDocs(documents=documents):
                 self._line(f"{lane} reported, citing {len(documents)} sources", fg="green")
             case Degraded(level=level, detail=detail):
@@ -131,11 +132,6 @@ class ProgressPrinter:
             )
             for claim in report.unsupported_claims:
                 marker = f"{claim.marker} " if claim.marker else ""  # an uncited sentence has none
-                click.echo(f"! {marker}“{_short(claim.sentence, 100)}” — {claim.reason}", file=self.out)
+                click.echo(f"! {marker}“{shorten(claim.sentence, 100)}” — {claim.reason}", file=self.out)
         if report.removed_citations:
             self._line(f"{len(report.removed_citations)} unverifiable citation(s) removed", fg="yellow")
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -166,3 +166,92 @@ def image_caption(alt: str, url: str) -> str:
 def image_as_text(alt: str, url: str) -> str:
     """`image_caption` as markdown: the URL's markdown marks escaped, so it shows as written."""
     return image_caption(alt, _MARKDOWN_MARKS.sub(r"\\\1", url))
+
+
+# ---- prose: what a reader reads as sentences -------------------------------------------------
+
+BlockKind = Literal["heading", "paragraph", "item", "code", "table", "quote", "rule"]
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+_RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+# A sentence ends at . ! ? (a closing quote or bracket may follow) before a word that does not go
+# on in lower case: "e.g. this" and "3.12 added" stay one sentence.
+_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+(?=[^\sa-z])")
+_KEY_MARKS = re.compile(r"[`*]|\\(?=\S)")
+
+
+def blocks(markdown: str) -> list[tuple[BlockKind, str]]:
+    """The report's blocks in order, as (kind, text): a paragraph's lines joined by spaces, a list
+    item without its bullet, a heading without its `#`s, code and tables as written."""
+    out: list[tuple[BlockKind, str]] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence.group(1))), len(lines))
+            out.append(("code", "\n".join(lines[i : end + 1])))
+            i = end + 1
+            continue
+        stripped = line.strip()
+        if not stripped:
+            i += 1
+        elif _HEADING_LINE.match(line):
+            out.append(("heading", stripped.lstrip("#").strip()))
+            i += 1
+        elif _RULE.match(line):
+            out.append(("rule", stripped))
+            i += 1
+        elif stripped.startswith("|"):
+            end = next((j for j in range(i, len(lines)) if not lines[j].strip().startswith("|")), len(lines))
+            out.append(("table", "\n".join(lines[i:end])))
+            i = end
+        elif stripped.startswith(">"):
+            out.append(("quote", stripped.lstrip("> ")))
+            i += 1
+        elif _ITEM.match(line):
+            out.append(("item", _ITEM.sub("", line, count=1).strip()))
+            i += 1
+        else:
+            paragraph = [stripped]
+            i += 1
+            while i < len(lines) and lines[i].strip() and not _starts_block(lines[i]):
+                paragraph.append(lines[i].strip())
+                i += 1
+            out.append(("paragraph", " ".join(paragraph)))
+    return out
+
+
+def _starts_block(line: str) -> bool:
+    return bool(
+        _FENCE.match(line) or _HEADING_LINE.match(line) or _ITEM.match(line) or line.strip().startswith(("|", ">"))
+    )
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of one block of prose, citation markers removed."""
+    plain = " ".join(_unmarked(text).split())
+    return [s.strip() for s in _SENTENCE_BREAK.split(plain) if s.strip()]
+
+
+PROSE: frozenset[BlockKind] = frozenset({"paragraph", "item", "quote"})
+
+
+def prose_sentences(markdown: str) -> list[str]:
+    """Every sentence a reader reads, in order: headings, code and tables left out; "2. define a
+    name" opens a list item, whose sentence is "define a name"."""
+    return [sentence for kind, text in blocks(markdown) if kind in PROSE for sentence in sentences(text)]
+
+
+def sentence_key(sentence: str) -> str:
+    """What two sentences share when they say the same words: no markers, code or emphasis marks,
+    case, spacing or closing punctuation."""
+    plain = _KEY_MARKS.sub("", _unmarked(sentence)).lower()
+    return " ".join(plain.split()).rstrip(" .!?:;")
+
+
+def _unmarked(text: str) -> str:
+    return rewrite_citations(text, lambda _n: None) if "[" in text else text  # no marker: spare the parse

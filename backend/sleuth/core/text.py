@@ -1,4 +1,4 @@
-"""What user-supplied text may contain: labels (titles, plan steps, file names) and message length.
+"""What user-supplied text may contain: labels (titles, plan steps, file names), their length, and message length.
 
 A label is shown on one line in lists, exports and terminals. Control characters in it can
 rewrite a terminal (ESC), end a C string (NUL) or break an XML export, and bidi overrides make
@@ -8,7 +8,10 @@ cleaned by `clean_label`, the one rule for all of them, and refused when nothing
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+from sleuth.core.words import FUNCTION_WORDS
 
 # C0 controls, DEL and C1 controls; the whitespace among them (tab, newline, NEL...) becomes a
 # space so words stay apart, the rest goes.
@@ -56,3 +59,28 @@ def message_too_long(text: str, max_chars: int) -> str | None:
     if len(text) <= max_chars:
         return None
     return f"message is {len(text)} characters; the limit is {max_chars}"
+
+
+ELLIPSIS = "…"
+# What a shortened label may not end on: it would read as cut mid-phrase ("methods, and…").
+_LOOSE_END = re.compile(r"[\s,;:(\[{/&+–—-]+$")
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters: whole when it fits, else cut at a word
+    boundary, without a trailing function word or separator, and ended with an ellipsis.
+
+    The one rule for every shortened label (report and session titles, terminal lines), so a
+    title never stops mid-word or on "and" with nothing to say it was cut.
+    """
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    budget = max(1, limit - len(ELLIPSIS))
+    words = line[:budget].split(" ")
+    if len(words) > 1 and line[budget] != " ":
+        words.pop()  # cut inside this word
+    while len(words) > 1 and (words[-1].lower().strip(",;:") in FUNCTION_WORDS or not _LOOSE_END.sub("", words[-1])):
+        words.pop()
+    kept = _LOOSE_END.sub("", " ".join(words)) or line[:budget]  # one word longer than the limit: cut inside it
+    return kept + ELLIPSIS

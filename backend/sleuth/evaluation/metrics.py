@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sleuth.evaluation.hygiene import report_hygiene
 from sleuth.evaluation.questions import EvalQuestion
 from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Packet
@@ -82,6 +83,7 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "claims_checked": len(result.claims),
         "claims_unsupported": len(result.unsupported_claims),
         "words": len(result.markdown.split()),
+        **report_hygiene(result),
         "wall_s": round(wall_s, 3),
         "time_budget_s": trace.time_budget_s,
         "input_tokens": result.input_tokens,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sleuth.evaluation.hygiene import hygiene_totals
+
 # The measures averaged into summary.json and shown in the table, in display order.
 MEASURES = (
     "gold_cited",
@@ -15,6 +17,9 @@ MEASURES = (
     "claims_checked",
     "claims_unsupported",
     "words",
+    "repeated_sentences",
+    "dangling_colons",
+    "cut_title",
     "wall_s",
     "input_tokens",
     "output_tokens",
@@ -44,6 +49,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "questions": len(records),
         "stop_reasons": stops,
         "unsupported_claim_rate": round(unsupported / checked, 4) if checked else None,
+        "hygiene": hygiene_totals(records),
         "means": means,
     }
 
@@ -62,6 +68,8 @@ def summary_table(summary: dict[str, Any]) -> str:
     rows.append(("stop reasons", ", ".join(f"{k} {v}" for k, v in sorted(summary["stop_reasons"].items()))))
     rows.extend((f"mean {name}", _cell(summary["means"].get(name))) for name in MEASURES)
     rows.append(("unsupported claim rate", _cell(summary["unsupported_claim_rate"])))
+    hygiene = summary.get("hygiene") or {}
+    rows.extend((f"total {name.replace('_', ' ')}", str(count)) for name, count in hygiene.items())
     for name, value in (summary["means"].get("race") or {}).items():
         rows.append((f"judge {name}", _cell(value)))
     width = max(len(name) for name, _ in rows)

@@ -35,7 +35,7 @@ def document_markdown(
     """
     question = " ".join(question.split())
     parts = []
-    if title:
+    if title and _words(title) != _words(question):  # under `# <question>`, the same words again say nothing
         parts.append(f"**{plain(title)}**")
     if summary:
         parts.append(summary)
@@ -45,6 +45,10 @@ def document_markdown(
     if markdown.strip():
         parts.append(markdown.strip())
     return report_markdown(plain(question) if rendered else question, "\n\n".join(parts), sources)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
 
 
 def report_document(report: ResearchResult, rendered: bool = False) -> str:

@@ -18,6 +18,7 @@ from sleuth.research.planning.context import bounded_conversation
 from sleuth.research.planning.plan import make_plan
 from sleuth.research.planning.review import AutoApprove, PlanReviewer, review_plan
 from sleuth.research.preflight import model_problem
+from sleuth.research.report.artifact import report_title
 from sleuth.research.report.citations import VerifiedReport
 from sleuth.research.report.final import fallback_report, publish_report, start_report, write_report
 from sleuth.research.report.followup import FollowupAnswer, answer_followup
@@ -109,7 +110,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         stop_reason=outcome.reason,
         report_id=state.request.report_id if report else None,
         question=state.request.question,
-        title=published.title if published else " ".join(state.request.question.split())[:120],
+        title=published.title if published else report_title(state.request.question),
         summary=published.summary if published else "",
         key_findings=published.key_findings if published else [],
         method=published.method if published else None,
@@ -133,7 +134,7 @@ def _followup_result(state: RunState, answer: FollowupAnswer) -> ResearchResult:
         status="completed",
         stop_reason="completed",
         question=state.request.question,
-        title=" ".join(state.request.question.split())[:120],
+        title=report_title(state.request.question),
         markdown=answer.markdown,
         sources=answer.cited,
         elapsed_s=round(state.clock.now() - state.deadlines.started_at, 3),

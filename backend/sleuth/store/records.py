@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sleuth.config import Mode
-from sleuth.core.text import strip_controls
+from sleuth.core.text import shorten, strip_controls
 
 RunKind = Literal["question", "clarification_answer"]
 # `running` until the run ends; then the ResearchResult status, or `cancelled`.
@@ -20,11 +20,13 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+SESSION_TITLE_CHARS = 80
+
+
 def session_title(question: str) -> str:
-    """A new session's title: its first question on one line, cut to 80 characters, without the
-    control and bidi characters no label may hold (core/text.py)."""
-    line = " ".join(strip_controls(question).split())
-    return line if len(line) <= 80 else line[:79] + "…"
+    """A new session's title: its first question on one line, shortened to 80 characters at a word
+    boundary, without the control and bidi characters no label may hold (core/text.py)."""
+    return shorten(strip_controls(question), SESSION_TITLE_CHARS)
 
 
 @dataclass(frozen=True)

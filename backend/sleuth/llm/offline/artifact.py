@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from sleuth.core.text import ELLIPSIS, shorten
+from sleuth.llm.offline.planner import clauses
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     CitedUnit,
@@ -20,7 +22,7 @@ from sleuth.llm.offline.text import (
     term_set,
 )
 
-TITLE_WORDS = 12
+TITLE_CHARS = 120  # the engine's limit for a title: a question that fits stays whole
 SUMMARY_UNITS = 3
 MAX_FINDINGS = 5
 DUPLICATE_JACCARD = 0.5
@@ -31,12 +33,17 @@ _HEADING = re.compile(r"^#{1,3}\s+(.+)$", re.M)
 
 
 def _title(question: str, report: str) -> str:
-    """The question itself names the report best; a heading only stands in when there is no question."""
+    """The question itself names the report best; a heading only stands in when there is no question.
+
+    A longer question gives its first sub-question when that fits, else its words up to a word
+    boundary; either way an ellipsis says more was asked. Never a phrase cut off in the middle
+    ("methods, and")."""
     heading = _HEADING.search(report)
-    base = question or (heading.group(1) if heading else "")
-    words = normalise_space(base).rstrip("?.!").split()
-    title = " ".join(words[:TITLE_WORDS])
-    return title[:1].upper() + title[1:]
+    base = normalise_space(question or (heading.group(1) if heading else "")).rstrip("?.!")
+    if len(base) > TITLE_CHARS:
+        first = (clauses(base) or [""])[0].rstrip("?")
+        base = f"{first}{ELLIPSIS}" if 0 < len(first) < TITLE_CHARS else shorten(base, TITLE_CHARS)
+    return base[:1].upper() + base[1:]
 
 
 def _distinct(units: list[CitedUnit], limit: int) -> list[CitedUnit]:

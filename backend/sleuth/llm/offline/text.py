@@ -56,11 +56,12 @@ def content_words(text: str) -> list[str]:
 def term_set(text: str) -> set[str]:
     """Stemmed content terms, for overlap scoring. A dotted name also counts as its parts, so
     `functools.lru_cache` meets a page titled "functools" and a sentence about "lru_cache"; a
-    snake_case name counts its words too, so the entry `secrets.token_hex` is about "tokens"."""
+    snake_case name counts its words too, so the entry `secrets.token_hex` is about "tokens"; and
+    "try/finally" is about "try" and "finally"."""
     found: set[str] = set()
     for word in content_words(text):
         found.add(stem(word))
-        parts = word.split(".") if "." in word.strip(".") else []
+        parts = re.split(r"[./]", word) if re.search(r"[./]", word.strip("./")) else []
         if "_" in word.strip("_"):
             parts += [piece for part in (parts or [word]) for piece in part.strip("_").split("_")]
         found.update(stem(part) for part in parts if len(part) > 1 and part.lower() not in STOPWORDS)

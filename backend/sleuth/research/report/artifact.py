@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sleuth.core.markdown import cited_numbers, rewrite_citations
+from sleuth.core.markdown import cited_numbers, prose_sentences, rewrite_citations, sentence_key
+from sleuth.core.text import shorten
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
@@ -38,24 +39,25 @@ def _without_markers(text: str) -> str:
 
 
 def fallback_artifact(question: str, markdown: str) -> Artifact:
-    """What can be said without a model: an opening heading or the question as title, the first paragraph as summary.
+    """What can be said without a model: an opening heading or the question as title.
 
-    No key findings: choosing them is judgement, and inventing them here would pass a guess off as the model's.
+    No summary: the report's own first paragraph opens it already, and a copy above it would be read
+    twice. No key findings: choosing them is judgement, and inventing them here would pass a guess
+    off as the model's.
     """
     heading = re.match(r"\s*#{1,2}\s+(.+)$", markdown, re.M)  # a section heading further down names less
-    paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith(("#", "|"))]
-    summary = _limit_sentences(_without_markers(paragraphs[0])) if paragraphs else ""
-    title = heading.group(1).strip() if heading else " ".join(question.split())
-    return Artifact(title=_cut(title, TITLE_MAX_CHARS), summary=summary)
+    title = heading.group(1).strip() if heading else question
+    return Artifact(title=report_title(title), summary="")
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def report_title(text: str) -> str:
+    """A title on one line, whole or shortened at a word boundary with an ellipsis (core/text.py)."""
+    return shorten(text, TITLE_MAX_CHARS)
 
 
 def _limit_sentences(text: str) -> str:
     sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
-    return _cut(" ".join(sentences[:SUMMARY_MAX_SENTENCES]), SUMMARY_MAX_CHARS)
+    return shorten(" ".join(sentences[:SUMMARY_MAX_SENTENCES]), SUMMARY_MAX_CHARS)
 
 
 def _finding(raw: object, valid: set[int]) -> KeyFinding | None:
@@ -68,12 +70,12 @@ def _finding(raw: object, valid: set[int]) -> KeyFinding | None:
     if not bare:
         return None
     kept = sorted({n for n in numbers if n in valid})
-    return KeyFinding(text=_cut(bare, FINDING_MAX_CHARS), citations=kept)
+    return KeyFinding(text=shorten(bare, FINDING_MAX_CHARS), citations=kept)
 
 
 def clean_artifact(arguments: dict[str, Any], valid_numbers: set[int], fallback: Artifact) -> Artifact:
     """The model's call, held to the artifact's shape; citations the report does not have are dropped."""
-    title = _cut(" ".join(str(arguments.get("title") or "").split()).rstrip("."), TITLE_MAX_CHARS)
+    title = report_title(" ".join(str(arguments.get("title") or "").split()).rstrip("."))
     summary = _limit_sentences(_without_markers(str(arguments.get("summary") or "")))
     raw_findings = arguments.get("key_findings")
     findings = (
@@ -84,6 +86,30 @@ def clean_artifact(arguments: dict[str, Any], valid_numbers: set[int], fallback:
     return Artifact(
         title=title or fallback.title, summary=summary or fallback.summary, key_findings=findings[:FINDINGS_MAX]
     )
+
+
+def without_repeats(artifact: Artifact, markdown: str) -> Artifact:
+    """The artifact without what the report's body already says word for word.
+
+    Readers meet the title, summary and key findings above the body, in every client and export; a
+    summary copied from the body's first paragraph, or a finding copied from a section, would be read
+    twice. So a summary sentence the body holds is dropped, and so is a key finding whose every
+    sentence the body or the summary holds (an extractive model's artifact can end up empty).
+    """
+    seen = {sentence_key(sentence) for sentence in prose_sentences(markdown)}
+    kept: list[str] = []
+    for sentence in prose_sentences(artifact.summary):
+        key = sentence_key(sentence)
+        if key and key not in seen:
+            kept.append(sentence)
+            seen.add(key)
+    findings: list[KeyFinding] = []
+    for finding in artifact.key_findings:
+        keys = {sentence_key(sentence) for sentence in prose_sentences(finding.text)} - {""}
+        if keys and not keys <= seen:
+            findings.append(finding)
+            seen |= keys
+    return Artifact(title=artifact.title, summary=" ".join(kept), key_findings=findings)
 
 
 async def describe_report(state: RunState, verified: VerifiedReport, until: float) -> Artifact:

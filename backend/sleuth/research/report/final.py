@@ -6,7 +6,7 @@ from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
 from sleuth.research.modes import REPORT_WORDS
-from sleuth.research.report.artifact import describe_report, fallback_artifact
+from sleuth.research.report.artifact import describe_report, fallback_artifact, without_repeats
 from sleuth.research.report.citations import VerifiedReport, verify_report
 from sleuth.research.report.claim_check import check_report_claims
 from sleuth.research.report.method import note_for
@@ -114,6 +114,7 @@ async def publish_report(state: RunState, text: str, *, allow_judge: bool = True
     else:
         verified.claims = await claims
         artifact = fallback_artifact(state.request.question, verified.markdown)
+    artifact = without_repeats(artifact, verified.markdown)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)

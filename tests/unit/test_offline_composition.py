@@ -1,0 +1,169 @@
+"""How the offline model composes a final report from its agents' findings (issue #26, points 1 and 3).
+
+The first paragraph answers the question from sentences that name what it asks about; every other
+sentence goes to one plan step; a part of the question nothing answered is named once; no sentence
+is used twice; headings are the question's own sub-questions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
+from sleuth.llm.offline.artifact import record_artifact
+from sleuth.llm.offline.planner import plan_steps
+from sleuth.llm.offline.reports import final_report
+from sleuth.llm.offline.request import OfflineRequest
+from sleuth.llm.prompting import render
+
+RUNBOOK = "How is the payments service released to production, and what happens if the smoke tests fail?"
+STAGES = "The payments service is released to production in four stages: build, staging, smoke tests and rollout. [1]"
+SMOKE = "If the smoke tests fail, the pipeline stops the release and the previous version stays live in production. [1]"
+GENERATOR = (
+    "What happens when a generator's close() and throw() methods are called, and how do they interact with try/finally?"
+)
+
+
+def report(question: str, plan: list[str], reports: list[str], steps: list[int] | None = None) -> str:
+    """The offline model's final report for findings `reports`, the i-th found for plan step `steps[i]`."""
+    steps = steps or list(range(1, len(reports) + 1))
+    findings: list[dict[str, Any]] = [
+        {"task": plan[step - 1], "plan_step": step, "report": text} for step, text in zip(steps, reports, strict=True)
+    ]
+    user = render(
+        "report_user",
+        question=question,
+        clarification=None,
+        mode="light",
+        plan=plan,
+        findings=findings,
+        sources=[{"number": n, "title": f"page {n}", "url": f"corpus://d/{n}"} for n in (1, 2, 3)],
+        partial=False,
+        min_words=300,
+        max_words=900,
+        max_tokens=4000,
+    )
+    system = render("report", today="2025-01-01", mode="light", min_words=300, max_words=900)
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    request = OfflineRequest(messages=messages, tools=[])
+    text = final_report(request).text
+    return text.split("\n---\n")[0]  # the extractive note after the rule is the same in every report
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n\n") if p.strip()]
+
+
+def test_the_first_paragraph_answers_from_the_sentences_that_name_the_subject() -> None:
+    question = "What does __slots__ do in a Python class?"
+    text = report(
+        question,
+        plan_steps(question),
+        [
+            "In Python, all classes are themselves instances of other classes. [2] "
+            "The class body is executed in a new execution frame. [2]",
+            "__slots__ reserves space for the declared variables and prevents the automatic creation of "
+            "__dict__ for each instance. [1] In Python, all classes are themselves instances of other classes. [2]",
+        ],
+    )
+    first = paragraphs(text)[0]
+    assert "__slots__ reserves space" in first
+    assert "all classes are themselves instances" not in first  # on the topic's words, not about __slots__
+    assert "all classes are themselves instances" in text  # still in the report, once
+
+
+def test_a_sentence_that_shares_a_word_but_not_the_subject_does_not_open_the_report() -> None:
+    close = "Programs are strongly recommended to explicitly close such objects with their close() method. [1]"
+    mutable = "Objects whose value can change are said to be mutable once they are created. [1]"
+    text = report(GENERATOR, plan_steps(GENERATOR), [close, mutable])
+    first = paragraphs(text)[0]
+    assert first == "_The sources found do not answer this question directly; what they say about it follows._"
+    assert text.count("explicitly close such objects") == 1
+
+
+def test_no_sentence_is_used_twice_however_many_agents_quoted_it() -> None:
+    question = "How do Python descriptors work?"
+    same = (
+        "A descriptor can define any combination of __get__(), __set__() and __delete__(). [1] "
+        "If the descriptor defines __set__() or __delete__(), it is a data descriptor. [1] "
+        "Data descriptors always override a redefinition in an instance dictionary. [1] "
+        "Non-data descriptors can be overridden by instances. [1]"
+    )
+    text = report(question, plan_steps(question), [same, same, same])
+    assert repeated_sentences(text) == 0
+    for sentence in re.findall(r"[^.\]]+\.(?= \[1\])", same):
+        assert text.count(sentence.strip().replace("__get__()", "`__get__()`")[:40]) == 1, sentence
+
+
+def test_a_sentence_whose_list_was_dropped_is_left_out() -> None:
+    question = "How does Python decide whether __getitem__ or __class_getitem__ is called?"
+    announcing = (
+        "Presented with the expression obj[x], the interpreter follows this process to decide whether "
+        "__getitem__() or __class_getitem__() should be called: [1]"
+    )
+    fact = "__class_getitem__() is called when the subscripted object is itself a class. [1]"
+    text = report(question, plan_steps(question), [f"{announcing} {fact}"])
+    assert "follows this process" not in text
+    assert "__class_getitem__() is called" in text
+    assert dangling_colons(text) == 0
+
+
+def test_headings_are_the_questions_own_sub_questions_never_the_plans_template() -> None:
+    plan = plan_steps(GENERATOR)
+    assert any(step.startswith("Definition and purpose") for step in plan)  # the template the plan has
+    text = report(
+        GENERATOR,
+        plan,
+        [
+            "A generator's close() method raises GeneratorExit at the point where the generator was paused. [1] "
+            "The throw() method of a generator raises an exception at the paused yield expression. [1] "
+            "If the generator yields a value after GeneratorExit, a RuntimeError is raised by close(). [1] "
+            "Calling close() on a generator that has already exited does nothing. [1]",
+            "A finally clause of a try statement runs when a generator is closed while paused inside it. [2] "
+            "The finally clause runs even when throw() raises an exception at the paused yield. [2] "
+            "A yield inside a finally clause of a closing generator makes close() raise RuntimeError. [2] "
+            "The exception raised by throw() propagates through the try statement like any other. [2]",
+        ],
+    )
+    headings = re.findall(r"^#+ (.+)$", text, re.M)
+    assert headings and set(headings) <= {
+        "What happens when a generator's close() and throw() methods are called?",
+        "How do they interact with try/finally?",
+    }
+    assert "Definition and purpose" not in text and "step by step" not in text
+    one_thing = "How do Python descriptors work?"
+    single = report(one_thing, plan_steps(one_thing), ["A descriptor defines __get__() and __set__(). [1]"])
+    assert not re.findall(r"^#", single, re.M)  # one question asked: a heading would only repeat it
+
+
+# ---- point 3: one decision per plan step -------------------------------------------------------
+
+
+def test_a_step_answered_in_the_first_paragraph_is_never_called_unanswered() -> None:
+    plan = plan_steps(RUNBOOK)
+    assert plan[1] == "What happens if the smoke tests fail?"
+    text = report(RUNBOOK, plan, [STAGES, SMOKE], steps=[1, 2])
+    assert text.count("If the smoke tests fail, the pipeline stops the release") == 1
+    assert "If the smoke tests fail" in paragraphs(text)[0]  # it answers the question, so it opens the report
+    assert "Not answered" not in text and "No source found" not in text and "do not answer" not in text
+
+
+def test_a_part_nothing_answered_is_named_once_and_nothing_says_it() -> None:
+    plan = plan_steps(RUNBOOK)
+    text = report(RUNBOOK, plan, [STAGES], steps=[1])
+    gaps = [line for line in text.splitlines() if "Not answered" in line]
+    assert gaps == ["_Not answered by the sources found: What happens if the smoke tests fail?_"]
+    assert "smoke tests fail, the pipeline" not in text
+    assert "## How is the payments service released" not in text  # its only sentence opens the report
+
+
+def test_the_offline_title_is_a_whole_phrase() -> None:
+    def title(question: str) -> str:
+        user = render("artifact_user", question=question, markdown="Some fact here about it. [1]", sources=[])
+        reply = record_artifact(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[]))
+        return str(reply.tool_calls[0][1]["title"])
+
+    assert title(GENERATOR) == GENERATOR.rstrip("?")  # it fits: the whole question
+    longer = GENERATOR + " And which exceptions does each of them raise when the generator has already finished?"
+    assert title(longer) == "What happens when a generator's close() and throw() methods are called…"
