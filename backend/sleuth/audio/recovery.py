@@ -8,8 +8,8 @@ sibling process on the same host are left alone.
 
 from __future__ import annotations
 
-from sleuth.store import Store
 from sleuth.store.recovery import process_is_dead
+from sleuth.store.store import Store
 
 RESTART_MESSAGE = "interrupted by a server restart; ask for it again"
 SHUTDOWN_MESSAGE = "interrupted by a server shutdown; ask for it again"

@@ -10,7 +10,7 @@ from importlib import import_module
 
 import click
 
-from sleuth import __version__
+from sleuth.core import heavy
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Entry:
     module: str
     attribute: str
     summary: str  # the first paragraph of the command's help: what `sleuth --help` lists
-    preload: bool = False  # runs the engine: litellm starts loading before the module's imports
+    preload: bool = False  # runs the engine: litellm starts loading (core/heavy.py) before the module's imports
 
 
 # The command table: `sleuth --help` lists the commands without importing them (their modules
@@ -80,8 +80,8 @@ class CommandTable(click.Group):
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
-        if entry.preload:  # on another thread, while the engine's modules import and the run sets up
-            import_module("sleuth.llm.setup").preload()
+        if entry.preload:  # on the preload thread, while the engine's modules import and the run sets up
+            heavy.preload("litellm")
         command = getattr(import_module(entry.module), entry.attribute)
         assert isinstance(command, click.Command)
         return command
@@ -98,7 +98,7 @@ class CommandTable(click.Group):
 
 
 @click.group(cls=CommandTable)
-@click.version_option(__version__, prog_name="sleuth")
+@click.version_option(package_name="sleuth", prog_name="sleuth")
 def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
 

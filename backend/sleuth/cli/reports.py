@@ -11,15 +11,15 @@ import click
 from sleuth.audio.encoding import WavEncoding, available_encoding
 from sleuth.audio.jobs import make_audio
 from sleuth.audio.script import ScriptError
-from sleuth.cli.exports import write_export
-from sleuth.cli.research import run_or_exit
+from sleuth.cli.exports import check_output_path, write_export
+from sleuth.cli.research import check_message_length, run_or_exit
 from sleuth.cli.settings import cli_settings
 from sleuth.config import Settings
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.llm.speech import SpeechError
-from sleuth.store import Store
+from sleuth.store.store import Store
 from sleuth.stream.packets import Packet
-from sleuth.stream.results import ResearchResult
+from sleuth.stream.results import Followup, ResearchRequest, ResearchResult
 
 
 def _settings() -> Settings:
@@ -50,8 +50,6 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
     """Write a stored report as markdown, PDF or DOCX."""
     report = load_report(_settings(), report_id)
     if fmt is None:
-        from sleuth.cli.exports import check_output_path
-
         fmt = check_output_path(output) if output else "md"
     chosen: ExportFormat = fmt  # type: ignore[assignment]  # a click.Choice of FORMATS
     if output:
@@ -69,9 +67,6 @@ def export(report_id: str, fmt: str | None, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one packet per line instead of the answer.")
 def ask(report_id: str, question: str, as_json: bool) -> None:
     """Ask a follow-up QUESTION about a stored report, answered from it and its sources only."""
-    from sleuth.cli.research import check_message_length
-    from sleuth.stream.results import Followup, ResearchRequest
-
     if not question.strip():
         raise click.UsageError("the question is empty")
     settings = _settings()

@@ -23,7 +23,7 @@ from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_main import worker_main
 from sleuth.runs.messages import DoneMessage, Engine
-from sleuth.store import StoredPacket
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
 log = logging.getLogger(__name__)

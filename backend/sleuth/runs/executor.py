@@ -14,7 +14,7 @@ from typing import Protocol
 
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.messages import DoneMessage
-from sleuth.store import StoredPacket
+from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleuth.store import Store
+from sleuth.store.store import Store
 from sleuth.stream.results import Followup, ResearchRequest, ResearchResult
 
 

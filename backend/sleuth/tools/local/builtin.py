@@ -7,6 +7,7 @@ import os
 import re
 import sys
 from functools import partial
+from pydoc_data.topics import topics
 
 from sleuth.tools.local.extract import Extracted
 from sleuth.tools.local.indexer import IndexReport, Source, sync
@@ -29,8 +30,6 @@ def _parsed(title: str, text: str, _data: bytes) -> Extracted:
 
 
 def builtin_sources() -> list[Source]:
-    from pydoc_data.topics import topics  # a large dict; load only when indexing
-
     sources: list[Source] = []
     for topic in sorted(topics):
         text = topics[topic]
