@@ -14,7 +14,8 @@ from sleuth.core import heavy
 
 
 def _python(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # Bounded only so that a hang fails: importing litellm alone takes seconds, and minutes on a busy machine.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -81,7 +82,10 @@ class CommandTable(click.Group):
         if entry is None:
             return None
         if entry.preload:  # on the preload thread, while the engine's modules import and the run sets up
-            heavy.preload("litellm")
+            # Importing litellm and the engine makes hundreds of thousands of objects and no garbage:
+            # every collection meanwhile would walk all of them, on both threads' time.
+            gc.disable()
+            heavy.preload("litellm", then=_resume_collector)
         command = getattr(import_module(entry.module), entry.attribute)
         assert isinstance(command, click.Command)
         return command
@@ -101,6 +105,12 @@ class CommandTable(click.Group):
 @click.version_option(package_name="sleuth", prog_name="sleuth")
 def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
+
+
+def _resume_collector() -> None:
+    """What has loaded lives as long as the process: frozen, no later collection walks it again."""
+    gc.freeze()
+    gc.enable()
 
 
 def _exit_code(exc: SystemExit) -> int:

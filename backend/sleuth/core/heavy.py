@@ -14,16 +14,12 @@ loaded, before anyone else can use it (litellm's configuration, `llm/runtime.py`
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import import_module
-from importlib.util import find_spec
-from pathlib import Path
+from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -138,11 +134,11 @@ LIBRARIES = frozenset(where.split(":")[0].split(".")[0] for where in WHERE.value
 
 
 def _bundled_tiktoken_files() -> str | None:
-    spec = find_spec("litellm")
+    spec = PathFinder.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-    return str(path) if path.is_dir() else None
+    path = os.path.join(next(iter(spec.submodule_search_locations)), "litellm_core_utils", "tokenizers")
+    return path if os.path.isdir(path) else None
 
 
 def _use_local_files() -> None:
@@ -222,16 +218,19 @@ if not TYPE_CHECKING:  # the type checker knows only the declared names
         return value
 
 
-@dataclass
 class _Job:
-    libraries: tuple[str, ...]
-    then: Callable[[], object] | None
-    done: bool = False
-    waiters: list[Callable[[], None]] = field(default_factory=list)
+    __slots__ = ("libraries", "then", "done", "waiters")
+
+    def __init__(self, libraries: tuple[str, ...], then: Callable[[], object] | None) -> None:
+        self.libraries = libraries
+        self.then = then
+        self.done = False
+        self.waiters: list[Callable[[], None]] = []  # called once it is done
 
 
-_jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
 _pending: list[_Job] = []  # queued or running, in order
+_queued: list[_Job] = []  # not started yet, in order
+_job_queued = threading.Condition(_state)
 _worker: threading.Thread | None = None
 
 
@@ -247,15 +246,18 @@ def preload(*libraries: str, then: Callable[[], object] | None = None) -> None:
         if then is None and all(library in _loaded for library in job.libraries):
             return
         _pending.append(job)
+        _queued.append(job)
+        _job_queued.notify()
         if _worker is None:
             _worker = threading.Thread(target=_work, name="sleuth-preload", daemon=True)
             _worker.start()
-    _jobs.put(job)
 
 
 def _work() -> None:
     while True:
-        job = _jobs.get()
+        with _job_queued:
+            _job_queued.wait_for(lambda: _queued)
+            job = _queued.pop(0)
         try:
             load(*job.libraries)
             if job.then is not None:
@@ -291,6 +293,10 @@ async def ready(*libraries: str) -> None:
 
 
 async def _finished(job: _Job) -> None:
+    # Not at the top: `sleuth --help` imports this module, and asyncio (which loads ssl, sockets and
+    # subprocesses) would be a third of its start-up. A coroutine runs on a loop: it is loaded by now.
+    import asyncio
+
     loop = asyncio.get_running_loop()
     done: asyncio.Future[None] = loop.create_future()
 
