@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import inspect
+import logging
 import subprocess
 import sys
 import threading
@@ -96,3 +98,13 @@ def test_preload_returns_at_once_while_the_preload_thread_is_busy() -> None:
         assert not caller.is_alive()
     finally:
         release.set()
+
+
+async def test_a_failed_warm_up_is_logged_and_does_not_keep_anyone_waiting(caplog: pytest.LogCaptureFixture) -> None:
+    def fail() -> None:
+        raise RuntimeError("no warm-up today")
+
+    with caplog.at_level(logging.WARNING, logger="sleuth.core.heavy"):
+        heavy.preload("jsonschema", then=fail)
+        await asyncio.wait_for(heavy.ready("jsonschema"), 60)
+    assert "preloading jsonschema failed: RuntimeError: no warm-up today" in caplog.text

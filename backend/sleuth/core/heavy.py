@@ -266,12 +266,13 @@ def _work() -> None:
             log.warning(
                 "preloading %s failed: %s: %s", ", ".join(job.libraries) or "a warm-up", type(exc).__name__, exc
             )
-        with _state:
-            job.done = True
-            _pending.remove(job)
-            waiters, job.waiters = job.waiters, []
-        for wake in waiters:
-            wake()
+        finally:  # whatever happened, nobody waits for this job any longer
+            with _state:
+                job.done = True
+                _pending.remove(job)
+                waiters, job.waiters = job.waiters, []
+            for wake in waiters:
+                wake()
 
 
 async def ready(*libraries: str) -> None:
@@ -279,17 +280,18 @@ async def ready(*libraries: str) -> None:
     for them so far has finished (its warm-up included); a library nobody preloaded is loaded on the
     preload thread now."""
     for library in map(_library, libraries):
-        with _state:
-            last = next((job for job in reversed(_pending) if library in job.libraries), None)
-            loaded = library in _loaded
-        if last is None and loaded:
-            continue
-        if last is None:
-            preload(library)
+        asked = False
+        while True:
             with _state:
                 last = next((job for job in reversed(_pending) if library in job.libraries), None)
-        if last is not None:
-            await _finished(last)
+                loaded = library in _loaded
+            if last is not None:
+                await _finished(last)  # and then look again: another preload may have been asked for meanwhile
+            elif loaded or asked:  # asked, and failed: the first real use meets the error
+                break
+            else:
+                preload(library)
+                asked = True
 
 
 async def _finished(job: _Job) -> None:
