@@ -31,8 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadavg import load_average  # noqa: E402
 from scaleout import Process, rss_kb_one, tree_rss_kb  # noqa: E402
-from sleuth.store import RunRecord, Store  # noqa: E402
-from sleuth.store.records import now_iso  # noqa: E402
+from sleuth.store.records import (
+    RunRecord,  # noqa: E402
+    now_iso,  # noqa: E402
+)
+from sleuth.store.store import Store  # noqa: E402
 from sleuth.stream.results import ResearchResult  # noqa: E402
 from sleuth_testkit.net import free_port  # noqa: E402
 

@@ -11,6 +11,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from pydoc_data.topics import topics
 
 from sleuth.tools.local.builtin import builtin_sources, sync_builtin
 from sleuth.tools.local.corpus import LocalCorpus
@@ -46,8 +47,6 @@ def bench_builtin(work: Path) -> None:
 
 
 def queries() -> list[str]:
-    from pydoc_data.topics import topics
-
     rng = random.Random(7)
     words = [w for text in topics.values() for w in text.split() if w.isalpha() and len(w) > 3]
     questions = [

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadavg import load_average  # noqa: E402
 from sleuth.config import Settings  # noqa: E402
+from sleuth.core import heavy  # noqa: E402
 from sleuth.llm.gateway import LLMGateway  # noqa: E402
-from sleuth.llm.setup import litellm_module  # noqa: E402
 from sleuth_testkit.model import Reply, ScriptedLLM  # noqa: E402
 from sleuth_testkit.scenarios import TOKEN_CHARS  # noqa: E402
 
@@ -57,7 +57,7 @@ def main() -> None:
     server.start()
     try:
         settings = Settings(model="openai/bench", api_base=receiver.recv(), api_key="sk-bench")
-        litellm_module()
+        heavy.load("litellm")
         gateway = LLMGateway(settings)
         asyncio.run(calls(gateway, 2))  # unmeasured: the first call's imports
         load_before = load_average()

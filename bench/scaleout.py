@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psycopg
+import redis
 from httpx_sse import aconnect_sse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -107,8 +109,6 @@ def tree_cpu_s(process: Process) -> float:
 
 
 def flush_redis(url: str) -> None:
-    import redis
-
     client = redis.Redis.from_url(url)
     try:
         client.flushdb()
@@ -268,8 +268,6 @@ async def bench(args: argparse.Namespace, database_url: str) -> None:
                 process.proc.kill()
         model_stop.set()
         model.join(10)
-
-    import psycopg
 
     created: dict[tuple[str, int], float] = {}
     with psycopg.connect(database_url) as conn:

@@ -41,9 +41,9 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
-from sleuth.store import RunRecord, Store
-from sleuth.store.records import now_iso
+from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 from sleuth.stream.packets import MessageDelta, Packet, Placement, RunStart, Stop
 from sleuth_testkit.databases import fresh_schema
 from sleuth_testkit.model import Reply, ScriptedLLM

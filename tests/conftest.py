@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from sleuth.core.redaction import redact_url
+from sleuth.stream.results import ResearchRequest
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
+from support.databases import TEST_DATABASE_URL, fresh_schema
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -23,7 +28,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     xdist 3.8 renames test ids through an attribute pytest 9 no longer reads.)"""
     if config.getoption("dist") != "load":
         return None
-    from xdist.scheduler import LoadScopeScheduling
 
     class ModulesAndBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -34,9 +38,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    from sleuth.core.redaction import redact_url
-    from support.databases import TEST_DATABASE_URL
-
     return f"sleuth store: {redact_url(TEST_DATABASE_URL) if TEST_DATABASE_URL else 'SQLite under each test data dir'}"
 
 
@@ -47,8 +48,6 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
     tests/api`), one unless it says otherwise: every engine warms up at start, and one per test
     server is enough for what is not about the pool."""
-    from support.databases import TEST_DATABASE_URL, fresh_schema
-
     engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "1")
     for key in list(os.environ):
         if key.startswith("SLEUTH_"):
@@ -68,12 +67,6 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
 def warm_litellm(tmp_path_factory: pytest.TempPathFactory) -> None:
     """litellm's first calls in a process load code for seconds: warm it up once, so that a test on a
     1000x scaled clock does not see those seconds as a quarter of an hour gone."""
-    import asyncio
-
-    from sleuth.stream.results import ResearchRequest
-    from sleuth_testkit.engine import run_engine, scripted_settings
-    from sleuth_testkit.model import ScriptedLLM
-    from sleuth_testkit.scenarios import ResearchModel
 
     async def once() -> None:
         with ScriptedLLM(ResearchModel(tasks_per_cycle=[])) as llm:

@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import psycopg
+from psycopg import sql
+
 
 def with_search_path(url: str, schema: str) -> str:
     parts = urlsplit(url)
@@ -23,8 +26,6 @@ def with_search_path(url: str, schema: str) -> str:
 @contextmanager
 def fresh_schema(admin_url: str) -> Iterator[str]:
     """A URL whose tables live in a new, empty schema, dropped with everything in it afterwards."""
-    import psycopg
-    from psycopg import sql
 
     name = f"sleuth_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(admin_url, autocommit=True) as conn:

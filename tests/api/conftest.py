@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import uvicorn
 
-from sleuth.api import create_app
+from sleuth.api.app import create_app
 from sleuth.config import Settings
 from sleuth.runs.manager import Engine
-from sleuth.store import Database
+from sleuth.store.database import Database
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -24,8 +25,6 @@ def fuzz_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_operation_answers_5xx(fuzz_server: LiveServer, mode: GenerationMode) -> None:
-    import httpx
-
     spec = httpx.get(f"{fuzz_server.base_url}/openapi.json").json()
     schema = schemathesis.openapi.from_dict(spec)
     operations = [result.ok() for result in schema.get_all_operations()]

@@ -24,8 +24,9 @@ import pytest
 from conftest import QUESTION, LiveServer, live_server, read_events
 from sleuth.audio.files import audio_dir
 from sleuth.core.ids import new_id
-from sleuth.store import Database, Store
+from sleuth.store.database import Database
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchResult
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import Call, Reply, ScriptedLLM, tool_names

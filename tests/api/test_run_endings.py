@@ -15,7 +15,7 @@ from sleuth.research.planning.review import PlanAnswer
 from sleuth.research.run import run_research
 from sleuth.runs.executor import RunEvents
 from sleuth.runs.manager import ENGINE_EXIT_MESSAGE, RunManager
-from sleuth.store import Store
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM

@@ -10,7 +10,11 @@ import httpx
 import pytest
 
 from conftest import LiveServer, live_server, read_events, start_research
+from sleuth.exports.markdown import report_markdown
+from sleuth.store.store import _report_insert
 from sleuth.stream.documents import Document, document_id
+from sleuth.stream.packets import NumberedSource
+from sleuth.stream.results import ResearchResult
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from support.pdf import minimal_pdf
@@ -194,24 +198,17 @@ async def test_markdown_export_has_title_sources_and_trailing_newline(server: Li
 
 
 def test_md_export_escapes_titles(tmp_path: Path) -> None:
-    from sleuth.exports.markdown import report_markdown
-    from sleuth.stream.packets import NumberedSource
-
     source = NumberedSource(id="d_1", url="https://example.org/a b", title="A [weird]\ntitle", number=1)
     text = report_markdown("  What\nis it? ", "Body [1].", [source])
     assert text == "# What is it?\n\nBody [1].\n\n## Sources\n\n1. [A \\[weird\\] title](<https://example.org/a b>)\n"
 
 
 async def test_a_cited_web_document_opens_by_id_through_the_ssrf_guard(server: LiveServer) -> None:
-    from sleuth.stream.packets import NumberedSource
-    from sleuth.stream.results import ResearchResult
-
     url = "http://127.0.0.1:9/private-page"
     source = NumberedSource.model_validate({**Document.from_url(url, title="P").model_dump(), "number": 1})
     result = ResearchResult(
         status="completed", stop_reason="completed", report_id="rep_web", question="q", sources=[source]
     )
-    from sleuth.store.store import _report_insert
 
     statement, params = _report_insert(result, run_id="run_x", session_id="s_x", created_at="2026-01-01T00:00:00Z")
     server.database.execute(statement, params)

@@ -8,15 +8,18 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from sleuth.config import Settings
-from sleuth.store import Database, PacketWriter, RunRecord, Store, StoredPacket
+from sleuth.store.database import Database
 from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
-from sleuth.store.records import now_iso
+from sleuth.store.packet_writer import PacketWriter, StoredPacket
+from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.recovery import RESTART_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
+from sleuth.store.store import Store
 from sleuth.stream.packets import parse_packet
 from sleuth.stream.results import ResearchResult
 from support.databases import table_columns
@@ -68,8 +71,6 @@ def test_both_backends_commit_with_the_same_durability(store: Store) -> None:
 
 
 def test_two_stores_opening_one_database_at_once_migrate_it_once() -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(4) as pool:
         stores = list(pool.map(lambda _: open_store(), range(4)))
     try:

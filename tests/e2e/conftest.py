@@ -24,6 +24,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from sleuth_testkit.model import ScriptedLLM
+
+from .scripted import BrowserResearchModel
 from .servers import Server, start_server, stop_server
 
 SCREENS_COPY = Path("/tmp/sleuth-screens")
@@ -120,9 +123,6 @@ def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
 @pytest.fixture(scope="session")
 def scripted_llm() -> Iterator[Any]:
     """The scripted OpenAI-compatible model server, in this process."""
-    from sleuth_testkit.model import ScriptedLLM
-
-    from .scripted import BrowserResearchModel
 
     with ScriptedLLM(BrowserResearchModel()) as llm:
         yield llm

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -44,7 +45,6 @@ def test_research_writes_a_file_then_export_and_ask_use_the_stored_report(tmp_pa
     assert cited and all(f"[{n}]" in answer for n in cited)
 
     # the CLI run is stored with its packets: it replays like a server run
-    import sqlite3
 
     with sqlite3.connect(tmp_path / "data" / "sleuth.db") as conn:
         kinds = [row[0] for row in conn.execute("SELECT type FROM packets ORDER BY seq")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from sleuth.llm.tokens import count_tokens
 from sleuth.stream.results import ClarificationExchange, ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Reply, ScriptedLLM, classify
@@ -147,8 +148,6 @@ class Verbose(ResearchModel):
 
 
 async def test_intermediate_reports_are_capped_in_tokens() -> None:
-    from sleuth.llm.tokens import count_tokens
-
     with ScriptedLLM(Verbose(tasks_per_cycle=[["descriptor protocol"]])) as llm:
         run = await run_engine(scripted_settings(llm, intermediate_report_max_tokens=120), QUESTION)
         finding = next(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sleuth.llm.prompt_facts import OrchestratorTurnFacts, read_facts
-from sleuth.stream.results import ResearchRequest
+from sleuth.stream.results import ClarificationExchange, ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Call, Reply, ScriptedLLM, classify
 from sleuth_testkit.scenarios import ResearchModel
@@ -100,8 +100,6 @@ async def test_a_turn_that_thinks_and_dispatches_gets_its_thinking_only_and_is_t
 
 
 async def test_clarified_constraints_and_mode_reach_the_report_prompt() -> None:
-    from sleuth.stream.results import ClarificationExchange
-
     exchange = ClarificationExchange(questions=["Which version?"], answer="Python 3.12 only")
     request = ResearchRequest(question="descriptors?", clarification=exchange, mode="light")
     with ScriptedLLM(ResearchModel()) as llm:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from sleuth.cli.main import main
+from sleuth.stream.documents import document_id
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import ScriptedLLM
@@ -113,7 +114,6 @@ def test_cli_show_prints_a_document(tmp_path: Path) -> None:
     assert shown.exit_code == 0
     assert shown.stdout.splitlines()[0] == "beta note 1"
     assert "Only in beta." in shown.stdout
-    from sleuth.stream.documents import document_id
 
     by_id = CliRunner().invoke(main, ["show", document_id("corpus://beta/beta1.md")])
     assert by_id.exit_code == 0 and by_id.stdout == shown.stdout

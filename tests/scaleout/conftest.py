@@ -10,7 +10,7 @@ from redis.asyncio import Redis
 
 from sleuth.config import Settings
 from sleuth.scaleout.keys import RedisKeys
-from sleuth.store import Store
+from sleuth.store.store import Store
 from support.cluster import REDIS_URL
 
 

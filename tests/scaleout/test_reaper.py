@@ -12,9 +12,9 @@ from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.streams import PacketStreams
-from sleuth.store import RunRecord, Store
-from sleuth.store.records import now_iso
+from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 
 
 class LaunchedWhileLooking:

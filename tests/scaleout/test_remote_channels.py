@@ -11,9 +11,9 @@ from sleuth.runs.channel import RunChannel
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
-from sleuth.store import PacketRow, RunRecord, Store
-from sleuth.store.records import now_iso
+from sleuth.store.records import PacketRow, RunRecord, now_iso
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 
 FOREVER_S = 3600.0  # the reader's own wait: nothing in these tests may depend on it running out
 TIMEOUT = 60

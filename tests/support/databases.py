@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from sleuth.store import Database
+from sleuth.store.database import Database
 from sleuth_testkit.databases import fresh_schema, with_search_path
 
 __all__ = ["POSTGRES", "TEST_DATABASE_URL", "fresh_schema", "table_columns", "with_search_path"]

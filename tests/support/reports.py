@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sleuth.core.ids import new_id
-from sleuth.store import RunRecord, Store
-from sleuth.store.records import now_iso
+from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchResult
 
 

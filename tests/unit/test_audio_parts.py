@@ -17,7 +17,7 @@ from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available
 from sleuth.audio.jobs import FILE_GONE_MESSAGE, AudioJobs, make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
 from sleuth.config import Settings
-from sleuth.store import Store
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchResult
 from support.mp3 import mp3_seconds
 from support.reports import store_report

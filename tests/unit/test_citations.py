@@ -1,4 +1,5 @@
 import pytest
+from markdown_it import MarkdownIt
 
 from sleuth.core.markdown import cited_numbers, rewrite_citations, rewrite_images
 from sleuth.research.report.citations import verify_report
@@ -145,8 +146,6 @@ def test_an_image_becomes_its_alt_text_and_keeps_its_url_only_when_retrieved() -
     ],
 )
 def test_rewrite_images_leaves_no_image_a_renderer_would_load(markdown: str, expected: str) -> None:
-    from markdown_it import MarkdownIt
-
     rewritten = rewrite_images(markdown, lambda alt, url: f"<{alt}|{url}>")
     assert rewritten == expected
     parsed = MarkdownIt("commonmark").parse(rewritten)

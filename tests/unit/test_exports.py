@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from sleuth.exports.content import xml_text
 from sleuth.exports.docx import report_docx
 from sleuth.exports.fonts import FontsMissing, find_fonts
 from sleuth.exports.markdown import report_document
-from sleuth.exports.pdf import report_pdf
+from sleuth.exports.pdf import ImageRefused, _new_pdf, _write, report_pdf
+from sleuth.exports.structure import report_html
 from sleuth.stream.packets import KeyFinding, NumberedSource
 from sleuth.stream.results import ResearchResult
 from support.canary import PNG
@@ -217,8 +219,6 @@ IMAGES = "Logo ![the logo](/srv/logo.png) and ![x](/etc/passwd).\n\n| a | b |\n|
 
 
 def test_the_pdf_and_docx_parser_renders_an_image_as_its_text() -> None:
-    from sleuth.exports.structure import report_html
-
     main, _ = report_html(_report().model_copy(update={"markdown": IMAGES}), "1")
     assert "<img" not in main
     assert "the logo (/srv/logo.png)" in main and "x (/etc/passwd)" in main and "cell (/c.png)" in main
@@ -277,8 +277,6 @@ def test_pdf_lines_of_code_and_text_never_touch(tmp_path: Path) -> None:
 
 
 def test_the_pdf_writer_loads_no_image_even_when_its_html_holds_one(tmp_path: Path) -> None:
-    from sleuth.exports.pdf import ImageRefused, _new_pdf, _write
-
     png = tmp_path / "logo.png"
     png.write_bytes(PNG)
     pdf = _new_pdf(find_fonts(), "t")
@@ -292,8 +290,6 @@ def test_the_pdf_writer_loads_no_image_even_when_its_html_holds_one(tmp_path: Pa
 
 
 def test_xml_text_keeps_only_what_xml_1_0_holds() -> None:
-    from sleuth.exports.content import xml_text
-
     assert xml_text("a\x00b\x07c\x1bd\x7fe\tf\ng\rh") == "abcd\x7fe\tf\ng\rh"
     assert xml_text("page\x0cbreak\x0bhere") == "page break here"
     assert xml_text("x\ufffe\uffffy\ud800z\U0001f600") == "xyz\U0001f600"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sleuth.tools.extraction import html_document
+from sleuth.tools.extraction.html import html_document
 from sleuth.tools.local.chunking import chunk_text
 from sleuth.tools.local.extract import Skip, extract
 

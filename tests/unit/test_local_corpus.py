@@ -7,17 +7,20 @@ import sqlite3
 import threading
 from contextlib import closing
 from pathlib import Path
+from pydoc_data.topics import topics
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from sleuth.cli.index import index
 from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.tools.base import PageReader, SearchProvider, ToolError
-from sleuth.tools.local import build_local_tools
-from sleuth.tools.local.corpus import LocalCorpus
+from sleuth.tools.local.corpus import FolderChecks, LocalCorpus, db_path_for
+from sleuth.tools.local.factory import build_local_tools
 from sleuth.tools.local.retrieval import HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN
 from sleuth.tools.toolbox import Toolbox
 
@@ -138,8 +141,6 @@ def test_arbitrary_text_never_raises(shared_corpus: LocalCorpus, query: str) -> 
 
 
 async def test_reader_returns_the_full_topic_text(tools: tuple[SearchProvider, PageReader]) -> None:
-    from pydoc_data.topics import topics
-
     _, reader = tools
     url = "corpus://python-reference/attribute-access"
     assert reader.handles(url)
@@ -260,7 +261,6 @@ async def test_sleuth_corpus_folder_is_reindexed_incrementally_on_next_first_use
 async def test_sleuth_corpus_folder_is_checked_at_most_every_corpus_check_s(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sleuth.tools.local.corpus import FolderChecks, db_path_for
 
     now = [1000.0]
     checks = FolderChecks(now=lambda: now[0])
@@ -280,10 +280,6 @@ async def test_sleuth_corpus_folder_is_checked_at_most_every_corpus_check_s(
 
 
 async def test_unset_corpus_searches_builtin_and_indexed_collections(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from sleuth.cli.index import index
-
     write(tmp_path / "team" / "notes.md", "# Notes\n\nOur lambda conventions: quuxify everything.\n")
     assert CliRunner().invoke(index, [str(tmp_path / "team")]).exit_code == 0
     search, _ = build_local_tools(Settings())

@@ -12,8 +12,10 @@ from click.testing import CliRunner, Result
 
 from sleuth.cli.index import index
 from sleuth.config import Settings
-from sleuth.tools.local import build_local_tools
+from sleuth.stream.documents import document_id
 from sleuth.tools.local.chunking import MAX_WORDS, chunk_text
+from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.schema import SCHEMA_VERSION, connect
 
 
 def run(*args: str) -> Result:
@@ -162,9 +164,6 @@ def test_a_run_that_finds_nothing_changed_takes_no_write_lock(tmp_path: Path, mo
 
 
 def test_an_index_from_schema_1_gains_document_ids(tmp_path: Path) -> None:
-    from sleuth.stream.documents import document_id
-    from sleuth.tools.local.schema import SCHEMA_VERSION, connect
-
     folder = tmp_path / "old"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nAn old note about ibexes.\n", encoding="utf-8")

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+import sleuth.tools.local.indexer as indexer
 from sleuth.cli.index import index
 from sleuth.config import Settings
-from sleuth.tools.local import build_local_tools
+from sleuth.tools.local.factory import build_local_tools
 from support.pdf import minimal_pdf
 
 
@@ -151,8 +152,6 @@ async def test_bad_files_are_reported_and_the_rest_indexed(docs: Path) -> None:
 
 
 def test_a_file_whose_parser_raises_does_not_stop_the_run(docs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sleuth.tools.local.indexer as indexer
-
     real = indexer.extract
 
     def flaky(path: Path, data: bytes):

@@ -14,6 +14,7 @@ from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.prompting import render
 from sleuth.llm.types import LLMResult, StreamHandlers
 from sleuth.research import tool_schemas as ts
+from sleuth.stream.results import ClarificationExchange
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
 TODAY = "2025-01-01"
@@ -123,8 +124,6 @@ async def test_plan_has_three_to_six_steps_from_key_terms() -> None:
 
 
 async def test_plan_uses_clarification_answer() -> None:
-    from sleuth.stream.results import ClarificationExchange
-
     exchange = ClarificationExchange(questions=["Which aspect?"], answer="decorators and closures for caching")
     steps = steps_of((await call("planner", plan_messages("python stuff", exchange))).content)
     assert 3 <= len(steps) <= 6 and "decorators" in steps[0]
@@ -153,8 +152,6 @@ async def test_a_question_in_another_language_is_planned_in_its_own_words(questi
 
 
 async def test_clarification_answer_constrains_the_plan_instead_of_becoming_its_topic() -> None:
-    from sleuth.stream.results import ClarificationExchange
-
     questions = ["Which aspect of decorators?", "Which context?", "What is the answer for?"]
     exchange = ClarificationExchange(questions=questions, answer="Python 3.12 language reference, learning the concept")
     steps = steps_of((await call("planner", plan_messages("decorators?", exchange))).content)

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from sleuth.cli.main import main
 from sleuth.config import SettingsError, load_settings
 from sleuth.scaleout.streams import entry_id, seq_of
+from sleuth_testkit.net import free_port
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -67,8 +68,6 @@ def test_worker_needs_redis(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_unreachable_redis_is_one_line_with_its_password_masked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sleuth_testkit.net import free_port
-
     monkeypatch.setenv("SLEUTH_DATABASE_URL", PG)
     monkeypatch.setenv("SLEUTH_REDIS_URL", f"redis://:pw-1234@127.0.0.1:{free_port()}/0")  # nothing listens there
     result = CliRunner().invoke(main, ["doctor"])

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from sleuth.core.lazy import lazy_exports
-from sleuth.llm.setup import ENGINE_LIBRARIES
-
 
 def _python(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # Bounded only so that a hang fails: importing litellm alone takes seconds, and minutes on a busy machine.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -33,67 +31,52 @@ def test_importing_one_light_submodule_does_not_load_its_package_siblings() -> N
     assert loaded == ""
 
 
-def test_lazy_exports_resolve_on_first_use_and_refuse_unknown_names() -> None:
-    from sleuth.tools import web
-
-    assert web.WebReader.__name__ == "WebReader"
-    assert callable(web.credibility)  # the function, though a submodule of that name exists
-    getattr_ = lazy_exports("sleuth.tools.web", {"WebReader": "reader"})
-    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        getattr_("Nope")
-
-
-def test_preload_loads_litellm_then_freezes_the_heap_and_restarts_the_collector() -> None:
-    out = _python(
-        "import asyncio, gc\n"
-        "from sleuth.llm import setup\n"
-        "setup.preload()\n"
-        "paused = not gc.isenabled()\n"
-        "module = asyncio.run(setup.litellm_ready())\n"
-        "setup._preloading.join()\n"
-        "print(paused, module.__name__, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+def test_importing_every_module_loads_none_of_the_heavy_libraries() -> None:
+    # The rotating log handler's file locking (portalocker) imports redis itself, when installed.
+    loaded = _python(
+        "import importlib, pkgutil, sys, sleuth, concurrent_log_handler\n"
+        "from sleuth.core import heavy\n"
+        "def heavy_loaded(): return sorted(m for m in heavy.LIBRARIES if m in sys.modules)\n"
+        "before = heavy_loaded()\n"
+        "for module in pkgutil.walk_packages(sleuth.__path__, 'sleuth.'):\n"
+        "    if module.name != 'sleuth.__main__':\n"
+        "        importlib.import_module(module.name)\n"
+        "print([m for m in heavy_loaded() if m not in before])\n"
     )
-    assert out == "True litellm True True"
+    assert loaded == "[]"
 
 
-def test_preload_returns_at_once_while_litellm_is_loading() -> None:
-    # Another thread holds the loader's lock, as the preload thread does while litellm imports.
+@pytest.mark.parametrize("first", ["runtime", "litellm"])
+def test_litellm_is_configured_before_use_whichever_loads_first(first: str) -> None:
     out = _python(
-        "import threading\n"
-        "from sleuth.llm import setup\n"
-        "held, release = threading.Event(), threading.Event()\n"
-        "def load():\n"
-        "    with setup._lock:\n"
-        "        held.set()\n"
-        "        release.wait()\n"
-        "threading.Thread(target=load).start()\n"
-        "held.wait()\n"
-        "caller = threading.Thread(target=setup.preload, kwargs={'warm_tools': False})\n"
-        "caller.start()\n"
-        "caller.join(10)  # bounded: a preload that waits for the load is the failure\n"
-        "waited = caller.is_alive()\n"
-        "release.set()\n"
-        "caller.join()\n"
-        "setup._preloading.join()\n"
-        "print(waited, setup._module is not None)\n"
+        "import asyncio\n"
+        "from sleuth.core import heavy\n"
+        + (
+            "from sleuth.llm import runtime\nheavy.preload('litellm')\nasyncio.run(runtime.litellm_ready())\n"
+            if first == "runtime"
+            else "heavy.load('litellm')\nfrom sleuth.llm import runtime\n"
+        )
+        + "litellm = heavy.litellm\n"
+        "offline = [p['provider'] for p in litellm.custom_provider_map].count('offline')\n"
+        "print(offline, litellm.drop_params, litellm.suppress_debug_info)\n"
     )
-    assert out == "False True"
+    assert out == "1 True True"
 
 
 def test_a_run_loads_the_engine_libraries_and_templates_after_its_first_packet_on_the_preload_thread() -> None:
-    libraries = list(ENGINE_LIBRARIES)
     out = _python(
-        "import sys\n"
-        "from sleuth.llm import setup\n"
+        "import asyncio, sys\n"
+        "from sleuth.core import heavy\n"
         # everything `sleuth research` imports before it sends run_start
         "import sleuth.cli.research, sleuth.cli.plan_review, sleuth.research.run, sleuth.tools.factory\n"
         "import sleuth.research.preflight, sleuth.stream.emitter, sleuth.tools.web.reader\n"
-        f"early = [m for m in {libraries!r} if m in sys.modules]\n"
+        "from sleuth.runs import warmup\n"
+        "early = sorted(m for m in heavy.LIBRARIES if m in sys.modules)\n"
         "from sleuth.llm.prompting import _environment, prompts_dir\n"
         "compiled = len(_environment().cache)\n"
-        "setup.preload()\n"
-        "setup._preloading.join()\n"
-        f"loaded = all(m in sys.modules for m in {libraries!r})\n"
+        "warmup.start_for_cli()\n"
+        "asyncio.run(heavy.ready('litellm', *warmup.ENGINE_LIBRARIES))\n"
+        "loaded = all(m in sys.modules for m in ('litellm', *warmup.ENGINE_LIBRARIES))\n"
         "templates = len(list(prompts_dir().rglob('*.j2')))\n"
         "print(early, compiled, loaded, len(_environment().cache) == templates)\n"
     )

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sleuth.config import Settings
-from sleuth.tools.web import credibility, is_unsafe_citation_url
-from sleuth.tools.web.credibility import HIGH, INSTITUTIONAL, LOW, MEDIUM
+from sleuth.tools.web.credibility import HIGH, INSTITUTIONAL, LOW, MEDIUM, credibility, is_unsafe_citation_url
 
 
 @pytest.mark.parametrize(

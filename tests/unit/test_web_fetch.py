@@ -16,8 +16,10 @@ from starlette.routing import Route
 
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
-from sleuth.tools.web import AllowList, SafeFetcher, SsrfGuard, WebReader, build_web_reader, fetch_limits
-from sleuth.tools.web.fetch import FetchLimits
+from sleuth.tools.web.factory import build_web_reader, fetch_limits
+from sleuth.tools.web.fetch import FetchLimits, SafeFetcher
+from sleuth.tools.web.reader import WebReader
+from sleuth.tools.web.ssrf import AllowList, SsrfGuard
 from support.pdf import minimal_pdf
 
 ARTICLE_HTML = """<!doctype html>

@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from sleuth.tools.base import ToolError
-from sleuth.tools.extraction import html_to_text, pdf_to_text
+from sleuth.tools.extraction.html import html_to_text
+from sleuth.tools.extraction.pdf import pdf_to_text
 from sleuth.tools.web.content import extract
 from sleuth.tools.web.fetch import FetchedResource
 from support.pdf import deep_page_tree_pdf, deflate_bomb_pdf

@@ -9,11 +9,16 @@ from typing import Any
 
 import httpx
 import pytest
+from ddgs.exceptions import DDGSException, RatelimitException
 
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
 from sleuth.tools.toolbox import Toolbox
-from sleuth.tools.web import BraveProvider, DuckDuckGoProvider, SearxngProvider, TavilyProvider, build_web_tools
+from sleuth.tools.web.brave import BraveProvider
+from sleuth.tools.web.duckduckgo import DuckDuckGoProvider
+from sleuth.tools.web.factory import build_web_tools
+from sleuth.tools.web.searxng import SearxngProvider
+from sleuth.tools.web.tavily import TavilyProvider
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "web"
 SECRET = "sk-test-SECRET-1234567890"
@@ -201,8 +206,6 @@ async def test_duckduckgo_uses_injected_search_in_a_thread() -> None:
 
 
 async def test_duckduckgo_rate_limit_and_no_results() -> None:
-    from ddgs.exceptions import DDGSException, RatelimitException
-
     def limited(query: str, max_results: int) -> list[dict[str, Any]]:
         raise RatelimitException("202 Ratelimit")
 

@@ -13,8 +13,10 @@ import pytest
 
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
-from sleuth.tools.web import AllowList, SafeFetcher, SsrfGuard, WebReader, fetch_limits
-from sleuth.tools.web.ssrf import address_problem
+from sleuth.tools.web.factory import fetch_limits
+from sleuth.tools.web.fetch import SafeFetcher
+from sleuth.tools.web.reader import WebReader
+from sleuth.tools.web.ssrf import AllowList, SsrfGuard, address_problem
 
 PUBLIC = "93.184.216.34"
 DNS = {

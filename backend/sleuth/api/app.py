@@ -10,20 +10,23 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from sleuth import __version__
 from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
+from sleuth.api.routes.health import VERSION
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
 from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import LOCAL_CHECKS, run_checks
+from sleuth.research.run import run_research
 from sleuth.runs.admission import ModelChecks
 from sleuth.runs.manager import Engine, RunManager
 from sleuth.runs.service import RunService
-from sleuth.store import Store
+from sleuth.scaleout.audio_owners import AudioOwners
+from sleuth.scaleout.dispatch import Dispatcher
+from sleuth.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +40,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
     `engine` runs in a separate process, so it must be a module-level function (sent by name).
     """
-    if engine is None:
-        from sleuth.research.run import run_research
-
-        engine = run_research
+    engine = engine or run_research
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -50,8 +50,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         store = Store.from_settings(settings)
         manager: RunService
         if settings.distributed:  # runs execute on `sleuth worker` processes
-            from sleuth.scaleout.dispatch import Dispatcher
-
             manager = Dispatcher(settings, store)
         else:
             manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine)
@@ -59,8 +57,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.manager = manager
         owners = None
         if settings.distributed:  # other servers share the store: audio jobs are leased in Redis
-            from sleuth.scaleout.audio_owners import AudioOwners
-
             owners = AudioOwners(settings)
         app.state.audio = AudioJobs(settings, store, owners)
         await manager.start()
@@ -80,7 +76,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
             store.close()
             close_logging(settings.data_dir)
 
-    app = FastAPI(title="Sleuth", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(title="Sleuth", version=VERSION, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     app.state.upload_slots = asyncio.Semaphore(settings.upload_max_concurrent)
     app.state.model_checks = ModelChecks(settings)

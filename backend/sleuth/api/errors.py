@@ -10,7 +10,7 @@ from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sleuth.store import DatabaseError
+from sleuth.store.database import DatabaseError
 from sleuth.store.errors import Conflict, NotFound
 
 # What a request that lost a race on a database constraint is told; the driver's own message

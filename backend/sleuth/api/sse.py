@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator
 
 from sleuth.runs.channel import PAGE, channel_rows
 from sleuth.runs.service import RunService
-from sleuth.store import PacketRow, Store
+from sleuth.store.records import PacketRow
+from sleuth.store.store import Store
 
 STORE_POLL_S = 0.2  # only for runs live in another worker process
 

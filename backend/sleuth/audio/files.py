@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from sleuth.store import Store
+from sleuth.store.store import Store
 
 
 def audio_dir(store: Store) -> Path:

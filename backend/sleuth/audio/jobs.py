@@ -28,8 +28,8 @@ from sleuth.config import Settings
 from sleuth.core.background import Periodic
 from sleuth.core.ids import new_id
 from sleuth.llm.speech import SpeechError
-from sleuth.store import Store
 from sleuth.store.recovery import process_is_dead, this_host
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchResult
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from markdown_it import MarkdownIt
-
 from sleuth.config import Settings
+from sleuth.core import heavy
 from sleuth.core.clock import SystemClock
 from sleuth.core.markdown import rewrite_citations, rewrite_images
 from sleuth.llm.gateway import LLMError, LLMGateway
@@ -68,7 +67,7 @@ def narration(report: ResearchResult) -> list[Line]:
     """
     body = report.markdown.split("\n## How this report was made")[0]
     lines = [Line(0, _spoken(part)) for part in (report.title, report.summary) if part.strip()]
-    tokens = MarkdownIt("commonmark").enable("table").parse(body)
+    tokens = heavy.MarkdownIt("commonmark").enable("table").parse(body)
     in_table = False
     for token in tokens:
         if token.type == "table_open":

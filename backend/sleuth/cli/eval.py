@@ -18,7 +18,7 @@ from sleuth.evaluation.runner import ARTICLES, METRICS, SUMMARY, EvalOptions, Ev
 from sleuth.evaluation.summary import summary_table
 from sleuth.llm.access import model_access_problem
 from sleuth.llm.gateway import LLMGateway
-from sleuth.llm.offline_registration import is_offline
+from sleuth.llm.runtime import is_offline
 from sleuth.research.preflight import PreflightError, preflight
 from sleuth.tools.factory import build_toolbox
 

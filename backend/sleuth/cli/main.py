@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -10,7 +11,7 @@ from importlib import import_module
 
 import click
 
-from sleuth import __version__
+from sleuth.core import heavy
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Entry:
     module: str
     attribute: str
     summary: str  # the first paragraph of the command's help: what `sleuth --help` lists
-    preload: bool = False  # runs the engine: litellm starts loading before the module's imports
+    preload: bool = False  # runs the engine: litellm starts loading (core/heavy.py) before the module's imports
 
 
 # The command table: `sleuth --help` lists the commands without importing them (their modules
@@ -80,8 +81,11 @@ class CommandTable(click.Group):
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
-        if entry.preload:  # on another thread, while the engine's modules import and the run sets up
-            import_module("sleuth.llm.setup").preload()
+        if entry.preload:  # on the preload thread, while the engine's modules import and the run sets up
+            # Importing litellm and the engine makes hundreds of thousands of objects and no garbage:
+            # every collection meanwhile would walk all of them, on both threads' time.
+            gc.disable()
+            heavy.preload("litellm", then=_resume_collector)
         command = getattr(import_module(entry.module), entry.attribute)
         assert isinstance(command, click.Command)
         return command
@@ -98,9 +102,15 @@ class CommandTable(click.Group):
 
 
 @click.group(cls=CommandTable)
-@click.version_option(__version__, prog_name="sleuth")
+@click.version_option(package_name="sleuth", prog_name="sleuth")
 def main() -> None:
     """Sleuth: deep research with parallel agents and verified citations."""
+
+
+def _resume_collector() -> None:
+    """What has loaded lives as long as the process: frozen, no later collection walks it again."""
+    gc.freeze()
+    gc.enable()
 
 
 def _exit_code(exc: SystemExit) -> int:

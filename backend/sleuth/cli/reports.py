@@ -16,7 +16,7 @@ from sleuth.cli.settings import cli_settings
 from sleuth.config import Settings
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.llm.speech import SpeechError
-from sleuth.store import Store
+from sleuth.store.store import Store
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import Followup, ResearchRequest, ResearchResult
 

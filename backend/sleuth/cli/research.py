@@ -15,11 +15,12 @@ from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.core.durations import format_duration, parse_duration
 from sleuth.core.ids import new_run_id
-from sleuth.core.text import has_visible_text
+from sleuth.core.text import has_visible_text, message_too_long
 from sleuth.exports.formats import FORMATS, ExportFormat, render_export
 from sleuth.research.planning.review import AutoApprove, PlanReviewer
 from sleuth.runs import local as event_loop
 from sleuth.runs.local import RunRefused, run_request
+from sleuth.runs.warmup import start_for_cli
 from sleuth.stream.emitter import PacketSink
 from sleuth.stream.packets import Packet, packet_json_schema
 from sleuth.stream.results import ClarificationExchange, ResearchRequest, ResearchResult
@@ -93,7 +94,7 @@ def research(
     output: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
-
+    start_for_cli()  # on the preload thread while the run starts: its first packet need not wait
     if not has_visible_text(question):
         raise click.UsageError("the question is empty")
     settings = cli_settings()
@@ -180,8 +181,6 @@ def write_export(report: ResearchResult, fmt: ExportFormat, path: str) -> None:
 
 def check_message_length(settings: Settings, *texts: str | None) -> None:
     """The server's limit on a question or message (`SLEUTH_MAX_MESSAGE_CHARS`), with its message."""
-    from sleuth.core.text import message_too_long
-
     for text in texts:
         problem = message_too_long(text or "", settings.max_message_chars)
         if problem is not None:

@@ -12,7 +12,7 @@ from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.run import run_research
 from sleuth.scaleout.worker import run_worker
-from sleuth.store import Store
+from sleuth.store.store import Store
 
 
 @click.command()

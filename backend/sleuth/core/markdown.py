@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+from sleuth.core import heavy
 
 # A run of adjacent markers: `[3]`, `[1, 2]`, `[1][4]` -- but not `items[0]`, `f(x)[1]` or a link `[1](url)`.
 _CITATION = re.compile(r"(?P<space>[ \t]*)(?<![\w)\]`])(?P<run>(?:\[\d{1,4}(?:\s*,\s*\d{1,4})*\])+)(?!\()")
@@ -33,10 +32,8 @@ CITATION_REMOVED = "[citation removed]"
 
 
 @cache
-def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt  # not at start: a run sends its first packet sooner
-
-    return MarkdownIt("commonmark")
+def _markdown() -> heavy.MarkdownIt:
+    return heavy.MarkdownIt("commonmark")
 
 
 def _code_ranges(text: str) -> list[tuple[int, int]]:

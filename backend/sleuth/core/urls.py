@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from sleuth.core import heavy
 from sleuth.core.redaction import redact_url, redact_values, url_password
 
 Backend = Literal["sqlite", "postgresql"]
@@ -71,12 +72,9 @@ def _sqlite_path(url: str) -> str:
 
 def _check_postgres(url: str) -> None:
     """libpq's own parser, so a typo is reported when the settings load, not at the first query."""
-    from psycopg import ProgrammingError
-    from psycopg.conninfo import conninfo_to_dict
-
     try:
-        conninfo_to_dict(url)
-    except ProgrammingError as exc:
+        heavy.conninfo_to_dict(url)
+    except heavy.psycopg.ProgrammingError as exc:
         reason = redact_values(" ".join(str(exc).split()), [url_password(url)])
         raise DatabaseUrlError(f"{redact_url(url)!r} cannot be parsed: {reason}") from None
 

@@ -9,15 +9,7 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from docx import Document
-from docx.document import Document as DocxDocument
-from docx.opc.constants import RELATIONSHIP_TYPE
-from docx.oxml import OxmlElement
-from docx.oxml.ns import qn
-from docx.shared import Pt
-from docx.text.paragraph import Paragraph
-from markdown_it.token import Token
-
+from sleuth.core import heavy
 from sleuth.exports.markdown import report_document
 from sleuth.exports.structure import markdown_parser
 from sleuth.stream.results import ResearchResult
@@ -40,16 +32,16 @@ class _Style:
 
 @dataclass
 class _Writer:
-    doc: DocxDocument
+    doc: heavy.DocxDocument
     sources: set[int]
     lists: list[str] = field(default_factory=list)  # "bullet" | "ordered", innermost last
-    paragraph: Paragraph | None = None
+    paragraph: heavy.Paragraph | None = None
     in_sources: bool = False
     bookmarks: int = 0
 
     # -- runs -----------------------------------------------------------------------------
 
-    def _run(self, paragraph: Paragraph, text: str, style: _Style, *, mono: bool = False) -> None:
+    def _run(self, paragraph: heavy.Paragraph, text: str, style: _Style, *, mono: bool = False) -> None:
         if style.href:
             self._hyperlink(paragraph, text, style.href, external=True)
             return
@@ -61,41 +53,43 @@ class _Writer:
                 run.bold, run.italic = style.bold or None, style.italic or None
                 if mono:
                     run.font.name = MONO
-                    run.font.size = Pt(9.5)
+                    run.font.size = heavy.Pt(9.5)
 
-    def _hyperlink(self, paragraph: Paragraph, text: str, target: str, *, external: bool) -> None:
-        link = OxmlElement("w:hyperlink")
+    def _hyperlink(self, paragraph: heavy.Paragraph, text: str, target: str, *, external: bool) -> None:
+        link = heavy.OxmlElement("w:hyperlink")
         if external:
-            link.set(qn("r:id"), paragraph.part.relate_to(target, RELATIONSHIP_TYPE.HYPERLINK, is_external=True))
+            link.set(
+                heavy.qn("r:id"), paragraph.part.relate_to(target, heavy.RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+            )
         else:
-            link.set(qn("w:anchor"), target)
-        run = OxmlElement("w:r")
-        props = OxmlElement("w:rPr")
-        color = OxmlElement("w:color")
-        color.set(qn("w:val"), LINK_COLOR)
-        underline = OxmlElement("w:u")
-        underline.set(qn("w:val"), "single")
+            link.set(heavy.qn("w:anchor"), target)
+        run = heavy.OxmlElement("w:r")
+        props = heavy.OxmlElement("w:rPr")
+        color = heavy.OxmlElement("w:color")
+        color.set(heavy.qn("w:val"), LINK_COLOR)
+        underline = heavy.OxmlElement("w:u")
+        underline.set(heavy.qn("w:val"), "single")
         props.append(color)
         props.append(underline)
         run.append(props)
-        node = OxmlElement("w:t")
+        node = heavy.OxmlElement("w:t")
         node.text = text
-        node.set(qn("xml:space"), "preserve")
+        node.set(heavy.qn("xml:space"), "preserve")
         run.append(node)
         link.append(run)
         paragraph._p.append(link)
 
-    def _bookmark(self, paragraph: Paragraph, name: str) -> None:
+    def _bookmark(self, paragraph: heavy.Paragraph, name: str) -> None:
         self.bookmarks += 1
-        start = OxmlElement("w:bookmarkStart")
-        start.set(qn("w:id"), str(self.bookmarks))
-        start.set(qn("w:name"), name)
-        end = OxmlElement("w:bookmarkEnd")
-        end.set(qn("w:id"), str(self.bookmarks))
+        start = heavy.OxmlElement("w:bookmarkStart")
+        start.set(heavy.qn("w:id"), str(self.bookmarks))
+        start.set(heavy.qn("w:name"), name)
+        end = heavy.OxmlElement("w:bookmarkEnd")
+        end.set(heavy.qn("w:id"), str(self.bookmarks))
         paragraph._p.insert(0, start)
         paragraph._p.append(end)
 
-    def inline(self, paragraph: Paragraph, token: Token) -> None:
+    def inline(self, paragraph: heavy.Paragraph, token: heavy.Token) -> None:
         style = _Style()
         for child in token.children or []:
             kind = child.type
@@ -120,19 +114,19 @@ class _Writer:
 
     # -- blocks ---------------------------------------------------------------------------
 
-    def list_paragraph(self, number: str) -> Paragraph:
+    def list_paragraph(self, number: str) -> heavy.Paragraph:
         """Bullets use Word's list style; numbers are written out, since Word's numbering would run on
         from one list to the next and the sources' numbers must match their citations."""
         depth = min(len(self.lists), 3)
         if self.lists and self.lists[-1] == "ordered":
             paragraph = self.doc.add_paragraph()
-            paragraph.paragraph_format.left_indent = Pt(18 * depth)
+            paragraph.paragraph_format.left_indent = heavy.Pt(18 * depth)
             paragraph.add_run(f"{number}. ")
             return paragraph
         return self.doc.add_paragraph(style="List Bullet" + (f" {depth}" if depth > 1 else ""))
 
-    def table(self, tokens: list[Token], start: int) -> int:
-        rows: list[list[Token]] = []
+    def table(self, tokens: list[heavy.Token], start: int) -> int:
+        rows: list[list[heavy.Token]] = []
         i = start
         while tokens[i].type != "table_close":
             if tokens[i].type == "tr_open":
@@ -153,7 +147,7 @@ class _Writer:
                             run.bold = True
         return i
 
-    def write(self, tokens: list[Token]) -> None:
+    def write(self, tokens: list[heavy.Token]) -> None:
         i = 0
         while i < len(tokens):
             token = tokens[i]
@@ -190,7 +184,7 @@ class _Writer:
 
 
 def report_docx(report: ResearchResult) -> bytes:
-    doc = Document()
+    doc = heavy.Document()
     doc.core_properties.title = report.title or report.question
     doc.core_properties.author = "Sleuth"
     tokens = markdown_parser().parse(report_document(report, rendered=True))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 from sleuth.exports.content import exportable
+from sleuth.exports.docx import report_docx
 from sleuth.exports.markdown import report_document
+from sleuth.exports.pdf import report_pdf
 from sleuth.stream.results import ResearchResult
 
 ExportFormat = Literal["md", "pdf", "docx"]
@@ -24,9 +26,5 @@ def render_export(report: ResearchResult, fmt: ExportFormat) -> bytes:
     if fmt == "md":
         return report_document(report).encode("utf-8")
     if fmt == "pdf":
-        from sleuth.exports.pdf import report_pdf
-
         return report_pdf(report)
-    from sleuth.exports.docx import report_docx
-
     return report_docx(report)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from fpdf import FPDF
-from fpdf.fonts import FontFace
-from fpdf.html import HTML2FPDF
-from fpdf.line_break import TextLine
-
+from sleuth.core import heavy
 from sleuth.core.markdown import image_caption
 from sleuth.exports.fonts import FontSet, find_fonts
 from sleuth.exports.structure import report_html
@@ -30,69 +27,74 @@ TEXT_LINE_HEIGHT = 1.3
 CODE_LINE_HEIGHT = 1.4
 
 
-class _HTML(HTML2FPDF):
-    """fpdf2's HTML writer with `<img>` written as its alt text and URL: never read, never fetched, and
-    with lines spaced so that one line's glyphs never touch the next's.
+@cache
+def _pdf_class() -> type[heavy.FPDF]:
+    """fpdf2's document class as the export uses it (made on first use: fpdf2 loads with it)."""
 
-    The report's HTML holds no `<img>` (its parser renders images as text); this holds even if one came.
-    """
+    class _HTML(heavy.HTML2FPDF):
+        """fpdf2's HTML writer with `<img>` written as its alt text and URL: never read, never fetched.
 
-    def _new_paragraph(
-        self,
-        align: Any = None,
-        line_height: float | None = 1.0,
-        top_margin: float = 0,
-        bottom_margin: float = 0,
-        indent: Any = 0,
-        bullet: str = "",
-    ) -> None:
-        # fpdf2 passes 1.0 (or None: "the region's", also 1.0) for every paragraph it spaces by default;
-        # 0 (a list's spacer) and a line height set in the HTML are kept.
-        if line_height is None or line_height == 1.0:
-            line_height = CODE_LINE_HEIGHT if self._pre_formatted else TEXT_LINE_HEIGHT
-        super()._new_paragraph(align, line_height, top_margin, bottom_margin, indent, bullet)
+        The report's HTML holds no `<img>` (its parser renders images as text); this holds even if one
+        came. Lines are spaced so that one line's glyphs never touch the next's.
+        """
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag != "img":
-            super().handle_starttag(tag, attrs)
-            return
-        given = dict(attrs)
-        super().handle_starttag(tag, [(name, value) for name, value in attrs if name != "src"])
-        caption = image_caption(given.get("alt") or "", (given.get("src") or "").strip())
-        if caption and self.td_th is None:
-            self.handle_data(caption)
+        def _new_paragraph(
+            self,
+            align: Any = None,
+            line_height: float | None = 1.0,
+            top_margin: float = 0,
+            bottom_margin: float = 0,
+            indent: Any = 0,
+            bullet: str = "",
+        ) -> None:
+            # fpdf2 passes 1.0 (or None: "the region's", also 1.0) for every paragraph it spaces by
+            # default; 0 (a list's spacer) and a line height set in the HTML are kept.
+            if line_height is None or line_height == 1.0:
+                line_height = CODE_LINE_HEIGHT if self._pre_formatted else TEXT_LINE_HEIGHT
+            super()._new_paragraph(align, line_height, top_margin, bottom_margin, indent, bullet)
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag != "img":
+                super().handle_starttag(tag, attrs)
+                return
+            given = dict(attrs)
+            super().handle_starttag(tag, [(name, value) for name, value in attrs if name != "src"])
+            caption = image_caption(given.get("alt") or "", (given.get("src") or "").strip())
+            if caption and self.td_th is None:
+                self.handle_data(caption)
+
+    class _PDF(heavy.FPDF):
+        """FPDF that writes HTML images as text and loads no image at all, and that keeps the page font
+        when a line starts with a fallback (CJK) glyph.
+
+        fpdf2 2.8 sets the main font for such a line inside the line's own q/Q block, then believes
+        the page has it: every later line on the page is drawn with no font at all (py-pdf/fpdf2#1772).
+        Setting the main font on the page first, outside any block, avoids that path.
+        """
+
+        HTML2FPDF_CLASS = _HTML
+
+        def image(self, *args: Any, **kwargs: Any) -> Any:
+            """Refused: an image's path or URL would make the server read a file or fetch a URL."""
+            raise ImageRefused("the PDF export loads no image")
+
+        def _render_styled_text_line(self, text_line: heavy.TextLine, *args: Any, **kwargs: Any) -> bool:
+            fragments = text_line.fragments
+            if (
+                fragments
+                and self.current_font is not None
+                and not self.current_font_is_set_on_page
+                and not kwargs.get("prevent_font_change", False)
+                and fragments[0].font.fontkey in self._fallback_font_ids
+            ):
+                self._out(self._set_font_for_page(self.current_font, self.font_size_pt))
+            return super()._render_styled_text_line(text_line, *args, **kwargs)
+
+    return _PDF
 
 
-class _PDF(FPDF):
-    """FPDF that writes HTML images as text and loads no image at all, and that keeps the page font
-    when a line starts with a fallback (CJK) glyph.
-
-    fpdf2 2.8 sets the main font for such a line inside the line's own q/Q block, then believes
-    the page has it: every later line on the page is drawn with no font at all (py-pdf/fpdf2#1772).
-    Setting the main font on the page first, outside any block, avoids that path.
-    """
-
-    HTML2FPDF_CLASS = _HTML
-
-    def image(self, *args: Any, **kwargs: Any) -> Any:
-        """Refused: an image's path or URL would make the server read a file or fetch a URL."""
-        raise ImageRefused("the PDF export loads no image")
-
-    def _render_styled_text_line(self, text_line: TextLine, *args: Any, **kwargs: Any) -> bool:
-        fragments = text_line.fragments
-        if (
-            fragments
-            and self.current_font is not None
-            and not self.current_font_is_set_on_page
-            and not kwargs.get("prevent_font_change", False)
-            and fragments[0].font.fontkey in self._fallback_font_ids
-        ):
-            self._out(self._set_font_for_page(self.current_font, self.font_size_pt))
-        return super()._render_styled_text_line(text_line, *args, **kwargs)
-
-
-def _new_pdf(fonts: FontSet, title: str) -> FPDF:
-    pdf = _PDF(format="A4")
+def _new_pdf(fonts: FontSet, title: str) -> heavy.FPDF:
+    pdf = _pdf_class()(format="A4")
     pdf.set_margins(18, 18, 18)
     pdf.set_auto_page_break(True, margin=18)
     pdf.add_font(SANS, "", str(fonts.sans))
@@ -114,23 +116,23 @@ def _new_pdf(fonts: FontSet, title: str) -> FPDF:
     return pdf
 
 
-def _write(pdf: FPDF, html: str) -> None:
+def _write(pdf: heavy.FPDF, html: str) -> None:
     pdf.write_html(
         html,
         font_family=SANS,
         li_prefix_color="#555555",  # fpdf2's default is red, loud beside blue citation links
         tag_styles={
-            "h1": FontFace(family=SANS, emphasis="BOLD", size_pt=18, color="#1a1a1a"),
-            "h2": FontFace(family=SANS, emphasis="BOLD", size_pt=14, color="#1a1a1a"),
-            "h3": FontFace(family=SANS, emphasis="BOLD", size_pt=12, color="#1a1a1a"),
-            "code": FontFace(family=MONO, size_pt=9.5),
-            "pre": FontFace(family=MONO, size_pt=9),
-            "a": FontFace(color="#2457d6"),
+            "h1": heavy.FontFace(family=SANS, emphasis="BOLD", size_pt=18, color="#1a1a1a"),
+            "h2": heavy.FontFace(family=SANS, emphasis="BOLD", size_pt=14, color="#1a1a1a"),
+            "h3": heavy.FontFace(family=SANS, emphasis="BOLD", size_pt=12, color="#1a1a1a"),
+            "code": heavy.FontFace(family=MONO, size_pt=9.5),
+            "pre": heavy.FontFace(family=MONO, size_pt=9),
+            "a": heavy.FontFace(color="#2457d6"),
         },
     )
 
 
-def _render(report: ResearchResult, fonts: FontSet, sources_page: int) -> tuple[FPDF, int]:
+def _render(report: ResearchResult, fonts: FontSet, sources_page: int) -> tuple[heavy.FPDF, int]:
     main, sources = report_html(report, str(sources_page))
     pdf = _new_pdf(fonts, report.title or report.question)
     _write(pdf, main)

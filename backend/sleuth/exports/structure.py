@@ -10,10 +10,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
-
+from sleuth.core import heavy
 from sleuth.core.markdown import image_caption
 from sleuth.exports.markdown import report_document
 from sleuth.stream.results import ResearchResult
@@ -29,27 +26,27 @@ def _plain_cells(table: str) -> str:
     return _INNER_TAG.sub("", table)
 
 
-def markdown_parser() -> MarkdownIt:
+def markdown_parser() -> heavy.MarkdownIt:
     """The parser of the PDF and DOCX exports: tables, no raw HTML, and each image as plain text."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md = heavy.MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
     md.core.ruler.after("inline", "images_as_text", _images_as_text)
     return md
 
 
-def _images_as_text(state: StateCore) -> None:
+def _images_as_text(state: heavy.StateCore) -> None:
     for block in state.tokens:
         if block.type == "inline" and block.children:
             block.children = [_image_text(token) if token.type == "image" else token for token in block.children]
 
 
-def _image_text(image: Token) -> Token:
+def _image_text(image: heavy.Token) -> heavy.Token:
     """An image token as a text token: `alt (url)`, the URL written out, neither loaded nor linked."""
-    text = Token("text", "", 0)
+    text = heavy.Token("text", "", 0)
     text.content = image_caption(_alt(image.children or []), str(image.attrs.get("src") or ""))
     return text
 
 
-def _alt(tokens: Sequence[Token]) -> str:
+def _alt(tokens: Sequence[heavy.Token]) -> str:
     """An image's alt text without its markup, as CommonMark defines it."""
     parts = []
     for token in tokens:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sleuth.llm.offline_registration import is_offline, litellm_model_name
-from sleuth.llm.setup import litellm_module
+from sleuth.core import heavy
+from sleuth.llm.runtime import is_offline, litellm_model_name
 
 # litellm lists an endpoint variable as missing for these, but they have a working default (localhost).
 _DEFAULT_ENDPOINT = {"OLLAMA_API_BASE"}
@@ -13,7 +13,7 @@ def model_access_problem(model: str, api_key: str | None, api_base: str | None) 
     """Why `model` cannot be called with these credentials (unknown provider, missing key); None if it can."""
     if is_offline(model):
         return None
-    litellm = litellm_module()
+    litellm = heavy.litellm
     name = litellm_model_name(model)
     try:
         litellm.get_llm_provider(name)

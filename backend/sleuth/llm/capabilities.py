@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sleuth.llm.offline_registration import is_offline, litellm_model_name
-from sleuth.llm.setup import litellm_module
+from sleuth.core import heavy
+from sleuth.llm.runtime import is_offline, litellm_model_name
 
 
 def supports_reasoning(model: str, override: bool | None = None) -> bool:
@@ -12,9 +12,8 @@ def supports_reasoning(model: str, override: bool | None = None) -> bool:
         return override
     if is_offline(model):
         return False
-    litellm = litellm_module()
     try:
-        return bool(litellm.supports_reasoning(model=litellm_model_name(model)))
+        return bool(heavy.litellm.supports_reasoning(model=litellm_model_name(model)))
     except Exception:  # unknown model: litellm raises rather than answering
         return False
 
@@ -23,9 +22,8 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
     """Price of a call from litellm's table; 0 for models it does not know (or local ones)."""
     if is_offline(model):
         return 0.0
-    litellm = litellm_module()
     try:
-        prompt_cost, completion_cost = litellm.cost_per_token(
+        prompt_cost, completion_cost = heavy.litellm.cost_per_token(
             model=litellm_model_name(model), prompt_tokens=input_tokens, completion_tokens=output_tokens
         )
         return float(prompt_cost + completion_cost)

@@ -9,13 +9,13 @@ import random
 from typing import Any
 
 from sleuth.config import Role, Settings
+from sleuth.core import heavy
 from sleuth.core.clock import Clock, SystemClock
 from sleuth.core.redaction import redact_values
 from sleuth.llm.capabilities import cost_usd
-from sleuth.llm.offline_registration import litellm_model_name
 from sleuth.llm.repair import repair_tool_call, sanitize_messages
 from sleuth.llm.retry import access_problem, backoff_delay, is_transient, root_cause
-from sleuth.llm.setup import litellm_ready
+from sleuth.llm.runtime import litellm_model_name, litellm_ready
 from sleuth.llm.tokens import count_message_tokens, count_tokens
 from sleuth.llm.types import CallUsage, LLMResult, StreamHandlers, ToolCall
 
@@ -155,12 +155,12 @@ class LLMGateway:
 
         self._call_counter += 1
         prefix = f"call_{self._call_counter}"
-        litellm = await litellm_ready()  # a command may still be importing it (see llm/setup.py)
+        await litellm_ready()  # a CLI run starts while litellm is still loading on the preload thread
         attempt = 0
         while True:
             acc = _Accumulator(handlers)
             try:
-                stream = await litellm.acompletion(**kwargs)
+                stream = await heavy.litellm.acompletion(**kwargs)
                 async for chunk in stream:
                     await acc.add(chunk)
                     acc.chunks += 1

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from sleuth.core import heavy
 from sleuth.llm.prompting import render
 from sleuth.llm.types import ToolCall
 
@@ -55,11 +56,9 @@ _REFUSING = frozenset({"required", "type"})
 
 def _argument_errors(parsed: dict[str, Any], params: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(missing required arguments, arguments of the wrong type), by JSON Schema validation."""
-    from jsonschema import Draft202012Validator  # not at start: a run sends its first packet sooner
-
     missing: list[str] = []
     wrong: list[str] = []
-    for error in Draft202012Validator(params).iter_errors(parsed):
+    for error in heavy.Draft202012Validator(params).iter_errors(parsed):
         if error.validator not in _REFUSING:
             continue
         if error.validator == "required" and not error.path:

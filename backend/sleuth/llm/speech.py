@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from sleuth.config import Settings
-from sleuth.llm.setup import litellm_module
+from sleuth.core import heavy
+from sleuth.llm.runtime import litellm_ready
 
 VOICES = ("alloy", "onyx")  # two distinct voices for a dialogue's two speakers
 
@@ -15,8 +16,9 @@ class SpeechError(Exception):
 async def synthesize(settings: Settings, text: str, speaker: int) -> bytes:
     """One line of speech as audio bytes (mp3 unless the provider decides otherwise)."""
     assert settings.tts_model
+    await litellm_ready()
     try:
-        response = await litellm_module().aspeech(
+        response = await heavy.litellm.aspeech(
             model=settings.tts_model,
             input=text,
             voice=VOICES[speaker % len(VOICES)],

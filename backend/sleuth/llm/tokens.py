@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sleuth.llm.local_files import use_local_files
-
-if TYPE_CHECKING:
-    import tiktoken
+from sleuth.core import heavy
 
 
 @cache
-def _encoding() -> tiktoken.Encoding:
-    use_local_files()  # before tiktoken looks for its files
-    import tiktoken
-
-    return tiktoken.get_encoding("cl100k_base")
+def _encoding() -> heavy.tiktoken.Encoding:
+    return heavy.tiktoken.get_encoding("cl100k_base")
 
 
 def count_tokens(text: str) -> int:

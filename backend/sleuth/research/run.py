@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from sleuth.config import Role, Settings
 from sleuth.core.clock import Clock, SystemClock
 from sleuth.llm.gateway import LLMGateway, ModelAccessError
-from sleuth.llm.offline_registration import is_offline
 from sleuth.llm.prompting import render
-from sleuth.llm.setup import litellm_ready
+from sleuth.llm.runtime import is_offline, litellm_ready
 from sleuth.research.lanes.orchestrator import orchestrate
 from sleuth.research.planning.clarify import clarify
 from sleuth.research.planning.context import bounded_conversation
@@ -27,6 +26,7 @@ from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, run_un
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
 from sleuth.stream.results import ResearchRequest, ResearchResult, ResultStatus
+from sleuth.tools.factory import build_toolbox
 from sleuth.tools.toolbox import Toolbox
 from sleuth.tools.web.credibility import is_unsafe_citation_url
 
@@ -186,8 +186,6 @@ async def run_research(
     """
     clock = clock or SystemClock()
     if toolbox is None:
-        from sleuth.tools.factory import build_toolbox
-
         toolbox = build_toolbox(settings, request.sources)
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(

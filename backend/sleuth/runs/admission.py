@@ -13,7 +13,8 @@ import asyncio
 import logging
 
 from sleuth.config import Settings
-from sleuth.llm.setup import in_daemon_thread, litellm_ready, preload
+from sleuth.core import heavy
+from sleuth.llm.runtime import litellm_ready
 from sleuth.research.preflight import Check, check_models
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,7 @@ class ModelChecks:
     def start(self) -> None:
         """Begin loading litellm and checking the models (on the server's event loop)."""
         if self._checks is None:
-            preload(warm_tools=False)  # the server makes no model call of its own: the import is enough
+            heavy.preload("litellm")  # the server makes no model call of its own: the import is enough
             self._checks = asyncio.create_task(self._check())
 
     async def problem(self) -> str | None:
@@ -44,8 +45,7 @@ class ModelChecks:
 
     async def _check(self) -> list[Check]:
         await litellm_ready()
-        # Not on the default executor: a server stopping while this runs must not wait for it.
-        checks = await in_daemon_thread(lambda: list(check_models(self._settings, None)))
+        checks = await asyncio.to_thread(lambda: list(check_models(self._settings, None)))
         for check in checks:
             if not check.ok:
                 log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)

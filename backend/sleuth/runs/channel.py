@@ -16,7 +16,9 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 
-from sleuth.store import PacketRow, Store, StoredPacket
+from sleuth.store.packet_writer import StoredPacket
+from sleuth.store.records import PacketRow
+from sleuth.store.store import Store
 
 PAGE = 1000  # packets per store read
 

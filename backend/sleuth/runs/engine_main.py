@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from sleuth.config import Settings
-from sleuth.llm.setup import freeze_loaded, prepare_engine
 from sleuth.research.planning.review import PlanInbox
 from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
-from sleuth.runs.warmup import warm_litellm
+from sleuth.runs.warmup import warm_engine
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.ending import closing, unstarted_run_start
@@ -46,24 +45,16 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
 async def warm_up(settings: Settings) -> None:
     """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
     On a thread: the loop keeps serving commands (a cancel) meanwhile."""
-    await asyncio.to_thread(_warm_up, settings)
-    # No run has started yet: a full pass costs no run anything (a run's own garbage is still collected).
-    freeze_loaded(collect=True)
+    await asyncio.to_thread(warm_engine, settings)
+    # What the warm-up imported (litellm's heap above all) lives as long as the process: frozen, no
+    # later collection walks it again. No run has started yet, so the full pass first costs no run
+    # anything (a run's own garbage is still collected).
+    gc.collect()
+    gc.freeze()
     # Tens of live runs allocate fast, and every young collection walks their young objects:
     # collecting less often spends less of each run's CPU in the collector, and what a run leaves
     # is still freed, a little later.
     gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
-
-
-def _warm_up(settings: Settings) -> None:
-    warm_litellm(settings)
-    prepare_engine()
-    try:
-        from sleuth.tools.factory import build_toolbox
-
-        build_toolbox(settings)
-    except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
-        log.info("search tools not warmed: %s", exc)
 
 
 @dataclass(frozen=True, slots=True)

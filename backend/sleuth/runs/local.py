@@ -15,9 +15,9 @@ from sleuth.core.ids import new_id, new_run_id
 from sleuth.research.planning.review import PlanReviewer
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.research.run import run_research
-from sleuth.store import MessageRecord, RunRecord, Store
-from sleuth.store.records import now_iso, session_title
+from sleuth.store.records import MessageRecord, RunRecord, now_iso, session_title
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest, ResearchResult

@@ -23,9 +23,10 @@ from sleuth.runs.engine_pool import EnginePool
 from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.messages import Engine, RunDone
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
-from sleuth.store import MessageRecord, PacketWriter, RunRecord, Store, StoredPacket
-from sleuth.store.records import RunKind, RunStatus, now_iso
+from sleuth.store.packet_writer import PacketWriter, StoredPacket
+from sleuth.store.records import MessageRecord, RunKind, RunRecord, RunStatus, now_iso
 from sleuth.store.recovery import CANCELLED_REPLY, SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest, ResearchResult
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"

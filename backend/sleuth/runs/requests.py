@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sleuth.config import Mode
-from sleuth.store import Store
 from sleuth.store.records import RunKind
+from sleuth.store.store import Store
 from sleuth.stream.results import ClarificationExchange, Followup, PriorReport, ResearchRequest, ResearchResult
 
 

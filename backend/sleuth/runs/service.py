@@ -11,8 +11,7 @@ from typing import Literal, Protocol
 from sleuth.core.ids import new_id
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
-from sleuth.store import MessageRecord, RunRecord
-from sleuth.store.records import RunKind, now_iso
+from sleuth.store.records import MessageRecord, RunKind, RunRecord, now_iso
 from sleuth.store.recovery import this_host
 from sleuth.stream.results import ResearchRequest
 

@@ -1,26 +1,50 @@
-"""Warm litellm in a long-lived process before its first run needs it.
+"""The one warm-up: a process about to run research pays its one-off costs off the event loop.
 
-A process's first model call pays for importing litellm and for what its first call loads (its
-token counter and more of its types, and its tool path for a call that offers tools), which a
-server would otherwise charge to the first run after start. A server's engine warms the path of
-every model it is configured with (a CLI command warms a generic one while its run starts, see
-`setup.preload`).
+A process's first run would otherwise pay, on its loop, for importing litellm and what litellm's
+first call loads (its token counter, more of its types, its tool path), for the libraries a run uses
+only once under way (tool-argument validation, report markdown, page and PDF extraction) and for
+compiling the prompt templates. A CLI run queues all of that on the preload thread as it starts and
+sends its first packet meanwhile (`start_for_cli`); a server's engine process warms the path of
+every model it is configured with before it says it is ready (`warm_engine`).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import get_args
 
 from sleuth.config import Role, Settings
+from sleuth.core import heavy
 from sleuth.llm.capabilities import cost_usd
-from sleuth.llm.offline_registration import litellm_model_name
-from sleuth.llm.setup import warm_tool_path
+from sleuth.llm.prompting import compile_all
+from sleuth.llm.runtime import warm_tool_path
+from sleuth.tools.factory import build_toolbox
+
+log = logging.getLogger(__name__)
+
+# Libraries a run uses only once it is under way: imported before its first packet, they would delay it.
+ENGINE_LIBRARIES = ("jsonschema", "markdown_it", "bs4", "pypdf")
 
 
-def warm_litellm(settings: Settings) -> None:
-    """Synchronous on purpose: a caller with an event loop runs it on a thread, so the loop keeps
-    serving while litellm imports and builds its schemas."""
+def start_for_cli() -> None:
+    """On the preload thread, after litellm's import (which the command table started): litellm's
+    tool path for a generic model, then the engine's libraries and templates. Returns at once."""
+    heavy.preload("litellm", then=warm_tool_path)
+    heavy.preload(*ENGINE_LIBRARIES, then=compile_all)
+
+
+def warm_engine(settings: Settings) -> None:
+    """Everything a server's engine process would otherwise pay in its first run: litellm's path
+    for each configured model, the cost lookup of a run's first usage report, the engine's
+    libraries and templates, and the search tools. Synchronous: the engine runs it on a thread, so
+    its loop keeps serving commands (a cancel) meanwhile."""
     models = list(dict.fromkeys(settings.model_for(role) for role in get_args(Role)))
-    warm_tool_path(litellm_model_name(model) for model in models)
+    warm_tool_path(models)
     for model in models:
-        cost_usd(model, 1, 1)  # loads the cost map lookup a run's first usage report needs
+        cost_usd(model, 1, 1)
+    heavy.load(*ENGINE_LIBRARIES)
+    compile_all()
+    try:
+        build_toolbox(settings)
+    except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
+        log.info("search tools not warmed: %s", exc)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from redis.asyncio import Redis
-
+from sleuth.core import heavy
 from sleuth.scaleout.keys import RedisKeys
 
 Admission = Literal["admitted", "full", "busy"]
@@ -33,7 +32,7 @@ return 1
 
 
 class GlobalAdmission:
-    def __init__(self, redis: Redis, keys: RedisKeys, max_runs: int) -> None:
+    def __init__(self, redis: heavy.Redis, keys: RedisKeys, max_runs: int) -> None:
         self._redis = redis
         self._keys = keys
         self.max_runs = max_runs

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 
-import redis
-from redis.asyncio import Redis
-
 from sleuth.config import Settings
+from sleuth.core import heavy
 from sleuth.core.redaction import redact_url, redact_values, url_password
 from sleuth.store.recovery import this_host
 
@@ -27,12 +25,12 @@ def redis_url(settings: Settings) -> str:
 POOL_HEADROOM = 64
 
 
-def open_redis(settings: Settings) -> Redis:
+def open_redis(settings: Settings) -> heavy.Redis:
     # A timeout on connecting but none on reading (redis-py may set a default read timeout unless
     # told otherwise): XREAD BLOCK and pub/sub wait on purpose, and a read cut by a timeout is retried
     # by redis-py, which can swallow the cancel of the task that waits in it. Dead connections are
     # found by the health check instead.
-    return Redis.from_url(
+    return heavy.Redis.from_url(
         redis_url(settings),
         decode_responses=True,
         socket_connect_timeout=5,
@@ -51,10 +49,10 @@ def client_name() -> str:
 def check_redis(settings: Settings) -> str:
     """Ping once (blocking); what answered, or RedisUnavailable."""
     url = redis_url(settings)
-    client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+    client = heavy.redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
     try:
         info = client.info("server")
-    except redis.RedisError as exc:
+    except heavy.redis.RedisError as exc:
         raise RedisUnavailable(f"Redis {redact_url(url)} cannot be reached: {_reason(exc, url)}") from None
     finally:
         client.close()

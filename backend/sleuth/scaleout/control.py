@@ -16,9 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
+from sleuth.core import heavy
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.scaleout.keys import RedisKeys
 
@@ -63,7 +61,7 @@ def decode(data: bytes | str) -> ControlMessage:
 
 
 class Control:
-    def __init__(self, redis: Redis, keys: RedisKeys) -> None:
+    def __init__(self, redis: heavy.Redis, keys: RedisKeys) -> None:
         self._redis = redis
         self._keys = keys
 
@@ -110,7 +108,7 @@ class Control:
         while not stop.is_set():
             try:
                 await self._listen_once(handle, subscribed, stop, catch_up)
-            except RedisError:
+            except heavy.RedisError:
                 log.warning("lost the control channel; subscribing again in %.0f s", RECONNECT_S)
                 await asyncio.sleep(RECONNECT_S)
 
@@ -154,7 +152,7 @@ class _Reconnects:
 async def _catching_up(catch_up: CatchUp) -> None:
     try:
         await catch_up()
-    except RedisError:
+    except heavy.RedisError:
         raise  # the listener subscribes again, and catches up then
     except Exception:  # a bug there must not deafen the worker; the periodic check tries again
         log.exception("catching up on control messages failed")

@@ -25,9 +25,9 @@ from sleuth.scaleout.queue import enqueue, ensure_queue_schema, in_queue, queue_
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.remote import RemoteChannels
 from sleuth.scaleout.streams import PacketStreams
-from sleuth.store import MessageRecord, RunRecord, Store
-from sleuth.store.records import RunKind
+from sleuth.store.records import MessageRecord, RunKind, RunRecord
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,7 @@ take it), so queued runs are never reaped.
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
+from sleuth.core import heavy
 from sleuth.scaleout.keys import RedisKeys
 
 # KEYS: lease key, claimed set. ARGV: holder, lease ms, run id. Taking the lease and recording the
@@ -24,7 +23,7 @@ return 0
 
 
 class Leases:
-    def __init__(self, redis: Redis, keys: RedisKeys, *, lease_s: float, holder: str) -> None:
+    def __init__(self, redis: heavy.Redis, keys: RedisKeys, *, lease_s: float, holder: str) -> None:
         self._redis = redis
         self._keys = keys
         self.lease_ms = max(1, int(lease_s * 1000))

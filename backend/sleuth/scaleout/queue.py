@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import procrastinate
-import psycopg
-from procrastinate.schema import SchemaManager
 from pydantic import TypeAdapter
 
+from sleuth.core import heavy
 from sleuth.stream.results import ResearchRequest
 
 QUEUE = "sleuth-runs"
@@ -32,20 +30,20 @@ RunJob = Callable[[str, str], Awaitable[None]]  # (run id, request JSON)
 
 def ensure_queue_schema(url: str) -> None:
     """Create procrastinate's tables if this database has none yet (blocking)."""
-    with psycopg.connect(url) as conn:
+    with heavy.psycopg.connect(url) as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         row = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
         if row is None or row[0] is None:
-            conn.execute(SchemaManager.get_schema())
+            conn.execute(heavy.SchemaManager.get_schema())
         conn.commit()
 
 
-def queue_app(url: str, *, pool_size: int) -> procrastinate.App:
-    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=pool_size)
-    return procrastinate.App(connector=connector)
+def queue_app(url: str, *, pool_size: int) -> heavy.procrastinate.App:
+    connector = heavy.procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=pool_size)
+    return heavy.procrastinate.App(connector=connector)
 
 
-def register_run_task(app: procrastinate.App, run_job: RunJob) -> None:
+def register_run_task(app: heavy.procrastinate.App, run_job: RunJob) -> None:
     """A worker's side: `run_job` executes each run taken from the queue. Never retried: a run
     that ended (even badly) has told its clients so, and starting it again would contradict them."""
 
@@ -63,13 +61,13 @@ def decode_request(text: str) -> ResearchRequest:
     return _REQUEST.validate_json(text)
 
 
-async def enqueue(app: procrastinate.App, run_id: str, request: ResearchRequest) -> None:
+async def enqueue(app: heavy.procrastinate.App, run_id: str, request: ResearchRequest) -> None:
     # The run id is the job's queueing lock, unique anyway, so a queued run's job can be found by it.
     deferrer: Any = app.configure_task(TASK, queue=QUEUE, queueing_lock=run_id)
     await deferrer.defer_async(run_id=run_id, request_json=encode_request(request))
 
 
-async def in_queue(app: procrastinate.App, run_ids: list[str]) -> set[str]:
+async def in_queue(app: heavy.procrastinate.App, run_ids: list[str]) -> set[str]:
     """Those of these runs that have a job, waiting or taken (a finished job is deleted)."""
     if not run_ids:
         return set()
@@ -81,7 +79,7 @@ async def in_queue(app: procrastinate.App, run_ids: list[str]) -> set[str]:
     return {str(row["run_id"]) for row in rows}
 
 
-async def withdraw(app: procrastinate.App, run_id: str) -> bool:
+async def withdraw(app: heavy.procrastinate.App, run_id: str) -> bool:
     """Take a run's job out of the queue if no worker has taken it yet. True: no worker ever will.
     Atomic against a worker fetching it (the job must still be `todo`), so exactly one side wins."""
     jobs = await app.job_manager.list_jobs_async(queue=QUEUE, status="todo", queueing_lock=run_id)

@@ -19,8 +19,9 @@ from sleuth.scaleout.admission import GlobalAdmission
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.leases import Leases
 from sleuth.scaleout.streams import PacketStreams
-from sleuth.store import PacketRow, RunRecord, Store
+from sleuth.store.records import PacketRow, RunRecord
 from sleuth.store.recovery import end_run_as_cancelled, end_run_as_interrupted
+from sleuth.store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -20,15 +20,16 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from redis.exceptions import RedisError
-
+from sleuth.core import heavy
 from sleuth.core.background import stop_task
 from sleuth.runs.channel import RunChannel
 from sleuth.scaleout.keys import RedisKeys
 from sleuth.scaleout.reaper import stored_after
 from sleuth.scaleout.streams import PacketStreams, entry_id
-from sleuth.store import PacketRow, Store, StoredPacket
+from sleuth.store.packet_writer import StoredPacket
+from sleuth.store.records import PacketRow
 from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ class RemoteChannels:
             await stop_task(self._reader, "the packet stream reader")
         try:
             await self._streams.redis.delete(self._wake_key)
-        except RedisError:
+        except heavy.RedisError:
             pass  # it expires by itself
 
     async def _wake(self) -> None:
@@ -104,7 +105,7 @@ class RemoteChannels:
             pipe.xadd(self._wake_key, {"w": "1"}, maxlen=16, approximate=True)
             pipe.expire(self._wake_key, WAKE_TTL_S)
             await pipe.execute()
-        except RedisError:
+        except heavy.RedisError:
             log.warning("could not wake the stream reader; the new run joins it within %.1f s", self._quiet_s)
 
     async def _read_forever(self) -> None:
@@ -120,7 +121,7 @@ class RemoteChannels:
         streams.update({self._keys.packets(run_id): entry_id(w.after) for run_id, w in self._watched.items()})
         try:
             found: Any = await self._streams.redis.xread(streams, count=500, block=max(1, int(self._quiet_s * 1000)))
-        except RedisError:
+        except heavy.RedisError:
             log.warning("reading the packet streams failed; the store decides meanwhile")
             await asyncio.sleep(self._quiet_s)  # back off before the next try
             found = []

@@ -15,10 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import ResponseError
-
-from sleuth.store import PacketRow
+from sleuth.core import heavy
+from sleuth.store.records import PacketRow
 
 
 def entry_id(seq: int) -> str:
@@ -31,7 +29,7 @@ def seq_of(entry: str) -> int:
 
 @dataclass(frozen=True)
 class PacketStreams:
-    redis: Redis
+    redis: heavy.Redis
     ttl_s: float
 
     async def publish(self, key: str, rows: list[PacketRow]) -> None:
@@ -41,7 +39,7 @@ class PacketStreams:
             pipe.xadd(key, {"type": row.type, "json": row.json}, id=entry_id(row.seq))
         results = await pipe.execute(raise_on_error=False)
         for result in results:
-            if isinstance(result, ResponseError) and "equal or smaller" not in str(result):
+            if isinstance(result, heavy.ResponseError) and "equal or smaller" not in str(result):
                 raise result
 
     async def expire(self, key: str) -> None:

@@ -34,8 +34,8 @@ from sleuth.scaleout.queue import (
 )
 from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.streams import PacketStreams
-from sleuth.store import Store
 from sleuth.store.recovery import SHUTDOWN_MESSAGE, this_host
+from sleuth.store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -18,13 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import psycopg
-from psycopg.abc import Buffer
-from psycopg.conninfo import conninfo_to_dict
-from psycopg.rows import RowMaker
-from psycopg.types.string import StrDumperUnknown
-from psycopg_pool import ConnectionPool
-
+from sleuth.core import heavy
 from sleuth.core.redaction import redact_values, url_password
 from sleuth.core.urls import Backend, DatabaseTarget
 from sleuth.store.database import DatabaseError, IntegrityConflict, Params, Row, RowLock, Transaction
@@ -46,7 +40,7 @@ def _sql(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
-def _rows_without_rowid(cursor: psycopg.Cursor[Any]) -> RowMaker[Row]:
+def _rows_without_rowid(cursor: heavy.psycopg.Cursor[Any]) -> heavy.RowMaker[Row]:
     names = [column.name for column in cursor.description or ()]
     keep = [(i, name) for i, name in enumerate(names) if name != HIDDEN_COLUMN]
 
@@ -57,7 +51,7 @@ def _rows_without_rowid(cursor: psycopg.Cursor[Any]) -> RowMaker[Row]:
 
 
 class _PostgresTransaction:
-    def __init__(self, conn: psycopg.Connection[Row], errors: _Errors) -> None:
+    def __init__(self, conn: heavy.psycopg.Connection[Row], errors: _Errors) -> None:
         self._conn = conn
         self._errors = errors
 
@@ -88,30 +82,34 @@ class _Errors:
     def __call__(self) -> Iterator[None]:
         try:
             yield
-        except psycopg.IntegrityError as exc:
+        except heavy.psycopg.IntegrityError as exc:
             raise IntegrityConflict(self.message(exc)) from exc
-        except psycopg.Error as exc:
+        except heavy.psycopg.Error as exc:
             raise DatabaseError(self.message(exc)) from exc
 
     def message(self, exc: BaseException) -> str:
         return redact_values(" ".join(str(exc).split()), self._secrets)
 
 
-def _configure(conn: psycopg.Connection[Row]) -> None:
+def _configure(conn: heavy.psycopg.Connection[Row]) -> None:
     """The durability SQLite's WAL with synchronous=NORMAL gives: a commit is visible to every
     server at once and survives a crash of Sleuth; only a crash of the database machine can lose
     its last fraction of a second. Waiting for the WAL flush instead costs a disk sync per packet
     batch, which would be most of a packet's delivery delay."""
     conn.execute("SET synchronous_commit = off")
-    conn.adapters.register_dumper(str, _TextDumper)
+    conn.adapters.register_dumper(str, _text_dumper())
 
 
-class _TextDumper(StrDumperUnknown):
-    """PostgreSQL text cannot hold NUL (0x00), which SQLite stores and a request may carry: it is
-    stored as U+FFFD, so such a request succeeds on both backends instead of failing on one."""
+@functools.cache
+def _text_dumper() -> type[heavy.StrDumperUnknown]:
+    class _TextDumper(heavy.StrDumperUnknown):
+        """PostgreSQL text cannot hold NUL (0x00), which SQLite stores and a request may carry: it is
+        stored as U+FFFD, so such a request succeeds on both backends instead of failing on one."""
 
-    def dump(self, obj: str) -> Buffer | None:
-        return super().dump(obj.replace("\x00", "\ufffd"))
+        def dump(self, obj: str) -> heavy.Buffer | None:
+            return super().dump(obj.replace("\x00", "\ufffd"))
+
+    return _TextDumper
 
 
 class PostgresDatabase:
@@ -122,15 +120,15 @@ class PostgresDatabase:
         self._target = target
         self._errors = _Errors(target.location)
         options: dict[str, Any] = {"autocommit": True, "row_factory": _rows_without_rowid}
-        if "connect_timeout" not in conninfo_to_dict(target.location):
+        if "connect_timeout" not in heavy.conninfo_to_dict(target.location):
             options["connect_timeout"] = CONNECT_TIMEOUT_S
         # One plain connection first: a wrong host, user or database is reported with libpq's
         # own reason now, not as a pool timeout later.
         try:
-            psycopg.connect(target.location, **options).close()
-        except psycopg.Error as exc:
+            heavy.psycopg.connect(target.location, **options).close()
+        except heavy.psycopg.Error as exc:
             raise DatabaseError(self._errors.message(exc)) from None
-        self._pool: ConnectionPool[psycopg.Connection[Row]] = ConnectionPool(
+        self._pool: heavy.ConnectionPool[heavy.psycopg.Connection[Row]] = heavy.ConnectionPool(
             target.location,
             min_size=1,
             max_size=max(1, pool_size),

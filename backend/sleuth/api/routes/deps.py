@@ -11,7 +11,7 @@ from sleuth.api.schemas import ErrorOut
 from sleuth.config import Settings
 from sleuth.runs.admission import ModelChecks
 from sleuth.runs.service import RunService
-from sleuth.store import Store
+from sleuth.store.store import Store
 
 
 def store_of(request: Request) -> Store:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
 from fastapi import APIRouter, Request
 
-from sleuth import __version__
 from sleuth.api.routes.deps import manager_of
 from sleuth.api.schemas import HealthOut
 
 router = APIRouter(tags=["health"])
+
+VERSION = version("sleuth")  # pyproject.toml's, as installed
 
 
 @router.get("/health", response_model=HealthOut)
@@ -17,7 +20,7 @@ async def health(request: Request) -> HealthOut:
     ready, total = manager.readiness()
     return HealthOut(
         status="ok",
-        version=__version__,
+        version=VERSION,
         active_runs=await manager.active_runs(),
         max_runs=manager.max_runs,
         engines=total,

@@ -14,8 +14,7 @@ from sleuth.core.text import message_too_long
 from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.runs.requests import NoReport, PlannedRun, followup_request, plan_run
 from sleuth.runs.service import SessionBusy, TooManyRuns
-from sleuth.store import MessageRecord
-from sleuth.store.records import now_iso, session_title
+from sleuth.store.records import MessageRecord, now_iso, session_title
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools import sources
 

@@ -1,8 +1,11 @@
 """litellm glue for the offline extractive model (`offline/extractive`).
 
 litellm routes `acompletion(model="offline/extractive", stream=True, ...)` to `astreaming`,
-which yields `GenericStreamingChunk`s; litellm's CustomStreamWrapper turns them into OpenAI-style
+which yields `heavy.GenericStreamingChunk`s; litellm's CustomStreamWrapper turns them into OpenAI-style
 chunks: `text` -> `delta.content`, `tool_use` -> `delta.tool_calls`, `usage` -> the usage chunk.
+
+The handler's class derives from litellm's base class, so it is made when the handler is
+(`offline_handler`, once litellm has loaded): importing the offline model loads no litellm.
 """
 
 from __future__ import annotations
@@ -13,13 +16,10 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from functools import cache
 from typing import Any
 
-import litellm
-from litellm.llms.custom_llm import CustomLLM
-from litellm.types.llms.openai import ChatCompletionToolCallChunk, ChatCompletionUsageBlock
-from litellm.types.utils import GenericStreamingChunk
-
+from sleuth.core import heavy
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.router import respond
 from sleuth.llm.tokens import count_tokens, truncate_tokens
@@ -28,7 +28,7 @@ WORDS_PER_TEXT_CHUNK = 3
 ARGUMENT_CHUNK_CHARS = 24
 
 
-def _usage(request: OfflineRequest, reply: Reply) -> ChatCompletionUsageBlock:
+def _usage(request: OfflineRequest, reply: Reply) -> heavy.ChatCompletionUsageBlock:
     prompt = "\n".join(
         str(m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request.messages
     ) + json.dumps(request.tools)
@@ -49,10 +49,10 @@ def _text_pieces(text: str) -> list[str]:
 
 def _chunk(
     text: str = "",
-    tool_use: ChatCompletionToolCallChunk | None = None,
+    tool_use: heavy.ChatCompletionToolCallChunk | None = None,
     finish: str = "",
-    usage: ChatCompletionUsageBlock | None = None,
-) -> GenericStreamingChunk:
+    usage: heavy.ChatCompletionUsageBlock | None = None,
+) -> heavy.GenericStreamingChunk:
     return {
         "text": text,
         "tool_use": tool_use,
@@ -78,7 +78,7 @@ def answer(messages: list[Any], optional_params: dict[str, Any] | None) -> tuple
     return request, reply, finish
 
 
-def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[GenericStreamingChunk]:
+def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[heavy.GenericStreamingChunk]:
     """The reply as a real model streams it: text in small deltas, then each tool call with its
     id and name first and its JSON arguments split across several chunks, then usage."""
     for piece in _text_pieces(reply.text):
@@ -110,56 +110,75 @@ def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, 
         }
         for name, arguments in reply.tool_calls
     ]
-    message = litellm.Message(content=reply.text or None, role="assistant", tool_calls=tool_calls or None)
-    response = model_response if model_response is not None else litellm.ModelResponse()
-    response.choices = [litellm.Choices(index=0, message=message, finish_reason=finish)]
+    message = heavy.litellm.Message(content=reply.text or None, role="assistant", tool_calls=tool_calls or None)
+    response = model_response if model_response is not None else heavy.litellm.ModelResponse()
+    response.choices = [heavy.litellm.Choices(index=0, message=message, finish_reason=finish)]
     response.model = "offline/extractive"
     response.created = int(time.time())
     usage = _usage(request, reply)
-    response.usage = litellm.Usage(**usage)
+    response.usage = heavy.litellm.Usage(**usage)
     return response
 
 
-class OfflineExtractiveLLM(CustomLLM):
-    """Sleuth's embedded extractive model: it reads only the request and never raises."""
+def offline_handler() -> heavy.CustomLLM:
+    """The handler litellm calls for `offline/...` models (litellm must have loaded)."""
+    return _handler_class()()
 
-    def completion(
-        self,
-        model: str,
-        messages: list[Any],
-        *args: Any,
-        optional_params: dict[str, Any] | None = None,
-        model_response: Any = None,
-        **kwargs: Any,
-    ) -> Any:
-        request, reply, finish = answer(messages, optional_params)
-        return _model_response(model_response, request, reply, finish)
 
-    async def acompletion(
-        self,
-        model: str,
-        messages: list[Any],
-        *args: Any,
-        optional_params: dict[str, Any] | None = None,
-        model_response: Any = None,
-        **kwargs: Any,
-    ) -> Any:
-        request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
-        return _model_response(model_response, request, reply, finish)
+@cache
+def _handler_class() -> type[heavy.CustomLLM]:
+    class OfflineExtractiveLLM(heavy.CustomLLM):
+        """Sleuth's embedded extractive model: it reads only the request and never raises."""
 
-    def streaming(
-        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[GenericStreamingChunk]:
-        request, reply, finish = answer(messages, optional_params)
-        yield from chunks_for(request, reply, finish)
+        def completion(
+            self,
+            model: str,
+            messages: list[Any],
+            *args: Any,
+            optional_params: dict[str, Any] | None = None,
+            model_response: Any = None,
+            **kwargs: Any,
+        ) -> Any:
+            request, reply, finish = answer(messages, optional_params)
+            return _model_response(model_response, request, reply, finish)
 
-    # litellm declares astreaming as a coroutine returning an iterator but iterates what it returns,
-    # so an async generator is what it really calls for.
-    async def astreaming(  # type: ignore[override]
-        self, model: str, messages: list[Any], *args: Any, optional_params: dict[str, Any] | None = None, **kwargs: Any
-    ) -> AsyncIterator[GenericStreamingChunk]:
-        # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
-        request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
-        for chunk in chunks_for(request, reply, finish):
-            yield chunk
-            await asyncio.sleep(0)  # let other lanes' chunks interleave, as network streams would
+        async def acompletion(
+            self,
+            model: str,
+            messages: list[Any],
+            *args: Any,
+            optional_params: dict[str, Any] | None = None,
+            model_response: Any = None,
+            **kwargs: Any,
+        ) -> Any:
+            request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
+            return _model_response(model_response, request, reply, finish)
+
+        def streaming(
+            self,
+            model: str,
+            messages: list[Any],
+            *args: Any,
+            optional_params: dict[str, Any] | None = None,
+            **kwargs: Any,
+        ) -> Iterator[heavy.GenericStreamingChunk]:
+            request, reply, finish = answer(messages, optional_params)
+            yield from chunks_for(request, reply, finish)
+
+        # litellm declares astreaming as a coroutine returning an iterator but iterates what it returns,
+        # so an async generator is what it really calls for.
+        async def astreaming(  # type: ignore[override]
+            self,
+            model: str,
+            messages: list[Any],
+            *args: Any,
+            optional_params: dict[str, Any] | None = None,
+            **kwargs: Any,
+        ) -> AsyncIterator[heavy.GenericStreamingChunk]:
+            # Extraction is CPU work on long pages; a thread keeps parallel agents' streams flowing.
+            request, reply, finish = await asyncio.to_thread(answer, messages, optional_params)
+            for chunk in chunks_for(request, reply, finish):
+                yield chunk
+                await asyncio.sleep(0)  # let other lanes' chunks interleave, as network streams would
+
+    return OfflineExtractiveLLM

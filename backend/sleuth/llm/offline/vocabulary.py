@@ -14,6 +14,13 @@ from functools import cache
 from sleuth.core.words import stem
 from sleuth.llm.offline.text import STOPWORDS, content_words
 
+try:
+    from pydoc_data import topics as pydoc_topics
+
+    _TOPICS: dict[str, str] = pydoc_topics.topics
+except ImportError:  # a Python built without its docs: every word counts as unknown
+    _TOPICS = {}
+
 _VOWELS = "aeiouy"
 _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-z]{5,}")
 _VOWEL_RUN = re.compile(r"[aeiou]{3,}")
@@ -21,11 +28,7 @@ _VOWEL_RUN = re.compile(r"[aeiou]{3,}")
 
 @cache
 def known_words() -> frozenset[str]:
-    try:
-        from pydoc_data.topics import topics
-    except ImportError:  # a Python built without its docs: every word counts as unknown
-        return frozenset()
-    return frozenset(stem(word) for text in topics.values() for word in re.findall(r"[a-z]{3,}", text.lower()))
+    return frozenset(stem(word) for text in _TOPICS.values() for word in re.findall(r"[a-z]{3,}", text.lower()))
 
 
 def _looks_like_name(word: str) -> bool:

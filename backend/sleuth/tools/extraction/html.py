@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bs4 import BeautifulSoup
-from bs4.element import Comment, NavigableString, PageElement, PreformattedString, Tag
+from sleuth.core import heavy
 
 # Never content: code, chrome, and interactive widgets.
 DROP_TAGS = (
@@ -146,10 +145,10 @@ def html_to_text(markup: str | bytes, charset: str | None = None) -> tuple[str, 
 
 def html_document(markup: str | bytes, charset: str | None = None) -> HtmlText:
     """Title, main text and kind (ordinary page, table of contents, index) of an HTML document."""
-    soup = BeautifulSoup(markup, "html.parser", from_encoding=charset if isinstance(markup, bytes) else None)
+    soup = heavy.BeautifulSoup(markup, "html.parser", from_encoding=charset if isinstance(markup, bytes) else None)
     title = _title(soup)
     h1 = soup.find("h1")
-    heading = _clean(h1.get_text(" ")).rstrip("\u00b6 ") if isinstance(h1, Tag) else ""  # Sphinx pilcrow
+    heading = _clean(h1.get_text(" ")).rstrip("\u00b6 ") if isinstance(h1, heavy.Tag) else ""  # Sphinx pilcrow
     if heading and title != heading and title.startswith(heading):
         title = heading  # "Page — Site name": the page's own heading is its title
     is_index = _has_index_marker(soup) or bool(INDEX_TITLE.match(heading or title))
@@ -160,26 +159,26 @@ def html_document(markup: str | bytes, charset: str | None = None) -> HtmlText:
     return HtmlText(title, _render(root), kind)
 
 
-def _descend(node: Tag, enter: Callable[[Tag], bool] = lambda tag: True) -> Iterator[PageElement]:
+def _descend(node: heavy.Tag, enter: Callable[[heavy.Tag], bool] = lambda tag: True) -> Iterator[heavy.PageElement]:
     """The elements under `node` in document order, without recursion; `enter(tag)`: go inside `tag`?"""
-    stack: list[Iterator[PageElement]] = [iter(node.children)]
+    stack: list[Iterator[heavy.PageElement]] = [iter(node.children)]
     while stack:
         child = next(stack[-1], None)
         if child is None:
             stack.pop()
             continue
         yield child
-        if isinstance(child, Tag) and enter(child):
+        if isinstance(child, heavy.Tag) and enter(child):
             stack.append(iter(child.children))
 
 
-def _strings(node: Tag, enter: Callable[[Tag], bool] = lambda tag: True) -> Iterator[str]:
+def _strings(node: heavy.Tag, enter: Callable[[heavy.Tag], bool] = lambda tag: True) -> Iterator[str]:
     for element in _descend(node, enter):
-        if isinstance(element, NavigableString) and not isinstance(element, PreformattedString):
+        if isinstance(element, heavy.NavigableString) and not isinstance(element, heavy.PreformattedString):
             yield str(element)
 
 
-def _prune(root: Tag, drop: Callable[[Tag], bool]) -> None:
+def _prune(root: heavy.Tag, drop: Callable[[heavy.Tag], bool]) -> None:
     """Remove every element under `root` that `drop` selects, never visiting what was removed.
 
     (bs4's `Tag.decomposed` searches the tag's subtree: checking it for every tag is quadratic.)
@@ -188,17 +187,17 @@ def _prune(root: Tag, drop: Callable[[Tag], bool]) -> None:
     while stack:
         node = stack.pop()
         for child in list(node.children):
-            if isinstance(child, Tag):
+            if isinstance(child, heavy.Tag):
                 if drop(child):
                     child.decompose()
                 else:
                     stack.append(child)
 
 
-def _has_index_marker(soup: BeautifulSoup) -> bool:
+def _has_index_marker(soup: heavy.BeautifulSoup) -> bool:
     body = soup.body or soup
     for tag in [body, *body.find_all(True, limit=40)]:
-        if not isinstance(tag, Tag) or tag.attrs is None:
+        if not isinstance(tag, heavy.Tag) or tag.attrs is None:
             continue
         classes: Any = tag.get("class") or []
         names = {*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")}
@@ -207,17 +206,17 @@ def _has_index_marker(soup: BeautifulSoup) -> bool:
     return False
 
 
-def _kind(root: Tag, index_marked: bool) -> PageKind:
+def _kind(root: heavy.Tag, index_marked: bool) -> PageKind:
     if not _has_prose(root):
         return "index" if index_marked else "toc" if _is_toc(root) else "page"
     # Prose: only links in a list marked as a table of contents can make this a contents page.
     return "toc" if _is_toc(root, marked_only=True) else "page"
 
 
-def _has_prose(root: Tag) -> bool:
+def _has_prose(root: heavy.Tag) -> bool:
     """Whether a paragraph of the main content has PROSE_MIN_WORDS words outside its links."""
     for paragraph in _descend(root):
-        if isinstance(paragraph, Tag) and paragraph.name == "p":
+        if isinstance(paragraph, heavy.Tag) and paragraph.name == "p":
             # A <p> nested in this one (no closing tags) counts on its own.
             own = _strings(paragraph, lambda tag: tag.name not in ("a", "p"))
             if sum(len(text.split()) for text in own) >= PROSE_MIN_WORDS:
@@ -225,7 +224,7 @@ def _has_prose(root: Tag) -> bool:
     return False
 
 
-def _is_toc(root: Tag, *, marked_only: bool = False) -> bool:
+def _is_toc(root: heavy.Tag, *, marked_only: bool = False) -> bool:
     """Mostly link text and many links: a contents page (its own prose is a line or two at most).
 
     `marked_only` counts only the links inside an element the page marks as its contents (`toc`,
@@ -234,8 +233,8 @@ def _is_toc(root: Tag, *, marked_only: bool = False) -> bool:
     scopes = [root]
     if marked_only:
         outermost = _descend(root, lambda tag: not _is_contents(tag))
-        scopes = [t for t in outermost if isinstance(t, Tag) and _is_contents(t)]
-    links = [a for scope in scopes for a in scope.find_all("a") if isinstance(a, Tag) and a.get_text(strip=True)]
+        scopes = [t for t in outermost if isinstance(t, heavy.Tag) and _is_contents(t)]
+    links = [a for scope in scopes for a in scope.find_all("a") if isinstance(a, heavy.Tag) and a.get_text(strip=True)]
     if len(links) < TOC_MIN_LINKS:
         return False
     total = len(" ".join(root.get_text(" ").split()))
@@ -243,27 +242,27 @@ def _is_toc(root: Tag, *, marked_only: bool = False) -> bool:
     return total > 0 and linked / total >= TOC_LINK_SHARE
 
 
-def _is_contents(tag: Tag) -> bool:
+def _is_contents(tag: heavy.Tag) -> bool:
     return bool(_class_words(tag) & CONTENTS_WORDS)
 
 
-def _title(soup: BeautifulSoup) -> str:
+def _title(soup: heavy.BeautifulSoup) -> str:
     og = soup.find("meta", attrs={"property": "og:title"})
-    if isinstance(og, Tag) and str(og.get("content") or "").strip():
+    if isinstance(og, heavy.Tag) and str(og.get("content") or "").strip():
         return _clean(str(og.get("content")))
     if soup.title and soup.title.string:
         return _clean(soup.title.string)
     h1 = soup.find("h1")
-    return _clean(h1.get_text(" ")) if isinstance(h1, Tag) else ""
+    return _clean(h1.get_text(" ")) if isinstance(h1, heavy.Tag) else ""
 
 
-def _strip_boilerplate(soup: BeautifulSoup) -> None:
-    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+def _strip_boilerplate(soup: heavy.BeautifulSoup) -> None:
+    for comment in soup.find_all(string=lambda s: isinstance(s, heavy.Comment)):
         comment.extract()
     _prune(soup, _is_boilerplate)
 
 
-def _is_boilerplate(tag: Tag) -> bool:
+def _is_boilerplate(tag: heavy.Tag) -> bool:
     if tag.name in DROP_TAGS:
         return True
     if tag.name in ("html", "body", "main", "article"):
@@ -271,7 +270,7 @@ def _is_boilerplate(tag: Tag) -> bool:
     return _is_hidden(tag) or _looks_like_chrome(tag)
 
 
-def _is_hidden(tag: Tag) -> bool:
+def _is_hidden(tag: heavy.Tag) -> bool:
     if tag.attrs is None:
         return False
     style = str(tag.get("style") or "").replace(" ", "").lower()
@@ -283,7 +282,7 @@ def _is_hidden(tag: Tag) -> bool:
     )
 
 
-def _class_words(tag: Tag) -> set[str]:
+def _class_words(tag: heavy.Tag) -> set[str]:
     if tag.attrs is None:
         return set()
     classes: Any = tag.get("class") or []
@@ -292,15 +291,15 @@ def _class_words(tag: Tag) -> set[str]:
     return {w for name in names for w in [name.lower(), *_WORDS.split(name.lower())] if w}
 
 
-def _looks_like_chrome(tag: Tag) -> bool:
+def _looks_like_chrome(tag: heavy.Tag) -> bool:
     return bool(_class_words(tag) & BOILERPLATE_WORDS)
 
 
-def _main_content(soup: BeautifulSoup) -> Tag:
+def _main_content(soup: heavy.BeautifulSoup) -> heavy.Tag:
     """The densest <main>/<article>/[role=main] element, or <body> when there is none worth using."""
     body = soup.body or soup
-    candidates = [t for t in soup.find_all(["main", "article"]) if isinstance(t, Tag)]
-    candidates += [t for t in soup.find_all(True, attrs={"role": "main"}) if isinstance(t, Tag)]
+    candidates = [t for t in soup.find_all(["main", "article"]) if isinstance(t, heavy.Tag)]
+    candidates += [t for t in soup.find_all(True, attrs={"role": "main"}) if isinstance(t, heavy.Tag)]
     if not candidates:
         return body
     best = max(candidates, key=lambda t: len(t.get_text(" ", strip=True)))
@@ -313,7 +312,7 @@ def _main_content(soup: BeautifulSoup) -> Tag:
     return best
 
 
-def _render(root: Tag) -> str:
+def _render(root: heavy.Tag) -> str:
     blocks: list[str] = []
     inline: list[str] = []
 
@@ -324,7 +323,7 @@ def _render(root: Tag) -> str:
             blocks.append(text)
 
     # Each entry: the children still to render, and what closes the element they belong to.
-    stack: list[tuple[Iterator[PageElement], Literal["", "cell", "block"]]] = [(iter(root.children), "")]
+    stack: list[tuple[Iterator[heavy.PageElement], Literal["", "cell", "block"]]] = [(iter(root.children), "")]
     while stack:
         children, closing = stack[-1]
         child = next(children, None)
@@ -335,12 +334,12 @@ def _render(root: Tag) -> str:
             elif closing == "block":
                 flush()
             continue
-        if isinstance(child, PreformattedString):
+        if isinstance(child, heavy.PreformattedString):
             continue  # doctype, comments, CDATA, processing instructions: not text
-        if isinstance(child, NavigableString):
+        if isinstance(child, heavy.NavigableString):
             inline.append(str(child).replace("\n", " "))  # source newlines are just spaces
             continue
-        if not isinstance(child, Tag):
+        if not isinstance(child, heavy.Tag):
             continue
         name = child.name
         if name in HEADINGS:
@@ -379,7 +378,7 @@ def _render(root: Tag) -> str:
 _ROW_PARTS = ("tr", "td", "th")
 
 
-def _cell(cell: Tag) -> str:
+def _cell(cell: heavy.Tag) -> str:
     """A cell's text on one line: newlines would break the row, pipes would split the cell.
 
     A table inside the cell is flattened into its text; a row or cell nested in it (end tags
@@ -387,24 +386,26 @@ def _cell(cell: Tag) -> str:
     """
     parts: list[str] = []
     for element in _descend(cell, lambda tag: tag.name not in (*_ROW_PARTS, "table")):
-        if isinstance(element, NavigableString) and not isinstance(element, PreformattedString):
+        if isinstance(element, heavy.NavigableString) and not isinstance(element, heavy.PreformattedString):
             parts.append(str(element))
-        elif isinstance(element, Tag) and element.name == "table":
+        elif isinstance(element, heavy.Tag) and element.name == "table":
             parts.append(element.get_text(" "))
     return " ".join(" ".join(parts).split()).replace("|", "\\|")
 
 
-def _table_rows(table: Tag) -> str:
+def _table_rows(table: heavy.Tag) -> str:
     """A table as markdown rows, a header separator after the first row; nested tables are flattened."""
     rows: list[list[str]] = []
     header = False
     caption = table.find("caption")
-    own_rows = [t for t in _descend(table, lambda tag: tag.name != "table") if isinstance(t, Tag) and t.name == "tr"]
+    own_rows = [
+        t for t in _descend(table, lambda tag: tag.name != "table") if isinstance(t, heavy.Tag) and t.name == "tr"
+    ]
     for tr in own_rows:
         cells = [
             c
             for c in _descend(tr, lambda tag: tag.name not in ("table", "tr"))
-            if isinstance(c, Tag) and c.name in ("td", "th")
+            if isinstance(c, heavy.Tag) and c.name in ("td", "th")
         ]
         if not cells:
             continue
@@ -419,7 +420,7 @@ def _table_rows(table: Tag) -> str:
     lines = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
     if header and len(rows) > 1:
         lines.insert(1, "|" + " --- |" * width)
-    title = _cell(caption) if isinstance(caption, Tag) else ""
+    title = _cell(caption) if isinstance(caption, heavy.Tag) else ""
     return "\n".join([title, *lines] if title else lines)
 
 

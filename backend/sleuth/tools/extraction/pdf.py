@@ -10,9 +10,7 @@ from __future__ import annotations
 import io
 import logging
 
-from pypdf import PdfReader
-from pypdf.errors import LimitReachedError, PyPdfError
-
+from sleuth.core import heavy
 from sleuth.tools.extraction.errors import ExtractError
 
 # pypdf logs every malformed-object warning; the caller reports the outcome as one line instead.
@@ -30,7 +28,7 @@ def pdf_to_text(data: bytes, *, max_pages: int = MAX_PAGES) -> tuple[str, str]:
     pypdf's safety limits, or only images.
     """
     try:
-        reader = PdfReader(io.BytesIO(data))
+        reader = heavy.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise ExtractError("refused: the PDF is encrypted")
         pages = [page.extract_text() or "" for page in reader.pages[:max_pages]]
@@ -38,10 +36,10 @@ def pdf_to_text(data: bytes, *, max_pages: int = MAX_PAGES) -> tuple[str, str]:
         title = str(metadata.get("/Title") or "").strip() if metadata is not None else ""
     except ExtractError:
         raise
-    except LimitReachedError as exc:
+    except heavy.LimitReachedError as exc:
         reason = " ".join(str(exc).split())[:_REASON_CHARS]
         raise ExtractError(f"refused: the PDF goes past a safety limit of the reader ({reason})") from None
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError) as exc:
+    except (heavy.PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError) as exc:
         # pypdf signals corruption with a variety of exception types.
         raise ExtractError(f"could not read the PDF ({type(exc).__name__})") from None
     text = "\n\n".join(page.strip() for page in pages if page.strip())

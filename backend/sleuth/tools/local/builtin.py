@@ -6,6 +6,7 @@ import importlib.util
 import os
 import sys
 from functools import partial
+from pydoc_data.topics import topics
 
 from sleuth.tools.extraction.blocks import underlines
 from sleuth.tools.local.extract import Extracted
@@ -27,8 +28,6 @@ def _parsed(title: str, text: str, _data: bytes) -> Extracted:
 
 
 def builtin_sources() -> list[Source]:
-    from pydoc_data.topics import topics  # a large dict; load only when indexing
-
     sources: list[Source] = []
     for topic in sorted(topics):
         text = topics[topic]

@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sleuth.tools.extraction import ExtractError
+from sleuth.tools.extraction.errors import ExtractError
+from sleuth.tools.extraction.html import html_document
+from sleuth.tools.extraction.pdf import pdf_to_text
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".pdf"})
 _TITLE_MAX = 200
@@ -87,8 +89,6 @@ def _plain(data: bytes, path: Path) -> Extracted:
 
 
 def _html(data: bytes, path: Path) -> Extracted:
-    from sleuth.tools.extraction.html import html_document  # the parser loads when a page is read
-
     page = html_document(data)
     if page.kind == "toc":
         raise Skip("a table-of-contents page (mostly links); not indexed")
@@ -102,7 +102,5 @@ def _html(data: bytes, path: Path) -> Extracted:
 
 
 def _pdf(data: bytes, path: Path) -> Extracted:
-    from sleuth.tools.extraction.pdf import pdf_to_text
-
     title, text = pdf_to_text(data)
     return Extracted(title=title, text=text)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from sleuth.tools import extraction  # its parsers load when a page is read, not at start
 from sleuth.tools.base import ToolError
+from sleuth.tools.extraction.html import html_to_text
+from sleuth.tools.extraction.pdf import pdf_to_text
 from sleuth.tools.web.fetch import FetchedResource
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -26,11 +27,11 @@ def extract(resource: FetchedResource) -> tuple[str, str]:
     mime = resource.content_type or _sniff(resource.body)
     if mime in HTML_TYPES:
         # A page cut at the size cap still has useful text; the parser tolerates the missing end.
-        return extraction.html_to_text(resource.body, resource.charset)
+        return html_to_text(resource.body, resource.charset)
     if mime in PDF_TYPES:
         if resource.truncated:
             raise ToolError(f"refused: the PDF at {resource.url} is larger than the size cap")
-        return extraction.pdf_to_text(resource.body)
+        return pdf_to_text(resource.body)
     if mime in TEXT_TYPES:
         return "", _decode(resource.body, resource.charset).strip()
     shown = mime or "unknown"

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from sleuth.core import heavy
 from sleuth.stream.documents import Document
 from sleuth.tools.base import ToolError
 from sleuth.tools.web.provider_http import clean_snippet, http_url
@@ -18,9 +19,7 @@ def ddgs_text_search(backend: str = "duckduckgo", timeout_s: int = 10) -> TextSe
     """The real search function: `ddgs.DDGS().text(...)` with the given backend."""
 
     def run(query: str, max_results: int) -> list[dict[str, Any]]:
-        from ddgs import DDGS  # imported lazily: it pulls in a native HTTP client
-
-        return DDGS(timeout=timeout_s).text(query, max_results=max_results, backend=backend)
+        return heavy.DDGS(timeout=timeout_s).text(query, max_results=max_results, backend=backend)
 
     return run
 
@@ -36,15 +35,13 @@ class DuckDuckGoProvider:
         self._search = search_fn or ddgs_text_search(backend, timeout_s)
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
-        from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
-
         try:
             raw = await asyncio.to_thread(self._search, query, limit)
-        except RatelimitException:
+        except heavy.RatelimitException:
             raise ToolError("rate limited by DuckDuckGo; try again later") from None
-        except TimeoutException:
+        except heavy.TimeoutException:
             raise ToolError("DuckDuckGo timed out") from None
-        except DDGSException as exc:
+        except heavy.DDGSException as exc:
             if "no results" in str(exc).lower():  # ddgs raises instead of returning []
                 return []
             raise ToolError(f"DuckDuckGo search failed: {type(exc).__name__}") from None
