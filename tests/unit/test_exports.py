@@ -18,7 +18,7 @@ from sleuth.exports.docx import report_docx
 from sleuth.exports.fonts import FontsMissing, find_fonts
 from sleuth.exports.markdown import report_document
 from sleuth.exports.pdf import ImageRefused, _new_pdf, _write, report_pdf
-from sleuth.exports.structure import report_html
+from sleuth.exports.structure import markdown_parser, report_html
 from sleuth.stream.packets import KeyFinding, NumberedSource
 from sleuth.stream.results import ResearchResult
 from support.canary import PNG
@@ -260,9 +260,6 @@ def _ink_bands(pgm: bytes, gap: int = 3) -> int:
 
 @needs_poppler
 def test_pdf_lines_of_code_and_text_never_touch(tmp_path: Path) -> None:
-    from sleuth.exports.pdf import _new_pdf, _write
-    from sleuth.exports.structure import markdown_parser
-
     pdf = _new_pdf(find_fonts(), "t")
     _write(pdf, markdown_parser().render(UNDERSCORES))
     path = tmp_path / "lines.pdf"

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from sleuth.core.words import stem
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.planner import analyse, clauses
 from sleuth.llm.offline.request import OfflineRequest, Reply
@@ -29,7 +30,6 @@ from sleuth.llm.offline.text import (
     overlap,
     rarity,
     sectioned_sentences,
-    stem,
     term_set,
     tokens,
 )
