@@ -1,8 +1,7 @@
-"""`sleuth research` and `sleuth schema`; writing a report to a file (`research --output`, `export`)."""
+"""`sleuth research`, and writing a report to a file (`research --output`, `export`)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from sleuth.research.planning.review import AutoApprove, PlanReviewer
 from sleuth.runs import local as event_loop
 from sleuth.runs.local import RunRefused, run_request
 from sleuth.stream.emitter import PacketSink
-from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.stream.packets import Packet
 from sleuth.stream.results import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.tools.sources import UnknownSource, check_sources, clean_names
 
@@ -194,13 +193,6 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
         return check_sources(settings, names)
     except UnknownSource as exc:
         raise click.ClickException(str(exc)) from None
-
-
-@click.command()
-def schema() -> None:
-    """Print the JSON Schema of a packet (every `obj` type), for other clients."""
-
-    click.echo(json.dumps(packet_json_schema(), indent=2))
 
 
 async def run_or_exit(
