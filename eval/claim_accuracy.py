@@ -21,7 +21,7 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.research.report.claims import check_claims
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 
 
 async def _texts(urls: set[str], data_dir: Path) -> dict[str, str]:
