@@ -20,10 +20,8 @@ import time
 from pathlib import Path
 
 from sleuth.config import Settings
-from sleuth.core.ids import new_run_id
-from sleuth.research.run import run_research
+from sleuth.runs.local import run_request
 from sleuth.stream.documents import Document
-from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools.local.providers import build_local_tools
@@ -108,10 +106,13 @@ async def timed_run(lanes: int, llm_latency: float, search_latency: float, data_
         await search.search("warm up the index", limit=1)
         toolbox = Toolbox(providers=[SlowSearch(search, search_latency)], readers=[reader])
         stamps: list[tuple[float, Packet]] = []
-        emitter = Emitter(new_run_id(), [lambda p: stamps.append((time.perf_counter(), p))])
         started = time.perf_counter()
-        await run_research(
-            ResearchRequest(question="How do descriptors and __getattr__ interact?"), settings, emitter, toolbox=toolbox
+        await run_request(
+            ResearchRequest(question="How do descriptors and __getattr__ interact?"),
+            settings,
+            lambda p: stamps.append((time.perf_counter(), p)),
+            checked=False,
+            toolbox=toolbox,
         )
         wall = time.perf_counter() - started
     in_lanes = 0.0

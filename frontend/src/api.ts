@@ -1,10 +1,12 @@
-// Every HTTP call the UI makes, in one place: the server's snake_case bodies (docs/protocol.md
-// and /docs) become the UI's camelCase types here and nowhere else.
+// Every HTTP call the UI makes, in one place: the server's snake_case bodies become the UI's
+// camelCase types here and nowhere else. The bodies' types are generated from the server's
+// OpenAPI schema (rest.gen.ts, by scripts/gen-types), so a change on the server that the UI does
+// not follow fails its type check.
 
 import { authHeaders, reportUnauthorized } from "./auth";
-import type { DocumentOut } from "./document.gen";
+import type * as R from "./rest.gen";
 
-export type Mode = "light" | "heavy";
+export type Mode = NonNullable<R.MessageCreate["mode"]>;
 
 export interface SessionSummary {
   id: string;
@@ -14,14 +16,14 @@ export interface SessionSummary {
 }
 
 export interface SessionMessage {
-  role: "user" | "assistant" | string;
+  role: R.MessageOut["role"];
   content: string;
   runId: string | null;
 }
 
 export interface SessionRun {
   id: string;
-  status: string;
+  status: R.RunOut["status"];
   createdAt: string | null;
 }
 
@@ -70,39 +72,26 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   return (await res.json()) as T;
 }
 
-type Json = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null);
+/** A request body as JSON, checked against the server's schema for it. */
+const json = <T>(body: T): string => JSON.stringify(body);
 
-function toSummary(raw: Json): SessionSummary {
-  return {
-    id: str(raw.id) ?? "",
-    title: str(raw.title) ?? "",
-    createdAt: str(raw.created_at),
-    updatedAt: str(raw.updated_at),
-  };
+function toSummary(raw: R.SessionOut): SessionSummary {
+  return { id: raw.id, title: raw.title, createdAt: raw.created_at, updatedAt: raw.updated_at };
 }
 
 export async function listSessions(): Promise<SessionSummary[]> {
-  return (await call<Json[]>("/sessions")).map(toSummary);
+  return (await call<R.SessionOut[]>("/sessions")).map(toSummary);
 }
 
 /** The server names the session (from its first message); an empty body is sent. */
 export async function createSession(): Promise<SessionSummary> {
-  return toSummary(await call<Json>("/sessions", { method: "POST", body: "{}" }));
+  return toSummary(await call<R.SessionOut>("/sessions", { method: "POST", body: json<R.SessionCreate>({}) }));
 }
 
 export async function getSession(id: string): Promise<SessionDetail> {
-  const raw = await call<Json>(`/sessions/${encodeURIComponent(id)}`);
-  const messages = (raw.messages as Json[]).map((m) => ({
-    role: str(m.role) ?? "user",
-    content: str(m.content) ?? "",
-    runId: str(m.run_id),
-  }));
-  const runs = (raw.runs as Json[]).map((r) => ({
-    id: str(r.id) ?? "",
-    status: str(r.status) ?? "",
-    createdAt: str(r.created_at),
-  }));
+  const raw = await call<R.SessionDetail>(`/sessions/${encodeURIComponent(id)}`);
+  const messages = raw.messages.map((m) => ({ role: m.role, content: m.content, runId: m.run_id }));
+  const runs = raw.runs.map((r) => ({ id: r.id, status: r.status, createdAt: r.created_at }));
   return { ...toSummary(raw), messages, runs };
 }
 
@@ -120,9 +109,9 @@ export interface SendOptions {
 }
 
 export async function sendMessage(sessionId: string, content: string, opts: SendOptions = {}): Promise<{ runId: string }> {
-  const body = await call<Json>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
+  const body = await call<R.RunCreated>(`/sessions/${encodeURIComponent(sessionId)}/messages`, {
     method: "POST",
-    body: JSON.stringify({
+    body: json<R.MessageCreate>({
       content,
       mode: opts.mode,
       clarify: opts.clarify,
@@ -133,32 +122,24 @@ export async function sendMessage(sessionId: string, content: string, opts: Send
       report_id: opts.followupOf,
     }),
   });
-  const runId = str(body.run_id);
-  if (!runId) throw new ApiError("server returned no run_id", 500);
-  return { runId };
+  if (!body.run_id) throw new ApiError("server returned no run_id", 500);
+  return { runId: body.run_id };
 }
 
 export async function cancelRun(runId: string): Promise<void> {
-  await call<unknown>(`/runs/${encodeURIComponent(runId)}/cancel`, { method: "POST" });
+  await call<R.CancelOut>(`/runs/${encodeURIComponent(runId)}/cancel`, { method: "POST" });
 }
 
 export interface SourceInfo {
   name: string;
-  kind: "local" | "web" | string;
+  kind: R.SourceOut["kind"];
   documents: number | null;
   default: boolean;
 }
 
 export async function listSources(): Promise<SourceInfo[]> {
-  const body = await call<unknown>("/sources");
-  return ((Array.isArray(body) ? body : []) as Json[])
-    .map((s) => ({
-      name: str(s.name) ?? "",
-      kind: str(s.kind) ?? "local",
-      documents: typeof s.documents === "number" ? s.documents : null,
-      default: s.default === true,
-    }))
-    .filter((s) => s.name);
+  const body = await call<R.SourceOut[]>("/sources");
+  return body.map((s) => ({ name: s.name, kind: s.kind, documents: s.documents ?? null, default: s.default }));
 }
 
 export interface CollectionInfo {
@@ -168,27 +149,16 @@ export interface CollectionInfo {
 }
 
 export async function listCollections(): Promise<CollectionInfo[]> {
-  const body = await call<unknown>("/collections");
-  return ((Array.isArray(body) ? body : []) as Json[]).map((c) => ({
-    name: str(c.name) ?? "",
-    kind: str(c.kind) ?? "",
-    documents: typeof c.documents === "number" ? c.documents : 0,
-  }));
+  const body = await call<R.CollectionOut[]>("/collections");
+  return body.map((c) => ({ name: c.name, kind: c.kind, documents: c.documents }));
 }
 
-export type OpenedDocument = DocumentOut;
+export type OpenedDocument = R.DocumentOut;
 
 /** A document's text and its blocks to read (`GET /api/documents?url=`). */
 export async function getDocument(url: string): Promise<OpenedDocument> {
-  const raw = await call<Json>(`/documents?url=${encodeURIComponent(url)}`);
-  return {
-    id: str(raw.id) ?? "",
-    url: str(raw.url) ?? url,
-    title: str(raw.title) ?? "",
-    collection: str(raw.collection),
-    text: str(raw.text) ?? "",
-    blocks: Array.isArray(raw.blocks) ? (raw.blocks as DocumentOut["blocks"]) : [],
-  };
+  const raw = await call<R.DocumentOut>(`/documents?url=${encodeURIComponent(url)}`);
+  return { ...raw, url: raw.url || url };
 }
 
 /**
@@ -234,11 +204,16 @@ export type PlanAnswer = { approve: true } | { steps: string[] } | { feedback: s
 
 /** Answer a run's plan review (approve, edited steps, or feedback for a revision). */
 export async function answerPlan(runId: string, answer: PlanAnswer): Promise<void> {
-  await call<unknown>(`/runs/${encodeURIComponent(runId)}/plan`, { method: "POST", body: JSON.stringify(answer) });
+  await call<R.PlanAnswerOut>(`/runs/${encodeURIComponent(runId)}/plan`, {
+    method: "POST",
+    body: json<R.PlanAnswerIn>(answer),
+  });
 }
 
 export async function renameSession(id: string, title: string): Promise<SessionSummary> {
-  return toSummary(await call<Json>(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify({ title }) }));
+  return toSummary(
+    await call<R.SessionOut>(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: json<R.SessionUpdate>({ title }) }),
+  );
 }
 
 /** Deletes the session with its runs, reports and audio. */
@@ -247,8 +222,7 @@ export async function deleteSession(id: string): Promise<void> {
 }
 
 export async function searchSessions(query: string): Promise<SessionSummary[]> {
-  const body = await call<unknown>(`/sessions?q=${encodeURIComponent(query)}`);
-  return (Array.isArray(body) ? (body as Json[]) : []).map(toSummary).filter((s) => s.id);
+  return (await call<R.SessionOut[]>(`/sessions?q=${encodeURIComponent(query)}`)).map(toSummary);
 }
 
 export type ExportFormat = "md" | "pdf" | "docx";
@@ -260,43 +234,37 @@ export async function fetchReportFile(reportId: string, format: ExportFormat): P
   return await res.blob();
 }
 
-export type AudioStyle = "narration" | "overview" | "dialogue";
+export type AudioStyle = NonNullable<R.AudioCreate["style"]>;
 
 export interface AudioStatus {
   audioId: string;
-  status: "pending" | "done" | "failed";
+  status: R.AudioOut["status"];
   url: string | null;
   error: string | null;
   durationS: number | null;
   /** While pending: writing the script, or speaking line `done` of `total`. */
-  progress: { stage: "script" | "speech"; done: number; total: number } | null;
+  progress: R.AudioProgress | null;
 }
 
-function toAudio(raw: Json): AudioStatus {
-  const status = str(raw.status);
-  const progress = raw.progress && typeof raw.progress === "object" ? (raw.progress as Json) : null;
+function toAudio(raw: R.AudioOut): AudioStatus {
   return {
-    audioId: str(raw.audio_id) ?? "",
-    status: status === "done" || status === "failed" ? status : "pending",
-    url: str(raw.url),
-    error: str(raw.error),
-    durationS: typeof raw.duration_s === "number" ? raw.duration_s : null,
-    progress: progress
-      ? {
-          stage: progress.stage === "speech" ? "speech" : "script",
-          done: typeof progress.done === "number" ? progress.done : 0,
-          total: typeof progress.total === "number" ? progress.total : 0,
-        }
-      : null,
+    audioId: raw.audio_id,
+    status: raw.status,
+    url: raw.url ?? null,
+    error: raw.error ?? null,
+    durationS: raw.duration_s ?? null,
+    progress: raw.progress ?? null,
   };
 }
 
 export async function startAudio(reportId: string, style: AudioStyle): Promise<AudioStatus> {
-  return toAudio(await call<Json>(`/reports/${encodeURIComponent(reportId)}/audio`, { method: "POST", body: JSON.stringify({ style }) }));
+  return toAudio(
+    await call<R.AudioOut>(`/reports/${encodeURIComponent(reportId)}/audio`, { method: "POST", body: json<R.AudioCreate>({ style }) }),
+  );
 }
 
 export async function audioStatus(audioId: string): Promise<AudioStatus> {
-  return toAudio(await call<Json>(`/audio/${encodeURIComponent(audioId)}`));
+  return toAudio(await call<R.AudioOut>(`/audio/${encodeURIComponent(audioId)}`));
 }
 
 /** The audio file, fetched with the token so the player works behind auth. */

@@ -1,6 +1,6 @@
-// An opened document's blocks (headings, paragraphs, items, code, tables: document.gen.ts, read by
+// An opened document's blocks (headings, paragraphs, items, code, tables: rest.gen.ts, read by
 // the backend from the stored text) with the cited passages marked. Pure, so the viewer only renders.
-import type { DocumentOut } from "./document.gen";
+import type { DocumentOut } from "./rest.gen";
 import { highlight, type Segment } from "./passages";
 
 export type TextBlock = DocumentOut["blocks"][number];

@@ -245,7 +245,7 @@ describe("helpers", () => {
         { role: "user", content: "A1", runId: "r2" },
       ],
       runs: [
-        { id: "r1", status: "clarification", createdAt: null },
+        { id: "r1", status: "waiting_for_input", createdAt: null },
         { id: "r2", status: "completed", createdAt: null },
         { id: "r3", status: "running", createdAt: null },
       ],

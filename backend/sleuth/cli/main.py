@@ -50,7 +50,9 @@ COMMANDS: dict[str, Entry] = {
     ),
     "research": Entry("sleuth.cli.research", "research", "Research QUESTION and print a cited report.", preload=True),
     "schema": Entry(
-        "sleuth.cli.research", "schema", "Print the JSON Schema of a packet (every `obj` type), for other clients."
+        "sleuth.cli.schema",
+        "schema",
+        "Print the JSON Schema of a packet (every `obj` type), or the HTTP API's OpenAPI schema, for other clients.",
     ),
     "serve": Entry("sleuth.cli.serve", "serve", "Run the Sleuth server (API at /api, docs at /docs, web UI at /)."),
     "show": Entry(

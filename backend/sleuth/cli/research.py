@@ -1,14 +1,12 @@
-"""`sleuth research` and `sleuth schema`; writing a report to a file (`research --output`, `export`)."""
+"""`sleuth research`, and writing a report to a file (`research --output`, `export`)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from sleuth.api.schemas import DocumentOut
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
@@ -22,7 +20,7 @@ from sleuth.runs import local as event_loop
 from sleuth.runs.local import RunRefused, run_request
 from sleuth.runs.warmup import start_for_cli
 from sleuth.stream.emitter import PacketSink
-from sleuth.stream.packets import Packet, packet_json_schema
+from sleuth.stream.packets import Packet
 from sleuth.stream.results import ClarificationExchange, ResearchRequest, ResearchResult
 from sleuth.tools.sources import UnknownSource, check_sources, clean_names
 
@@ -194,18 +192,6 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
         return check_sources(settings, names)
     except UnknownSource as exc:
         raise click.ClickException(str(exc)) from None
-
-
-@click.command()
-@click.option(
-    "--document",
-    is_flag=True,
-    help="Print the schema of an opened document (GET /api/documents: its text and its blocks) instead.",
-)
-def schema(document: bool) -> None:
-    """Print the JSON Schema of a packet (every `obj` type), for other clients."""
-
-    click.echo(json.dumps(DocumentOut.model_json_schema() if document else packet_json_schema(), indent=2))
 
 
 async def run_or_exit(
