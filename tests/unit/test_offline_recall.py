@@ -236,3 +236,11 @@ def test_the_agent_quotes_a_section_on_its_subject_beyond_the_sentences_that_sha
     reply = agent_report(agent_report_request("How does asyncio.wait_for enforce a timeout?", [page], 400))
     assert "To avoid the task cancellation, wrap it in shield()." in reply.text
     assert "Block for delay seconds." not in reply.text
+
+
+def test_searches_leave_out_the_domain_every_page_names() -> None:
+    terms = task_terms("What does VACUUM do in SQLite?")
+    assert search_queries(terms, 0, set()) == ["VACUUM"]  # "SQLite" alone would rank the SQLITE_OMIT_… lists
+    # a name of two joined words is a subject, not a domain
+    assert "ExitStack" in " ".join(search_queries(task_terms("What is contextlib ExitStack useful for?"), 0, set()))
+    assert "TimeoutError" in " ".join(search_queries(task_terms("When is TimeoutError raised?"), 0, set()))
