@@ -13,6 +13,10 @@ from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchResult
 
 
+# What the confidence was derived from, kept so a change to its rule can be measured on old runs.
+CONFIDENCE_SIGNALS = {"question_coverage", "steps_planned", "steps_covered", "steps_empty", "sources_cited"}
+
+
 class RunTrace(BaseModel):
     """What the eval keeps of a run's packets: the URLs that were opened."""
 
@@ -93,5 +97,6 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "error": result.error,
         "confidence": method.confidence if method else None,
         "confidence_reason": method.confidence_reason if method else None,
+        "confidence_signals": method.model_dump(include=CONFIDENCE_SIGNALS) if method else None,
         "citations": _verdicts(result),
     }
