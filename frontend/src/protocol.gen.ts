@@ -251,6 +251,10 @@ export interface MethodNote {
   failed_reads: number;
   sources_cited: number;
   citations_removed: number;
+  /**
+   * Citations the claim check judged.
+   */
+  claims_checked: number;
   claims_unsupported: number;
   cycles_used: number;
   max_cycles: number;
@@ -260,7 +264,26 @@ export interface MethodNote {
    * `degraded` levels that fired, in order.
    */
   degraded: string[];
+  /**
+   * Share of the question's subject words in the cited sentences the claim check did not flag; null when the question has none this can read.
+   */
+  question_coverage: number | null;
+  /**
+   * Steps of the research plan.
+   */
+  steps_planned: number;
+  /**
+   * Plan steps whose agents cited something and whose subject the checked sentences cover.
+   */
+  steps_covered: number;
+  /**
+   * The 1-based plan steps whose agents found nothing.
+   */
+  steps_empty: number[];
   confidence: "high" | "medium" | "low";
+  /**
+   * Why the confidence is what it is, in one line of plain text.
+   */
   confidence_reason: string;
   /**
    * The note as markdown; it is also the end of the report's markdown.

@@ -27,8 +27,9 @@ QUESTIONS = [
         "topic": "ignored by sleuth",
         "gold_sources": ["with", "corpus://python-reference/no-such-page"],
         "key_facts": ["CONTEXT manager", ["green  cheese", "lunar"], ["not in the report", "also absent"]],
+        "split": "heldout",
     },
-    {"id": "q2", "prompt": "What does the with statement do?"},
+    {"id": "q2", "prompt": "What does the with statement do?", "split": "tune"},
 ]
 
 
@@ -76,12 +77,19 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert m["stop_reason"] == "completed" and m["words"] > 20 and m["wall_s"] > 0
         assert m["input_tokens"] > 0 and m["output_tokens"] > 0
         assert metrics["q2"]["gold_cited"] is None and metrics["q2"]["key_fact_recall"] is None
+        assert (m["split"], metrics["q2"]["split"]) == ("heldout", "tune")
+        assert m["confidence"] in ("high", "medium", "low") and m["confidence_reason"]
 
         summary = json.loads((out / "summary.json").read_text())
         assert summary["questions"] == 2 and summary["stop_reasons"] == {"completed": 2}
         assert summary["means"]["gold_cited"] == 0.5  # only the question with gold sources counts
         assert summary["means"]["claims_unsupported"] == 1.0 and summary["unsupported_claim_rate"] == 0.5
         assert "mean key_fact_recall" in done.stdout and "2/2" in done.stderr
+        assert summary["splits"]["heldout"] == {"questions": 1, "gold_cited": 0.5, "gold_read": 0.5,
+                                                "key_fact_recall": round(m["key_fact_recall"], 4)}  # fmt: skip
+        assert summary["splits"]["tune"]["questions"] == 1 and "heldout key_fact_recall" in done.stdout
+        assert sum(level["reports"] for level in summary["calibration"].values()) == 2
+        assert f"confidence {m['confidence']}" in done.stdout
         written = "".join(p.read_text() for p in out.iterdir())
         assert "sk-eval-secret" not in written + done.output
 
@@ -92,13 +100,15 @@ def test_eval_writes_articles_metrics_and_summary_then_resumes(tmp_path: Path) -
         assert len(llm.requests) == first_requests and "2 question(s) already" in again.stderr
         assert (out / "articles.jsonl").read_bytes() == before
 
-        # A new question is the only one researched.
-        write_questions(questions, [*QUESTIONS, {"id": "q3", "prompt": "When is __exit__ called?"}])
+        # A new question is the only one researched; the file's splits count, also for lines written before.
+        retuned = [{**QUESTIONS[0], "split": "tune"}, *QUESTIONS[1:]]
+        write_questions(questions, [*retuned, {"id": "q3", "prompt": "When is __exit__ called?", "split": "tune"}])
         more = sleuth_eval([str(questions), "--out", str(out)], env)
         assert more.exit_code == 0, more.output
         assert (out / "articles.jsonl").read_bytes().startswith(before)
         assert [a["id"] for a in lines(out / "articles.jsonl")][2:] == ["q3"]
-        assert json.loads((out / "summary.json").read_text())["questions"] == 3
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["questions"] == 3 and list(summary["splits"]) == ["tune"]
 
 
 def test_time_budget_and_sources_reach_every_run(tmp_path: Path) -> None:

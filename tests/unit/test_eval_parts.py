@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 from sleuth.evaluation.files import append_line, read_lines, written_ids
-from sleuth.evaluation.metrics import gold_matches, gold_share, key_fact_recall
+from sleuth.evaluation.metrics import fact_found, gold_matches, gold_share, key_fact_recall
 from sleuth.evaluation.questions import EvalInputError, load_questions
-from sleuth.evaluation.summary import summarise, summary_table
+from sleuth.evaluation.summary import calibration, summarise, summary_table
+
+EVAL_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("*.jsonl"))
+QUESTION_SETS = [path for path in EVAL_SETS if path.name != "claim_labels.jsonl"]
 
 
 def questions_file(tmp_path: Path, *lines: str) -> Path:
@@ -40,6 +43,7 @@ def test_questions_accept_drb_lines_and_optional_gold_data(tmp_path: Path) -> No
         (['{"id": 1, "prompt": " "}'], ":1: prompt: Value error, the prompt is empty"),
         (['{"id": 1, "prompt": "a", "key_facts": [[]]}'], ":1: key_facts: Value error, a key fact is empty"),
         (['{"id": 1, "prompt": "a"}', '{"id": "1", "prompt": "b"}'], ":2: id '1' repeats line 1"),
+        (['{"id": 1, "prompt": "a", "split": "train"}'], ":1: split: Input should be 'tune' or 'heldout'"),
         (["", "  "], ": no questions"),
     ],
 )
@@ -92,3 +96,74 @@ def test_summary_averages_only_questions_that_have_a_measure() -> None:
     rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in table.splitlines())
     assert rows["mean key_fact_recall"] == "0.750" and rows["judge overall"] == "7.000" and rows["mean words"] == "—"
     json.dumps(summary)  # summary.json must serialise
+
+
+def test_a_question_says_whether_it_may_be_tuned_on(tmp_path: Path) -> None:
+    path = questions_file(
+        tmp_path,
+        '{"id": 1, "prompt": "a", "split": "tune"}',
+        '{"id": 2, "prompt": "b", "split": "heldout"}',
+        '{"id": 3, "prompt": "c"}',
+    )
+    assert [q.split for q in load_questions(path)] == ["tune", "heldout", None]
+
+
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda path: path.name)
+def test_public_sets_mark_every_question_and_their_facts_add_to_the_question(path: Path) -> None:
+    """A key fact the question already contains is found in any report that repeats the question:
+    it measures nothing."""
+    questions = load_questions(path)
+    assert all(q.split in ("tune", "heldout") for q in questions)
+    assert any(q.split == "heldout" for q in questions) or path.name == "python_reference.jsonl"
+    for question in questions:
+        assert question.gold_sources and question.key_facts, question.key
+        echoed = [fact for fact in question.key_facts if fact_found(fact, question.prompt)]
+        assert not echoed, f"{question.key}: {echoed}"
+
+
+def test_the_sqlite_set_is_large_enough_and_mostly_held_out() -> None:
+    questions = load_questions(Path(__file__).resolve().parents[2] / "eval/sqlite_docs.jsonl")
+    assert len(questions) >= 30
+    assert sum(q.split == "heldout" for q in questions) > len(questions) / 2
+
+
+def _record(key: int, split: str | None, confidence: str | None, recall: float | None, gold: float | None) -> dict:
+    return {"id": key, "split": split, "confidence": confidence, "key_fact_recall": recall, "gold_cited": gold,
+            "stop_reason": "completed"}  # fmt: skip
+
+
+def test_summary_reports_each_split_held_out_first_and_a_calibration_table() -> None:
+    records = [
+        _record(1, "tune", "high", 1.0, 1.0),
+        _record(2, "tune", "high", 0.5, 0.0),
+        _record(3, "heldout", "low", 0.25, 0.0),
+        _record(4, "heldout", "medium", 0.75, 1.0),
+        _record(5, None, "medium", None, None),
+    ]
+    summary = summarise(records)
+    assert list(summary["splits"]) == ["heldout", "tune"]
+    assert summary["splits"]["heldout"] == {
+        "questions": 2,
+        "gold_cited": 0.5,
+        "gold_read": None,
+        "key_fact_recall": 0.5,
+    }
+    assert summary["splits"]["tune"]["key_fact_recall"] == 0.75
+    assert summary["calibration"] == {
+        "high": {"reports": 2, "key_fact_recall": 0.75, "gold_not_cited": 1},
+        "medium": {"reports": 2, "key_fact_recall": 0.75, "gold_not_cited": 0},
+        "low": {"reports": 1, "key_fact_recall": 0.25, "gold_not_cited": 1},
+    }
+    rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in summary_table(summary).splitlines())
+    assert rows["heldout key_fact_recall"] == "0.500" and rows["tune questions"] == "2"
+    assert rows["confidence high"] == "2 reports, key_fact_recall 0.750, gold not cited 1"
+    table = summary_table(summary)
+    assert table.index("heldout questions") < table.index("tune questions")
+    json.dumps(summary)
+
+
+def test_calibration_without_confidence_counts_nothing_and_a_set_without_splits_has_none() -> None:
+    records = [{"id": 1, "key_fact_recall": 1.0, "gold_cited": 1.0, "stop_reason": "completed"}]
+    assert calibration(records)["high"] == {"reports": 0, "key_fact_recall": None, "gold_not_cited": 0}
+    assert summarise(records)["splits"] == {}
+    assert "confidence" not in summary_table(summarise(records))

@@ -199,3 +199,48 @@ def test_an_excerpt_keeps_the_term_above_a_definition_it_keeps() -> None:
     page = "\n\n".join([*filler[:20], "- exception subprocess.CalledProcessError", definition, *filler[20:]])
     shown = focused_text(page, ["non-zero exit status"], 60, lambda text: len(text.split()))
     assert f"- exception subprocess.CalledProcessError\n\n{definition}" in shown
+
+
+WAIT_FOR_ENTRY = [
+    "- coroutine asyncio.wait_for(aw, timeout)",
+    "Wait for the aw awaitable to complete with a timeout.",
+    "If a timeout occurs, it cancels the task and raises TimeoutError.",
+    "To avoid the task cancellation, wrap it in shield().",
+    "- coroutine asyncio.sleep(delay)",
+    "Block for delay seconds.",
+]
+
+
+def test_an_excerpt_reads_the_section_under_a_matching_heading_whole() -> None:
+    filler = [f"Paragraph {i} talks about sockets and files in general terms here." for i in range(60)]
+    page = "\n\n".join([*filler[:30], *WAIT_FOR_ENTRY, *filler[30:]])
+    shown = focused_text(page, ["asyncio.wait_for timeout"], 260, lambda text: len(text.split()))
+    # the shield() paragraph shares no searched word; it is shown because its entry matched
+    assert "\n\n".join(WAIT_FOR_ENTRY[:4]) in shown
+
+
+def test_an_entry_of_any_kind_names_what_it_documents() -> None:
+    assert entry_name("- coroutine asyncio.wait_for(aw, timeout)") == "asyncio.wait_for"
+    assert entry_name("- abstractmethod async aclose()") == "aclose"
+    assert entry_name("see the note (below)") == ""  # prose with a parenthesis is no signature
+
+
+def test_the_agent_quotes_a_section_on_its_subject_beyond_the_sentences_that_share_its_words() -> None:
+    other = [f"The event loop runs task number {i} until it completes or times out." for i in range(30)]
+    page = {
+        "number": 1,
+        "title": "asyncio",
+        "url": "corpus://d/asyncio.html",
+        "text": "\n\n".join([*other, *WAIT_FOR_ENTRY]),
+    }
+    reply = agent_report(agent_report_request("How does asyncio.wait_for enforce a timeout?", [page], 400))
+    assert "To avoid the task cancellation, wrap it in shield()." in reply.text
+    assert "Block for delay seconds." not in reply.text
+
+
+def test_searches_leave_out_the_domain_every_page_names() -> None:
+    terms = task_terms("What does VACUUM do in SQLite?")
+    assert search_queries(terms, 0, set()) == ["VACUUM"]  # "SQLite" alone would rank the SQLITE_OMIT_… lists
+    # a name of two joined words is a subject, not a domain
+    assert "ExitStack" in " ".join(search_queries(task_terms("What is contextlib ExitStack useful for?"), 0, set()))
+    assert "TimeoutError" in " ".join(search_queries(task_terms("When is TimeoutError raised?"), 0, set()))

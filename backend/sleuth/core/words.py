@@ -68,3 +68,15 @@ def light_stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
+
+
+# A plan step's scaffolding: "Concrete examples of X in use" and "Pitfalls, edge cases and
+# limitations of X" name the kind of step, not its subject. The report's confidence ignores them
+# when it asks whether the cited passages cover a step.
+STEP_WORDS: frozenset[str] = frozenset(
+    """
+    aspect aspects background behind case cases concrete definition differences edge example examples
+    internally limitation limitations mechanism overview pitfall pitfalls practice purpose role step
+    steps trade trade-off trade-offs tradeoffs offs
+    """.split()
+)

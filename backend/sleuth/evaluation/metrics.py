@@ -13,6 +13,9 @@ from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchResult
 
+# What the confidence was derived from, kept so a change to its rule can be measured on old runs.
+CONFIDENCE_SIGNALS = {"question_coverage", "steps_planned", "steps_covered", "steps_empty", "sources_cited"}
+
 
 class RunTrace(BaseModel):
     """What the eval keeps of a run's packets: the URLs that were opened."""
@@ -71,8 +74,10 @@ def _verdicts(result: ResearchResult) -> list[dict[str, Any]]:
 def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunTrace, wall_s: float) -> dict[str, Any]:
     """One metrics.jsonl line. Shares are in 0..1; null where the question gives nothing to compare."""
     cited_urls = [s.url for s in result.sources]
+    method = result.method
     return {
         "id": question.id,
+        "split": question.split,
         "gold_cited": gold_share(question.gold_sources, cited_urls),
         "gold_read": gold_share(question.gold_sources, trace.read_urls),
         "key_fact_recall": key_fact_recall(question.key_facts, result.markdown),
@@ -91,5 +96,8 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "cost_usd": result.cost_usd,
         "stop_reason": result.stop_reason,
         "error": result.error,
+        "confidence": method.confidence if method else None,
+        "confidence_reason": method.confidence_reason if method else None,
+        "confidence_signals": method.model_dump(include=CONFIDENCE_SIGNALS) if method else None,
         "citations": _verdicts(result),
     }

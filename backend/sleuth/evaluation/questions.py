@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -21,6 +22,8 @@ class EvalQuestion(BaseModel):
     prompt: str = Field(min_length=1)
     gold_sources: list[str] = Field(default_factory=list)
     key_facts: list[str | list[str]] = Field(default_factory=list)
+    # Whether changes to Sleuth may be tuned on this question ("tune") or not ("heldout"); None: unmarked.
+    split: Literal["tune", "heldout"] | None = None
 
     @field_validator("prompt")
     @classmethod

@@ -120,8 +120,13 @@ class EvalRunner:
                 self.on_finished(Finished(question, metrics))
 
         await asyncio.gather(*(guarded(q) for q in todo))
-        keys = {q.key for q in questions}
-        records = [r for r in read_lines(self.options.out / METRICS) if str(r.get("id")) in keys]
+        by_key = {q.key: q for q in questions}
+        # the question file says which split a question is in now, also for lines written before it did
+        records = [
+            {**r, "split": by_key[str(r["id"])].split}
+            for r in read_lines(self.options.out / METRICS)
+            if str(r.get("id")) in by_key
+        ]
         outcome.summary = summarise(records)
         (self.options.out / SUMMARY).write_text(json.dumps(outcome.summary, indent=2) + "\n", encoding="utf-8")
         return outcome

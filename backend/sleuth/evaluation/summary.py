@@ -1,4 +1,4 @@
-"""Means over metrics.jsonl, and the table `sleuth eval` prints at the end."""
+"""Means over metrics.jsonl, per split and per confidence level, and the table `sleuth eval` prints."""
 
 from __future__ import annotations
 
@@ -26,17 +26,48 @@ MEASURES = (
     "cost_usd",
 )
 RACE = ("comprehensiveness", "depth", "instruction_following", "readability", "overall")
+# Held out first: those are the figures that say how Sleuth does on questions nobody tuned it on.
+SPLITS = ("heldout", "tune")
+SPLIT_MEASURES = ("gold_cited", "gold_read", "key_fact_recall")
+LEVELS = ("high", "medium", "low")
 
 
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
+def _mean_of(records: list[dict[str, Any]], name: str) -> float | None:
+    return _mean([float(r[name]) for r in records if isinstance(r.get(name), int | float)])
+
+
+def split_summary(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per split marked in the question file: how many questions, and the means the targets are set on."""
+    out: dict[str, dict[str, Any]] = {}
+    for split in SPLITS:
+        chosen = [r for r in records if r.get("split") == split]
+        if chosen:
+            out[split] = {"questions": len(chosen), **{name: _mean_of(chosen, name) for name in SPLIT_MEASURES}}
+    return out
+
+
+def calibration(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per confidence level the reports were given: how many, their mean key-fact recall, and how many
+    cited none of their gold pages. A calibrated label has high recall at "high", low at "low", and
+    no report without its gold page at "high"."""
+    out: dict[str, dict[str, Any]] = {}
+    for level in LEVELS:
+        chosen = [r for r in records if r.get("confidence") == level]
+        out[level] = {
+            "reports": len(chosen),
+            "key_fact_recall": _mean_of(chosen, "key_fact_recall"),
+            "gold_not_cited": sum(1 for r in chosen if r.get("gold_cited") == 0),
+        }
+    return out
+
+
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Means of every measure over the questions that have it (null-valued measures are left out)."""
-    means: dict[str, Any] = {}
-    for name in MEASURES:
-        means[name] = _mean([float(r[name]) for r in records if isinstance(r.get(name), int | float)])
+    means: dict[str, Any] = {name: _mean_of(records, name) for name in MEASURES}
     race = [r["race"] for r in records if isinstance(r.get("race"), dict)]
     if race:
         means["race"] = {k: _mean([float(s[k]) for s in race if isinstance(s.get(k), int | float)]) for k in RACE}
@@ -51,6 +82,8 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "unsupported_claim_rate": round(unsupported / checked, 4) if checked else None,
         "hygiene": hygiene_totals(records),
         "means": means,
+        "splits": split_summary(records),
+        "calibration": calibration(records),
     }
 
 
@@ -63,7 +96,7 @@ def _cell(value: Any) -> str:
 
 
 def summary_table(summary: dict[str, Any]) -> str:
-    """A two-column plain-text table of the means."""
+    """A two-column plain-text table of the means, then the per-split means and the calibration."""
     rows = [("questions", str(summary["questions"]))]
     rows.append(("stop reasons", ", ".join(f"{k} {v}" for k, v in sorted(summary["stop_reasons"].items()))))
     rows.extend((f"mean {name}", _cell(summary["means"].get(name))) for name in MEASURES)
@@ -72,5 +105,17 @@ def summary_table(summary: dict[str, Any]) -> str:
     rows.extend((f"total {name.replace('_', ' ')}", str(count)) for name, count in hygiene.items())
     for name, value in (summary["means"].get("race") or {}).items():
         rows.append((f"judge {name}", _cell(value)))
+    for split, figures in summary.get("splits", {}).items():
+        rows.append((f"{split} questions", str(figures["questions"])))
+        rows.extend((f"{split} {name}", _cell(figures[name])) for name in SPLIT_MEASURES)
+    for level, figures in summary.get("calibration", {}).items():
+        if figures["reports"]:
+            rows.append(
+                (
+                    f"confidence {level}",
+                    f"{figures['reports']} reports, key_fact_recall {_cell(figures['key_fact_recall'])},"
+                    f" gold not cited {figures['gold_not_cited']}",
+                )
+            )
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name.ljust(width)}  {value}" for name, value in rows)

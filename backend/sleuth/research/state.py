@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from sleuth.config import Mode, Settings
 from sleuth.core.clock import Clock
+from sleuth.core.markdown import cited_numbers
 from sleuth.llm.capabilities import supports_reasoning
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.types import Tokens
@@ -106,6 +107,12 @@ class Finding:
     turn_index: int
     status: str  # done | failed | timed_out
     plan_step: int | None = None  # the 1-based plan step it served; None for a new lead
+
+    @property
+    def cited(self) -> bool:
+        """The agent finished and cited something: its step has findings (the orchestrator's next
+        turn and the report's confidence both ask this)."""
+        return self.status == "done" and bool(cited_numbers(self.report))
 
 
 @dataclass

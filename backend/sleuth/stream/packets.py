@@ -207,14 +207,31 @@ class MethodNote(BaseModel):
     failed_reads: int = Field(default=0, ge=0)
     sources_cited: int = Field(ge=0)
     citations_removed: int = Field(default=0, ge=0)
+    claims_checked: int = Field(default=0, ge=0, description="Citations the claim check judged.")
     claims_unsupported: int = Field(default=0, ge=0)
     cycles_used: int = Field(default=0, ge=0)
     max_cycles: int = Field(default=0, ge=0)
     time_budget_s: float = Field(ge=0)
     elapsed_s: float = Field(ge=0)
     degraded: list[str] = Field(default_factory=list, description="`degraded` levels that fired, in order.")
+    question_coverage: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Share of the question's subject words in the cited sentences the claim check did not flag;"
+        " null when the question has none this can read.",
+    )
+    steps_planned: int = Field(default=0, ge=0, description="Steps of the research plan.")
+    steps_covered: int = Field(
+        default=0,
+        ge=0,
+        description="Plan steps whose agents cited something and whose subject the checked sentences cover.",
+    )
+    steps_empty: list[int] = Field(
+        default_factory=list, description="The 1-based plan steps whose agents found nothing."
+    )
     confidence: Literal["high", "medium", "low"]
-    confidence_reason: str
+    confidence_reason: str = Field(description="Why the confidence is what it is, in one line of plain text.")
     text: str = Field(description="The note as markdown; it is also the end of the report's markdown.")
 
 

@@ -1,12 +1,8 @@
 import type { RefObject } from "preact";
 import type { RunEntry, SessionView, ThreadItem } from "../session";
 import { RunView } from "./RunView";
-
-const EXAMPLES = [
-  "How does Python decide where an attribute lookup like obj.x finds its value?",
-  "What exactly happens when a generator is closed, and how do try/finally blocks behave?",
-  "Compare __slots__, descriptors and __getattr__ for memory use and speed.",
-];
+// Each is answerable from the built-in corpus: tests/integration/test_starter_questions.py checks them.
+import EXAMPLES from "../starters.json";
 
 type Answer = ((text: string) => Promise<void>) | null;
 type Ask = ((question: string, reportId: string) => Promise<void>) | null;

@@ -116,6 +116,17 @@ class TaskTerms:
         return float(min(2, hits))
 
 
+def _names_domain(word: str) -> bool:
+    """A capitalised name that is no identifier: "Python", "SQLite"; not "ExitStack" or "TimeoutError"
+    (a lower-case letter before a capital joins two words of a name) and not "VACUUM" (a keyword)."""
+    return (
+        word[:1].isupper()
+        and not word.isupper()
+        and not re.search(r"[a-z][A-Z]|[_.]", word)
+        and word.lower() not in _STEP_WORDS
+    )
+
+
 def _clean_phrases(text: str) -> list[str]:
     phrases: list[str] = []
     for phrase in chunks(text):
@@ -149,11 +160,7 @@ def task_terms(task: str) -> TaskTerms:
         background_phrases=background_phrases,
         cues=kind[0],
         query_hint=kind[1],
-        domain=frozenset(
-            stem(word)
-            for word in tokens(task)
-            if word[:1].isupper() and word[1:].islower() and word.lower() not in _STEP_WORDS
-        ),
+        domain=frozenset(stem(word) for word in tokens(task) if _names_domain(word)),
     )
 
 
@@ -173,7 +180,10 @@ def search_queries(terms: TaskTerms, round_index: int, asked: set[str]) -> list[
         candidates.extend(terms.background_phrases)
     queries: list[str] = []
     for query in candidates:
-        query = " ".join(query.split()[:5])  # short queries match more documents
+        # the domain ("SQLite", "Python") names every page of its documentation: as a search word it
+        # only ranks up the pages that repeat it most ("SQLITE_OMIT_…" lists), not the one on the subject
+        words = [word for word in query.split() if stem(word.lower()) not in terms.domain]
+        query = " ".join(words[:5])  # short queries match more documents
         if query and query.lower() not in asked and query.lower() not in (q.lower() for q in queries):
             queries.append(query)
     return queries[:MAX_QUERIES]

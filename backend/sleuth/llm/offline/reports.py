@@ -62,6 +62,12 @@ LEAD_BONUS = 2.0
 TERM_HEADING_SHARE = 1.0  # under a defined term ("- spawn"), every sentence is about that term
 HEADING_CAP = 4.0
 PAGE_TITLE_BONUS = 1.5
+# Sections whose heading names the task's subject are read whole, as a person reads the entry on
+# `asyncio.wait_for` or the section "Mutable default values": their sentences answer the task even
+# when they share none of its words ("To avoid the task cancellation, wrap it in shield()").
+FOCUS_SECTIONS = 3
+FOCUS_SECTION_SENTENCES = 5
+FOCUS_HEADING_SHARE = 0.5
 
 
 # Words that lean on a sentence the reader has not seen ("support this specification", "In
@@ -162,6 +168,28 @@ def _score(
     return score, relevance, sentence_terms
 
 
+def heading_subject(heading: str) -> set[str]:
+    """The terms a section heading names: an entry's or a defined term's own name ("wait_for" of
+    "coroutine asyncio.wait_for(aw, timeout)"), else its words without a section number ("2.1.")."""
+    name = entry_name(heading) or defined_term(heading)
+    if name:
+        return term_set(name.rsplit(".", 1)[-1])
+    return term_set(re.sub(r"^[\d.\s]+", "", heading))
+
+
+def focus_sections(headings: list[tuple[int, str]], terms: TaskTerms) -> list[tuple[int, str]]:
+    """Of (page number, heading) pairs, those whose heading names the task's focus, best first: at
+    least one focus term, and no more than half of the heading's words off the task."""
+    scored: list[tuple[float, int, str]] = []
+    for number, heading in headings:
+        named = heading_subject(heading) - terms.domain
+        hits = named & terms.focus
+        if hits and len(named & (terms.focus | terms.background)) >= FOCUS_HEADING_SHARE * len(named):
+            scored.append((len(hits) + len(hits) / len(named), number, heading))
+    scored.sort(key=lambda item: -item[0])
+    return [(number, heading) for _, number, heading in scored[:FOCUS_SECTIONS]]
+
+
 def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
     hint = facts.max_tokens if facts else DEFAULT_REPORT_TOKENS
     return min(hint, request.max_tokens or hint)
@@ -178,17 +206,19 @@ def agent_report(request: OfflineRequest) -> Reply:
     all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
+    sections: dict[tuple[int, str], list[Candidate]] = {}
     for page, sentences in per_page:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
         for position, (heading, sentence) in enumerate(sentences):
             lead = position == 0 or sentences[position - 1][0] != heading
             score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
+            label = _label(heading, sentence)
+            candidate = Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
+            if heading:
+                sections.setdefault((page.number, heading), []).append(candidate)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
-                label = _label(heading, sentence)
-                candidates.append(
-                    Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
-                )
+                candidates.append(candidate)
 
     chosen: list[Candidate] = []
     budget = int(_budget(request, facts) * 0.9)
@@ -205,8 +235,15 @@ def agent_report(request: OfflineRequest) -> Reply:
         (MAX_PER_SOURCE, MAX_REPORT_SENTENCES, 0.0),
         (MAX_REPORT_SENTENCES, MAX_REPORT_SENTENCES, 0.0),
     )
-    for per_source, per_heading, min_score in passes:
-        for candidate in ranked:
+    focus = [
+        candidate
+        for key in focus_sections(list(sections), terms)
+        for candidate in [c for c in sections[key] if not is_dangling(c.sentence)][:FOCUS_SECTION_SENTENCES]
+    ]
+    for pass_index, (per_source, per_heading, min_score) in enumerate(passes):
+        # after the spreading pass, the sections on the task's subject are read in their own order
+        ranked_now = focus + ranked if pass_index == 1 else ranked
+        for candidate in ranked_now:
             if len(chosen) >= MAX_REPORT_SENTENCES or candidate.score < min_score:
                 break
             if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:

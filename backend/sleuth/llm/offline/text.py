@@ -189,19 +189,26 @@ def table_rows(block: str) -> list[str]:
     return rows
 
 
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+(?=\S)")
+
+
 def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
     """(nearest heading above, paragraph) for the prose paragraphs of a page, in order.
 
     A heading is any short line that is not a sentence: a title, or in reference manuals the
     signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped;
-    each row of a table is a paragraph of its own."""
+    each row of a table is a paragraph of its own. A list item is prose without its marker, and
+    the sentence that introduces its list ("Advantages include:") stands above it as its heading:
+    "WAL is significantly faster" answers a question on the advantages of write-ahead logging
+    only under that sentence."""
     out: list[tuple[str, str]] = []
     heading = ""
+    intro = ""  # the sentence ending in ":" that opened the list being read
     for block in re.split(r"\n\s*\n", text):
         if not block.strip():
             continue
         if block.strip() == ELISION:
-            heading = ""  # text was left out here: the heading above may not cover what follows
+            heading = intro = ""  # text was left out here: the heading above may not cover what follows
             continue
         rows = table_rows(block)
         if rows:
@@ -209,9 +216,17 @@ def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
             continue
         if _is_heading(block):
             heading = normalise_space(block.lstrip("#"))
+            intro = ""
             continue
-        if not _looks_like_code(block):
-            out.append((heading, normalise_space(block)))
+        if _looks_like_code(block):
+            continue
+        paragraph = normalise_space(block)
+        item = _LIST_ITEM.match(paragraph)
+        if item and intro:
+            out.append((intro, paragraph[item.end() :]))
+            continue
+        out.append((heading, paragraph[item.end() :] if item else paragraph))
+        intro = split_sentences(paragraph)[-1] if paragraph.endswith(":") else ""
     return out
 
 
@@ -253,7 +268,11 @@ def is_fact_sentence(sentence: str) -> bool:
     return len(words) >= 5 and not re.search(r"(?<![\w\])])\[\d+\]", sentence)
 
 
-_SIGNATURE = re.compile(r"^(?:@|class |async |exception )?\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$")
+# An entry's kind may precede its name: "class", "exception", "coroutine", "async", "abstractmethod".
+_SIGNATURE = re.compile(
+    r"^(?:@|(?:(?:class|exception|async|coroutine|awaitable|abstractmethod|classmethod|staticmethod) )+)?"
+    r"\s*([A-Za-z_][\w.]*)\s*\(.*\)\s*(?:->.*)?¶?$"
+)
 
 
 def is_term_heading(heading: str) -> bool:

@@ -1,9 +1,10 @@
 """What an agent is shown of a page that is longer than its page budget.
 
 Cutting a long page at the budget hides whatever the agent searched for when it sits past the
-cut (reference pages put the entry a query matched anywhere). Instead the page keeps its opening
-and then the paragraphs that share the most search terms with what the agent asked, in the page's
-own order, with a marker where text was left out. Any model benefits; none has to know.
+cut (reference pages put the entry a query matched anywhere). Instead the page keeps its opening,
+then the sections whose headings match what the agent asked, whole, then the paragraphs that share
+the most search terms with it, in the page's own order, with a marker where text was left out. Any
+model benefits; none has to know.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ def _paragraphs(text: str) -> list[str]:
 
 
 HEADING_WORDS = 8  # a one-line paragraph this short is a title or a defined term, not prose
+# The entry on `asyncio.wait_for` says "To avoid the task cancellation, wrap it in shield()" in a
+# paragraph that shares no word with the search: a section whose heading matches is read whole,
+# up to these shares of the budget (all such sections; one section), from the headings whose match
+# is at least SECTION_MATCH of the best heading's.
+SECTIONS_SHARE = 0.4
+SECTION_SHARE = 0.2
+SECTION_MATCH = 0.75
 
 
 def _is_heading(paragraph: str) -> bool:
@@ -42,6 +50,29 @@ def _scores(paragraphs: list[str], wanted: set[str]) -> list[float]:
     total = len(paragraphs)
     idf = {term: math.log(1 + total / (1 + sum(term in bag for bag in bags))) for term in wanted}
     return [sum(idf[term] for term in bag & wanted) for bag in bags]
+
+
+def _keep_sections(
+    paragraphs: list[str], sizes: list[int], wanted: set[str], keep: set[int], spent: int, budget: int, gap_cost: int
+) -> int:
+    """Add the sections under the best-matching headings to `keep`, whole, within `budget` more
+    tokens; returns the tokens spent in all. A section runs from its heading to the next one."""
+    headings = [i for i, paragraph in enumerate(paragraphs) if _is_heading(paragraph)]
+    own = _scores([paragraphs[i] for i in headings], wanted) if headings else []
+    best = max(own, default=0.0)
+    if best <= 0:
+        return spent
+    limit = spent + budget
+    for score, start in sorted(zip(own, headings, strict=True), key=lambda item: (-item[0], item[1])):
+        if score < SECTION_MATCH * best:
+            break
+        following = [i for i in headings if i > start]
+        section = range(start, following[0] if following else len(paragraphs))
+        cost = sum(sizes[i] for i in section if i not in keep) + gap_cost
+        if cost <= min(budget * SECTION_SHARE / SECTIONS_SHARE, limit - spent):
+            keep.update(section)
+            spent += cost
+    return spent
 
 
 def focused_text(text: str, asked: Iterable[str], max_tokens: int, count: Callable[[str], int]) -> str:
@@ -64,6 +95,7 @@ def focused_text(text: str, asked: Iterable[str], max_tokens: int, count: Callab
         keep.add(index)
         spent += size
     scores = _scores(paragraphs, wanted)
+    spent = _keep_sections(paragraphs, sizes, wanted, keep, spent, int(max_tokens * SECTIONS_SHARE), count(GAP) + 2)
     ranked = sorted(
         (i for i in range(len(paragraphs)) if i not in keep and scores[i] > 0), key=lambda i: (-scores[i], i)
     )

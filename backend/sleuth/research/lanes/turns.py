@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sleuth.core.markdown import cited_numbers
 from sleuth.research.state import Finding
 
 _WORD = re.compile(r"[^\W_]{3,}|\w*_\w*", re.U)
@@ -42,6 +41,6 @@ def coverage(plan: Sequence[str], findings: Sequence[Finding]) -> tuple[list[int
         if finding.plan_step is None:
             continue
         attempts[finding.plan_step] = attempts.get(finding.plan_step, 0) + 1
-        if finding.status == "done" and cited_numbers(finding.report):
+        if finding.cited:
             covered.add(finding.plan_step)
     return [n for n in range(1, len(plan) + 1) if n not in covered], attempts

@@ -1,0 +1,110 @@
+"""The confidence rule: measured signals in, a level and a one-line reason out. Which degradations cost
+confidence, whether the checked cited passages address the question and each plan step, and what a
+flagged claim or a step that found nothing does to it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sleuth.research.report.method import Counts, StepSignal, confidence, method_note, step_signals
+from sleuth.research.report.relevance import checked_sentences, coverage, question_coverage
+from sleuth.research.state import Finding, RunTally
+from sleuth.stream.results import ClaimVerdict
+
+QUESTION = (
+    "How does functools.lru_cache decide which entries to evict, and how can I inspect its cache hits and misses?"
+)
+ANSWERED = (
+    "`functools.lru_cache()`: Decorator to wrap a function with a memoizing callable that saves up to the"
+    " maxsize most recent calls. [1] The LRU feature discards the least recently used entries when the"
+    " cache is full, which decides what to evict. [1] Use cache_info() to inspect its hits and misses. [1]"
+)
+# What a corpus without the answer gives: well-cited sentences about something else.
+OFF_TOPIC = (
+    "A function definition defines a user-defined function object. [1] The function definition does not"
+    " execute the function body; it is executed only when the function is called. [2] A decorator"
+    " expression is evaluated when the function is defined. [3]"
+)
+PLAN = [
+    "How does functools.lru_cache decide which entries to evict?",
+    "Pitfalls, edge cases and limitations of cache_info",
+]
+
+
+def _counts(markdown: str, verdicts: list[ClaimVerdict] | None = None, **changes: object) -> Counts:
+    sentences = checked_sentences(markdown, verdicts or [])
+    findings = [Finding("t1", "Saves calls. [1]", 0, 1, "done", plan_step=1), Finding("t2", "x [2]", 1, 1, "done", 2)]
+    counts = Counts(
+        sources_found=12,
+        sources_read=6,
+        sources_cited=3,
+        citations_removed=0,
+        claims_unsupported=sum(1 for v in verdicts or [] if not v.supported),
+        claims_checked=len(verdicts or []) or 3,
+        max_cycles=8,
+        time_budget_s=600,
+        elapsed_s=40,
+        question=coverage(QUESTION, sentences),
+        steps=step_signals(PLAN, findings, sentences),
+    )
+    return replace(counts, **changes)  # type: ignore[arg-type]
+
+
+def test_a_report_whose_checked_sentences_answer_every_part_is_high() -> None:
+    assert confidence(_counts(ANSWERED), RunTally()) == ("high", "well_sourced")
+
+
+def test_an_unreviewed_plan_costs_no_confidence_but_a_stopped_agent_does() -> None:
+    counts = _counts(ANSWERED)
+    assert confidence(counts, RunTally(degraded=["plan_review_timeout"])) == ("high", "well_sourced")
+    stopped = RunTally(degraded=["plan_review_timeout", "agent_force_report"])
+    assert confidence(counts, stopped) == ("medium", "degraded")
+    assert confidence(counts, RunTally(degraded=["deadline"])) == ("low", "cut_short")
+
+
+def test_an_off_target_report_is_never_high() -> None:
+    assert confidence(_counts(OFF_TOPIC), RunTally()) == ("low", "off_topic")
+    # the same sentences naming the function the question asks about are still only partly on it
+    renamed = OFF_TOPIC.replace("A decorator expression", "The lru_cache decorator expression")
+    assert confidence(_counts(renamed), RunTally())[0] != "high"
+
+
+def test_sentences_the_claim_check_flagged_do_not_count_as_covering_the_question() -> None:
+    flagged = [
+        ClaimVerdict(marker="[1]", sentence=sentence, supported=False, reason="not in the source")
+        for sentence in checked_sentences(ANSWERED)
+    ]
+    assert checked_sentences(ANSWERED, flagged) == []
+    level, reason = confidence(_counts(ANSWERED, flagged), RunTally())
+    assert (level, reason) == ("low", "unsupported")
+
+
+def test_a_plan_step_that_found_nothing_costs_confidence_and_is_named() -> None:
+    counts = _counts(ANSWERED)
+    empty = replace(counts, steps=(counts.steps[0], StepSignal(found_nothing=True, coverage=None)))
+    assert confidence(empty, RunTally()) == ("medium", "step_uncovered")
+    note = method_note(empty, RunTally())
+    assert note.steps_empty == [2] and note.steps_covered == 1 and note.steps_planned == 2
+    assert note.confidence_reason == "step 2 of the plan found nothing."
+    assert note.text.endswith(f"**Confidence: medium** — {note.confidence_reason}")
+    nothing = replace(counts, steps=(StepSignal(True, None), StepSignal(True, None)))
+    assert confidence(nothing, RunTally()) == ("low", "steps_uncovered")
+
+
+def test_the_reason_is_one_line_with_the_measured_figures() -> None:
+    note = method_note(_counts(ANSWERED), RunTally())
+    assert note.confidence == "high" and "\n" not in note.confidence_reason
+    assert note.question_coverage is not None and f"{round(note.question_coverage * 100)}%" in note.confidence_reason
+    off = method_note(_counts(OFF_TOPIC), RunTally())
+    assert off.confidence == "low" and "never name what the question asks about" in off.confidence_reason
+
+
+def test_coverage_counts_subject_words_and_names_in_cited_sentences_only() -> None:
+    answered = question_coverage(QUESTION, ANSWERED + "\n\nEvict, inspect, decide (uncited words do not count).")
+    assert answered is not None and answered.names_asked == 1 and answered.names_found == 1
+    off = question_coverage(QUESTION, OFF_TOPIC)
+    assert off is not None and off.names_found == 0 and off.share < answered.share
+    assert question_coverage("Что такое кэш?", ANSWERED) is None  # nothing this can read
+    # a step's scaffolding is not its subject: only "cache_info" is asked of step 2
+    step = step_signals(PLAN, [], checked_sentences(ANSWERED))[1]
+    assert step.coverage is not None and step.coverage.words_asked == 1 and step.found_nothing
