@@ -7,17 +7,21 @@ export interface RestSchemas {
   Body_upload_documents_api_collections__name__documents_post?: BodyUploadDocumentsApiCollections_Name_DocumentsPost;
   CancelOut?: CancelOut;
   ClaimVerdict?: ClaimVerdict;
+  Code?: Code;
   CollectionOut?: CollectionOut;
   DocumentEntryOut?: DocumentEntryOut;
   DocumentOut?: DocumentOut;
   ErrorOut?: ErrorOut;
   HTTPValidationError?: HTTPValidationError;
+  Heading?: Heading;
   HealthOut?: HealthOut;
+  Item?: Item;
   KeyFinding?: KeyFinding;
   MessageCreate?: MessageCreate;
   MessageOut?: MessageOut;
   MethodNote?: MethodNote;
   NumberedSource?: NumberedSource;
+  Paragraph?: Paragraph;
   PlanAnswerIn?: PlanAnswerIn;
   PlanAnswerOut?: PlanAnswerOut;
   RefusedFileOut?: RefusedFileOut;
@@ -31,6 +35,8 @@ export interface RestSchemas {
   SessionOut?: SessionOut;
   SessionUpdate?: SessionUpdate;
   SourceOut?: SourceOut;
+  Table?: Table;
+  Term?: Term;
   UploadOut?: UploadOut;
   UploadRefusedOut?: UploadRefusedOut;
   ValidationError?: ValidationError;
@@ -97,6 +103,14 @@ export interface ClaimVerdict {
   score?: number;
   checker?: "overlap" | "judge";
 }
+/**
+ * Code, a grammar or an interactive session, line for line.
+ */
+export interface Code {
+  kind: "code";
+  text: string;
+  depth: number;
+}
 export interface CollectionOut {
   name: string;
   /**
@@ -116,6 +130,9 @@ export interface DocumentEntryOut {
   path: string;
   size: number;
 }
+/**
+ * One document, opened: its text as stored, and the same text as blocks to read.
+ */
 export interface DocumentOut {
   id: string;
   url: string;
@@ -124,7 +141,59 @@ export interface DocumentOut {
    * The local collection; null for a web page.
    */
   collection: string | null;
+  /**
+   * The text as extracted and searched (hard line breaks and all).
+   */
   text: string;
+  /**
+   * The text as headings, reflowed paragraphs, list items, code and tables, to render as text.
+   */
+  blocks: (Heading | Paragraph | Term | Item | Code | Table)[];
+}
+/**
+ * A heading; level 1 is the outermost the document uses.
+ */
+export interface Heading {
+  kind: "heading";
+  level: number;
+  text: string;
+}
+/**
+ * Prose, its hard line breaks reflowed into one line.
+ */
+export interface Paragraph {
+  kind: "paragraph";
+  text: string;
+  /**
+   * How far it is indented: inside a list item, a definition or a quote.
+   */
+  depth: number;
+}
+/**
+ * A line the indented paragraphs after it define or explain (a signature, `Note:`).
+ */
+export interface Term {
+  kind: "term";
+  text: string;
+  depth: number;
+}
+/**
+ * A list item: its marker as written (`*`, `1.`, `[2]`) and its reflowed text.
+ */
+export interface Item {
+  kind: "item";
+  marker: string;
+  text: string;
+  depth: number;
+}
+/**
+ * A table's cells as text, row by row; `header` says the first row is its heading.
+ */
+export interface Table {
+  kind: "table";
+  rows: string[][];
+  header: boolean;
+  depth: number;
 }
 export interface ErrorOut {
   detail: string;
@@ -212,6 +281,10 @@ export interface MethodNote {
   failed_reads?: number;
   sources_cited: number;
   citations_removed?: number;
+  /**
+   * Citations the claim check judged.
+   */
+  claims_checked?: number;
   claims_unsupported?: number;
   cycles_used?: number;
   max_cycles?: number;
@@ -221,7 +294,26 @@ export interface MethodNote {
    * `degraded` levels that fired, in order.
    */
   degraded?: string[];
+  /**
+   * Share of the question's subject words in the cited sentences the claim check did not flag; null when the question has none this can read.
+   */
+  question_coverage?: number | null;
+  /**
+   * Steps of the research plan.
+   */
+  steps_planned?: number;
+  /**
+   * Plan steps whose agents cited something and whose subject the checked sentences cover.
+   */
+  steps_covered?: number;
+  /**
+   * The 1-based plan steps whose agents found nothing.
+   */
+  steps_empty?: number[];
   confidence: "high" | "medium" | "low";
+  /**
+   * Why the confidence is what it is, in one line of plain text.
+   */
   confidence_reason: string;
   /**
    * The note as markdown; it is also the end of the report's markdown.
