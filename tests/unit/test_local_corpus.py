@@ -20,7 +20,7 @@ from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.tools.base import PageReader, SearchProvider, ToolError
 from sleuth.tools.local.corpus import FolderChecks, LocalCorpus, db_path_for
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from sleuth.tools.local.retrieval import HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN
 from sleuth.tools.toolbox import Toolbox
 

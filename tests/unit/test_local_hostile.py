@@ -14,7 +14,7 @@ from sleuth.cli.index import index
 from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.chunking import MAX_WORDS, chunk_text
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from sleuth.tools.local.schema import SCHEMA_VERSION, connect
 
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 import sleuth.tools.local.indexer as indexer
 from sleuth.cli.index import index
 from sleuth.config import Settings
-from sleuth.tools.local.factory import build_local_tools
+from sleuth.tools.local.providers import build_local_tools
 from support.pdf import minimal_pdf
 
 
