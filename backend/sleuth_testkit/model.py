@@ -14,7 +14,8 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol
 
 import uvicorn
 from starlette.applications import Starlette
@@ -22,7 +23,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from sleuth.core.clock import ScaledClock
+
+class Pausable(Protocol):
+    """A test clock the model stops while it answers (`ScaledClock`, `VirtualClock`)."""
+
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
 
 
 @dataclass
@@ -110,16 +116,21 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 class ScriptedLLM:
-    """Run with `with ScriptedLLM(respond) as llm:`; point litellm at `llm.base_url`."""
+    """Run with `with ScriptedLLM(respond) as llm:` (served on a thread of its own), or with `async
+    with` (served on the running event loop, as a `VirtualClock` needs); point litellm at
+    `llm.base_url`."""
 
-    def __init__(self, respond: Responder, *, pauses: ScaledClock | None = None) -> None:
+    def __init__(self, respond: Responder, *, pauses: Pausable | None = None) -> None:
         self.respond = respond
         self._pauses = pauses  # paused while a reply is served: answering takes no scaled time
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
-        self._release = threading.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._release = threading.Event()  # set when the server stops: every held reply ends
+        self._released: asyncio.Event | None = None  # the same, on the server's loop, for hangs to await
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
 
     @property
@@ -135,10 +146,14 @@ class ScriptedLLM:
         with self._lock:
             self.requests.append(body)
         reply = self.respond(body)
-        if reply.gate is not None:
-            await self._until_set(reply.gate)
-        if reply.delay_s:
-            await asyncio.sleep(reply.delay_s)
+        if reply.gate is not None or reply.delay_s:
+            self._pause()
+            try:
+                if reply.gate is not None:
+                    await self._until_set(reply.gate)
+                await asyncio.sleep(reply.delay_s)
+            finally:
+                self._resume()
         if reply.status != 200:
             return JSONResponse(
                 {"error": {"message": reply.error_message, "type": "scripted", "code": reply.status}},
@@ -146,9 +161,28 @@ class ScriptedLLM:
             )
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
 
+    def _pause(self) -> None:
+        if self._pauses is not None:
+            self._pauses.pause()
+
     def _resume(self) -> None:
-        assert self._pauses is not None
-        self._pauses.resume()
+        if self._pauses is not None:
+            self._pauses.resume()
+
+    async def _stopped(self) -> None:
+        """Until the server stops: a hang waits here without waking (a client that gives up
+        cancels it), however long a test keeps it."""
+        if self._released is None:
+            self._loop = asyncio.get_running_loop()
+            self._released = asyncio.Event()
+        if not self._release.is_set():
+            await self._released.wait()
+
+    def _stop_holding(self) -> None:
+        self._release.set()
+        loop, released = self._loop, self._released
+        if loop is not None and released is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(released.set)
 
     async def _until_set(self, event: threading.Event) -> None:
         """Wait for an event set from another thread (the test's), or for the server to stop."""
@@ -165,7 +199,7 @@ class ScriptedLLM:
                     if paused:
                         paused = False
                         self._resume()  # a hang takes time like a real one
-                    await self._until_set(self._release)
+                    await self._stopped()
                     return
                 yield chunk
         finally:
@@ -204,7 +238,7 @@ class ScriptedLLM:
         yield f"data: {json.dumps({**final, 'choices': [], 'usage': usage})}\n\n"
         yield "data: [DONE]\n\n"
 
-    def __enter__(self) -> ScriptedLLM:
+    def _bind(self) -> socket.socket:
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         sock = socket.socket()
         # Streamed chunks are small writes; without this, Nagle's algorithm and delayed ACKs hold them back.
@@ -213,6 +247,11 @@ class ScriptedLLM:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
+        return sock
+
+    def __enter__(self) -> ScriptedLLM:
+        sock = self._bind()
+        assert self._server is not None
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()
         while not self._server.started:
@@ -220,7 +259,25 @@ class ScriptedLLM:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._release.set()
+        self._stop_holding()
         assert self._server is not None and self._thread is not None
         self._server.should_exit = True
         self._thread.join(timeout=5)
+
+    async def __aenter__(self) -> ScriptedLLM:
+        sock = self._bind()
+        assert self._server is not None
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="scripted-llm")
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # uvicorn could not start: its error
+            await asyncio.sleep(0.01)
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop_holding()
+        assert self._server is not None and self._task is not None
+        self._server.should_exit = True
+        await self._task
