@@ -46,9 +46,10 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     """No test reads the developer's .env or ~/.sleuth. With SLEUTH_TEST_DATABASE_URL, every test
     stores into its own fresh PostgreSQL schema (settings and `sleuth` subprocesses alike).
     SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
-    tests/api`), one unless it says otherwise: every engine warms up at start, and one per test
-    server is enough for what is not about the pool."""
-    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "1")
+    tests/api`), 0 unless it says otherwise: a server's engine runs on a thread of its process, so
+    a test server starts no engine process (each one imports and warms litellm); the tests of
+    process isolation (the pool, a killed engine or server) ask for processes themselves."""
+    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "0")
     for key in list(os.environ):
         if key.startswith("SLEUTH_"):
             monkeypatch.delenv(key)

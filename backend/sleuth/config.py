@@ -249,9 +249,10 @@ class Settings(BaseSettings):
     )
     engine_processes: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
-        ge=1,
+        ge=0,
         le=64,
-        description="Engine processes that execute a server's runs; unset: one per core.",
+        description="Engine processes that execute a server's runs; unset: one per core. 0: one engine "
+        "on a thread of the server's own process (no start-up of its own, no isolation from the server).",
     )
     api_token: SecretStr | None = Field(
         default=None, description="When set, every /api route but health needs it as a bearer token."

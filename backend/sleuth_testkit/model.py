@@ -24,11 +24,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
-
-from sleuth.core.clock import ScaledClock
+from types import TracebackType
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
+
+
+class Pausable(Protocol):
+    """A test clock the model stops while it answers (`ScaledClock`, `VirtualClock`)."""
+
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
 
 
 @dataclass
@@ -181,9 +187,11 @@ NOT_FOUND = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
 
 
 class ScriptedLLM:
-    """Run with `with ScriptedLLM(respond) as llm:`; point litellm at `llm.base_url`."""
+    """Run with `with ScriptedLLM(respond) as llm:` (served on a thread of its own), or with `async
+    with` (served on the running event loop, as a `VirtualClock` needs); point litellm at
+    `llm.base_url`."""
 
-    def __init__(self, respond: Responder, *, latency_s: float = 0.0, pauses: ScaledClock | None = None) -> None:
+    def __init__(self, respond: Responder, *, latency_s: float = 0.0, pauses: Pausable | None = None) -> None:
         self.respond = respond
         self.latency_s = latency_s
         self._pauses = pauses  # paused while a reply is served: answering takes no scaled time
@@ -193,7 +201,9 @@ class ScriptedLLM:
         self._release = threading.Event()  # set on exit: hangs and gates end
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
+        self._released: asyncio.Event | None = None  # `_release`, on the server's loop, for hangs to await
         self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
         self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self._answering: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -247,10 +257,14 @@ class ScriptedLLM:
         except Exception:  # a bug in a test's script: the run sees a server error, the log says why
             log.exception("the scripted responder raised")
             reply = Reply(status=500, error_message="the scripted responder raised")
-        if reply.gate is not None:
-            await self._until_set(reply.gate)
-        if reply.delay_s:
-            await asyncio.sleep(reply.delay_s)
+        if reply.gate is not None or reply.delay_s:
+            self._pause()
+            try:
+                if reply.gate is not None:
+                    await self._until_set(reply.gate)
+                await asyncio.sleep(reply.delay_s)
+            finally:
+                self._resume()
         if reply.status != 200:
             writer.write(error_response(reply))
             await writer.drain()
@@ -266,7 +280,7 @@ class ScriptedLLM:
                 if paused:
                     paused = False
                     self._resume()  # a hang takes time like a real one
-                await self._until_set(self._release)
+                await self._stopped()
                 writer.write(STREAM_END)  # the stream ends without a finish reason
                 return False
             writer.write(STREAM_END)
@@ -299,9 +313,25 @@ class ScriptedLLM:
             if sent < len(chunks):
                 await asyncio.sleep(max(0.0005, first + sent * spacing - time.perf_counter()))
 
+    def _pause(self) -> None:
+        if self._pauses is not None:
+            self._pauses.pause()
+
     def _resume(self) -> None:
-        assert self._pauses is not None
-        self._pauses.resume()
+        if self._pauses is not None:
+            self._pauses.resume()
+
+    async def _stopped(self) -> None:
+        """Until the server stops: a hang waits here without waking (a client that gives up
+        cancels it), however long a test keeps it."""
+        if not self._release.is_set() and self._released is not None:
+            await self._released.wait()
+
+    def _stop_holding(self) -> None:
+        self._release.set()
+        loop, released = self._loop, self._released
+        if loop is not None and released is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(released.set)
 
     async def _until_set(self, event: threading.Event) -> None:
         """Wait for an event set from another thread (the test's), or for the server to stop."""
@@ -312,6 +342,7 @@ class ScriptedLLM:
 
     async def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
         self._stop = asyncio.Event()
+        self._released = asyncio.Event()
         server = await asyncio.start_server(self._connection, sock=sock)  # asyncio sets TCP_NODELAY
         ready.set()
         await self._stop.wait()
@@ -324,10 +355,14 @@ class ScriptedLLM:
             await asyncio.wait(list(self._connections), timeout=1)
         await server.wait_closed()
 
-    def __enter__(self) -> ScriptedLLM:
+    def _bind(self) -> socket.socket:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
+        return sock
+
+    def __enter__(self) -> ScriptedLLM:
+        sock = self._bind()
         ready = threading.Event()
 
         def run() -> None:
@@ -344,7 +379,26 @@ class ScriptedLLM:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._release.set()
+        self._stop_holding()
         assert self._loop is not None and self._stop is not None and self._thread is not None
         self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout=5)
+
+    async def __aenter__(self) -> ScriptedLLM:
+        sock = self._bind()
+        ready = threading.Event()
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(self._serve(sock, ready), name="scripted-llm")
+        while not ready.is_set():
+            if self._task.done():
+                self._task.result()  # the server could not start: its error
+            await asyncio.sleep(0)
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop_holding()
+        assert self._stop is not None and self._task is not None
+        self._stop.set()
+        await self._task

@@ -1,6 +1,9 @@
-"""Several engine processes: runs are spread over them, a dead one ends only its own runs, and
-cancel and plan-review answers reach the process that runs them. Which process runs a run is read
-from the pool's placement (its pid), never inferred from timing."""
+"""Several engine processes: runs are spread over them, a dead one ends only its own runs and is
+replaced, and cancel and plan-review answers reach the process that runs them. Which process runs a
+run is read from the pool's placement (its pid), never inferred from timing.
+
+One server with two engine processes serves the module (each process imports and warms litellm):
+every test waits until both are warm, a replaced one included, and ends the runs it started."""
 
 from __future__ import annotations
 
@@ -17,11 +20,16 @@ from conftest import LiveServer, assert_contiguous, live_server, read_events, st
 from sleuth.runs.engine_pool import EnginePool
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import HangingOrchestrator
 
 
-@pytest.fixture
-def two_engines(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
-    with live_server(scripted_settings(hanging_llm, engine_processes=2)) as live:
+@pytest.fixture(scope="module")
+def two_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    data_dir = tmp_path_factory.mktemp("two-engines")
+    with (
+        ScriptedLLM(HangingOrchestrator()) as llm,
+        live_server(scripted_settings(llm, engine_processes=2, data_dir=data_dir)) as live,
+    ):
         yield live
 
 

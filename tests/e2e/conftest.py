@@ -114,8 +114,9 @@ def dialogs(page: Page) -> list[str]:
 
 @pytest.fixture(scope="session")
 def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The embedded defaults: offline extractive model, built-in corpus, SQLite in a temp dir."""
-    server = start_server("offline", tmp_path_factory.mktemp("offline-server"), {})
+    """The embedded defaults: offline extractive model, built-in corpus, SQLite in a temp dir, and
+    the engine in a process of its own, as deployed."""
+    server = start_server("offline", tmp_path_factory.mktemp("offline-server"), {"SLEUTH_ENGINE_PROCESSES": "1"})
     yield server
     stop_server(server)
 

@@ -69,7 +69,9 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
     builds its search tools (seconds; minutes on a loaded machine). A browser test's ceilings are
     for what the UI does; a run sent before an engine is warm would spend them waiting for the
     warm-up (repeat run 2: three browser tests saw "Starting" for 90 s). A server that cannot
-    start exits."""
+    start exits. Its engine runs on a thread of the server (`SLEUTH_ENGINE_PROCESSES=0`) unless
+    `extra_env` asks for processes: the browser sees the same API either way, and each engine
+    process is one more import of litellm."""
     _check_dist()
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -77,6 +79,7 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
     env.update(
         SLEUTH_DATA_DIR=str(data_dir),
         SLEUTH_WEB_DIST=str(DIST),
+        SLEUTH_ENGINE_PROCESSES="0",
         PYTHONUNBUFFERED="1",
         NO_PROXY="127.0.0.1,localhost",
         no_proxy="127.0.0.1,localhost",

@@ -84,11 +84,14 @@ def test_doctor_passes_on_the_offline_defaults(tmp_path: Path) -> None:
 
 def test_doctor_shows_the_engine_processes_and_refuses_a_bad_count(tmp_path: Path) -> None:
     three = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "3"}, tmp_path)
-    none = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "0"}, tmp_path)
+    inside = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "0"}, tmp_path)
+    negative = sleuth(["doctor"], {"SLEUTH_ENGINE_PROCESSES": "-1"}, tmp_path)
     server_line = "✓ server: 3 engine processes (SLEUTH_ENGINE_PROCESSES)"
     assert any(line.startswith(server_line) for line in three.stdout.splitlines())
-    assert none.returncode == 1 and "Traceback" not in none.stdout + none.stderr
-    assert "invalid setting SLEUTH_ENGINE_PROCESSES: Input should be greater than or equal to 1" in none.stdout
+    inside_line = "✓ server: the engine inside the server's process (SLEUTH_ENGINE_PROCESSES)"
+    assert any(line.startswith(inside_line) for line in inside.stdout.splitlines())
+    assert negative.returncode == 1 and "Traceback" not in negative.stdout + negative.stderr
+    assert "invalid setting SLEUTH_ENGINE_PROCESSES: Input should be greater than or equal to 0" in negative.stdout
 
 
 def test_doctor_marks_each_failing_check_and_exits_non_zero(tmp_path: Path) -> None:

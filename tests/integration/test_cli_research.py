@@ -1,4 +1,5 @@
-"""`sleuth research` as a user runs it: a subprocess talking to an OpenAI-compatible endpoint."""
+"""`sleuth research` against an OpenAI-compatible endpoint: in this process, and as a user runs it, a
+subprocess (a full run's stdout, and the exit codes of refused input)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from sleuth.stream.packets import parse_packet
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
-from support.cli import sleuth
+from support.cli import sleuth, sleuth_subprocess
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
@@ -19,7 +20,7 @@ def endpoint_env(llm: ScriptedLLM) -> dict[str, str]:
 
 def test_json_mode_prints_only_valid_packets(tmp_path: Path) -> None:
     with ScriptedLLM(ResearchModel()) as llm:
-        done = sleuth(["research", "--json", "--no-clarify", QUESTION], endpoint_env(llm), tmp_path)
+        done = sleuth_subprocess(["research", "--json", "--no-clarify", QUESTION], endpoint_env(llm), tmp_path)
     assert done.returncode == 0, done.stderr
     packets = [parse_packet(line) for line in done.stdout.splitlines()]
     check_invariants(packets)
@@ -62,7 +63,7 @@ def test_a_failing_endpoint_exits_non_zero_with_one_line(tmp_path: Path) -> None
 
 
 def test_bad_settings_and_empty_questions_are_clear_errors(tmp_path: Path) -> None:
-    bad = sleuth(["research", QUESTION], {"SLEUTH_MAX_PARALLEL_AGENTS": "9"}, tmp_path)
+    bad = sleuth_subprocess(["research", QUESTION], {"SLEUTH_MAX_PARALLEL_AGENTS": "9"}, tmp_path)
     assert bad.returncode != 0 and "SLEUTH_MAX_PARALLEL_AGENTS" in bad.stderr and "Traceback" not in bad.stderr
     empty = sleuth(["research", "  "], {}, tmp_path)
     assert empty.returncode == 2 and "question is empty" in empty.stderr

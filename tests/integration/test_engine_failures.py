@@ -9,23 +9,17 @@ from typing import Any
 
 import pytest
 
-from sleuth.core.clock import ScaledClock
+from sleuth_testkit.clock import VirtualClock
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Call, Reply, ScriptedLLM, classify, tool_names
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel, assistant_turns
 from support.invariants import check_invariants
-from support.lag import LoopLag
 
-# scaled-clock tests: litellm must not load its code on the run's clock
+# virtual-clock tests: litellm loads off the loop, on a thread the clock does not see; loaded before
 pytestmark = pytest.mark.usefixtures("warm_litellm")
 
 REASONING_MODEL = "openai/o3-mini"  # litellm's bundled table: supports_reasoning, priced
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
-# Scaled-clock tests run 100x faster than real time, not 1000x: the steps a test treats as quick
-# (the plan, healthy model calls) take real time, which the scale turns into run time. At 1000x a
-# plan that took 1.2 real seconds on a loaded machine was 1200 s of run time, past the 1000 s
-# deadline before any agent started (repeat run 3); at 100x it is 120 s, well before any level.
-SCALE = 100
 
 
 def tool_messages(body: dict[str, Any]) -> list[str]:
@@ -91,14 +85,12 @@ class HangingAgent(ResearchModel):
 @pytest.mark.parametrize("hang_report", [False, True])
 async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report: bool) -> None:
     model = HangingAgent(hang_report, tasks_per_cycle=[["descriptor protocol", "slow attribute lookup task"]])
-    async with LoopLag() as lag:
-        clock = ScaledClock(SCALE)  # the default 12 min / 30 min cascade in about 18 real seconds
-        with ScriptedLLM(model) as llm:
-            settings = scripted_settings(
-                llm, force_report_s=3600, report_timeout_s=300, agent_force_report_s=720, agent_timeout_s=1800
-            )
-            run = await run_engine(settings, QUESTION, clock=clock)
-            answers = tool_messages(llm.requests_for("orchestrator")[1])
+    async with VirtualClock() as clock, ScriptedLLM(model, pauses=clock) as llm:  # the default 12 min / 30 min cascade
+        settings = scripted_settings(
+            llm, force_report_s=3600, report_timeout_s=300, agent_force_report_s=720, agent_timeout_s=1800
+        )
+        run = await run_engine(settings, QUESTION, clock=clock)
+        answers = tool_messages(llm.requests_for("orchestrator")[1])
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
     # the timed-out agent was really cancelled: nothing of the run is left running
@@ -113,33 +105,24 @@ async def test_hanging_agent_is_forced_to_report_then_hard_timed_out(hang_report
     else:
         assert levels == ["agent_force_report"]
         assert any(p.obj.type == "intermediate_report_cited_docs" for p in lane1)
-    # Each level fires at its setting after the lanes' start (`Lane.started_at`), which is read right
-    # after `top_level_branching` is emitted: measured from that packet, a level can never look early,
-    # however late the agent's own `research_agent_start` was scheduled on the scaled clock. A level
-    # is stamped late by at most 100 scaled seconds of work, plus however late the loop ran.
+    # Each level fires at its setting after the lanes' start (`Lane.started_at`), read right after
+    # `top_level_branching` is emitted; work takes no time on the virtual clock, so to the second.
     started = run.times[next(p.seq for p in run.packets if p.obj.type == "top_level_branching")]
     at = {p.obj.level: run.times[p.seq] - started for p in lane1 if p.obj.type == "degraded"}
-    assert 720 <= at["agent_force_report"] < 720 + 100 + lag.allowance(clock), lag.late_s
+    assert at["agent_force_report"] == pytest.approx(720)
     if hang_report:
-        assert 1800 <= at["agent_hard_timeout"] < 1800 + 100 + lag.allowance(clock), lag.late_s
+        assert at["agent_hard_timeout"] == pytest.approx(1800)
 
 
 async def test_orchestrator_force_report_writes_the_report_from_findings() -> None:
-    async with LoopLag() as lag:
-        clock = ScaledClock(SCALE)
-        with ScriptedLLM(HangingOrchestrator(cycles=1)) as llm:
-            # healthy agents make several real model calls: on a scaled clock they can need more than the
-            # default 720 scaled seconds, and this test is about the orchestrator's level, not theirs
-            run = await run_engine(
-                scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700), QUESTION, clock=clock
-            )
+    async with VirtualClock() as clock, ScriptedLLM(HangingOrchestrator(cycles=1), pauses=clock) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     check_invariants(run.packets)
     assert run.stop_reason == "completed"
     assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report"]
     assert run.of("report")[0].obj.sources
     forced = run.of("degraded")[0]
-    # measured from the clock's start, before the model server's: late by the loop's lag at most
-    assert 1800 <= run.times[forced.seq] < 1800 + 100 + lag.allowance(clock), lag.late_s
+    assert run.times[forced.seq] - run.times[0] == pytest.approx(1800)  # the default, to the second
 
 
 class EverythingHangs(ResearchModel):
@@ -153,32 +136,28 @@ class EverythingHangs(ResearchModel):
 
 
 async def test_report_timeout_cuts_the_report_and_keeps_the_partial_text() -> None:
-    clock = ScaledClock(SCALE)
-    with ScriptedLLM(EverythingHangs()) as llm:
-        # agent levels as above; the deadline leaves the steps after the report (title and key findings,
-        # claim checks) more than the default 10 scaled seconds, which on this clock is 100 real ms
-        settings = scripted_settings(llm, agent_force_report_s=1500, agent_timeout_s=1700, deadline_s=2400)
-        run = await run_engine(settings, QUESTION, clock=clock)
+    async with VirtualClock() as clock, ScriptedLLM(EverythingHangs(), pauses=clock) as llm:
+        run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     check_invariants(run.packets)
     assert [p.obj.level for p in run.of("degraded")] == ["orchestrator_force_report", "report_timeout"]
+    cut = run.of("degraded")[1]
+    assert run.times[cut.seq] - run.times[0] == pytest.approx(1800 + 300)  # force report, then its timeout
     assert run.stop_reason == "completed"
     assert run.of("report")[0].obj.markdown.startswith("Partial report: descriptors win [1]")
 
 
 async def test_global_deadline_ends_the_run_within_a_second() -> None:
-    async with LoopLag() as lag:
-        clock = ScaledClock(SCALE)
-        with ScriptedLLM(EverythingHangs()) as llm:
-            # a deadline before the orchestrator's force report: the last line of defence fires
-            settings = scripted_settings(llm, deadline_s=1000)
-            started = time.monotonic()
-            run = await run_engine(settings, QUESTION, clock=clock)
-            real_elapsed = time.monotonic() - started
+    async with VirtualClock() as clock, ScriptedLLM(EverythingHangs(), pauses=clock) as llm:
+        # a deadline before the orchestrator's force report: the last line of defence fires
+        settings = scripted_settings(llm, deadline_s=1000)
+        started = time.monotonic()
+        run = await run_engine(settings, QUESTION, clock=clock)
+        real_elapsed = time.monotonic() - started
     check_invariants(run.packets)
     assert run.stop_reason == "deadline"
     assert "deadline" in [p.obj.level for p in run.of("degraded")]
-    # the stop comes less than one real second (SCALE scaled seconds) after the deadline
-    assert 1000 <= run.times[-1] - run.times[0] <= 1000 + SCALE + lag.allowance(clock), lag.late_s
+    # the stop comes within the second the contract allows after the deadline
+    assert 1000 <= run.times[-1] - run.times[0] <= 1000 + 1
     # it did not wait for a hung call to give up (the call timeout is real time, not scaled)
     assert real_elapsed < settings.llm_timeout_s
     assert run.of("report"), "a report is published even at the deadline"
@@ -194,8 +173,7 @@ class AgentsStillWorking(ResearchModel):
 
 
 async def test_no_agent_outlives_a_run_ended_by_its_deadline() -> None:
-    clock = ScaledClock(SCALE)
-    with ScriptedLLM(AgentsStillWorking()) as llm:
+    async with VirtualClock() as clock, ScriptedLLM(AgentsStillWorking(), pauses=clock) as llm:
         # the agents' own limits lie beyond the deadline, so only the deadline can stop them
         settings = scripted_settings(llm, deadline_s=1000, agent_force_report_s=5000, agent_timeout_s=6000)
         run = await run_engine(settings, QUESTION, clock=clock)

@@ -54,9 +54,13 @@ def _server(settings: Settings) -> Check:
     return Check(
         "server",
         True,
-        f"{settings.engine_processes} engine processes (SLEUTH_ENGINE_PROCESSES), "
+        f"{_engines(settings.engine_processes)} (SLEUTH_ENGINE_PROCESSES), "
         f"up to {settings.max_runs} concurrent runs (SLEUTH_MAX_RUNS)",
     )
+
+
+def _engines(processes: int) -> str:
+    return f"{processes} engine processes" if processes else "the engine inside the server's process"
 
 
 async def _probe(settings: Settings, model: str, role: Role) -> Check:

@@ -1,8 +1,10 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
-Started by `EngineProcess` (spawn). It warms up first (litellm and its tool path, the search
-tools), says `Ready`, then receives `Command`s on a pipe and answers with `Reply`s (both in
-`runs/messages.py`): a `StoredPacket` per packet, `RunDone` per run.
+Started by `EngineProcess` (spawn), or on a thread of the server's process by `EngineThread`
+(`SLEUTH_ENGINE_PROCESSES=0`: the same worker and messages, without the process-level tuning). It
+warms up first (litellm and its tool path, the search tools), says `Ready`, then receives `Command`s
+on a pipe and answers with `Reply`s (both in `runs/messages.py`): a `StoredPacket` per packet,
+`RunDone` per run.
 
 Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
 here, once; the parent stores and sends that very text.
@@ -16,12 +18,13 @@ import logging
 import signal
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanInbox
 from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.pipes import EnginePipe
 from sleuth.runs.warmup import warm_engine
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
@@ -34,7 +37,7 @@ log = logging.getLogger(__name__)
 YOUNG_COLLECTION_EVERY = 10_000  # allocations between two young-generation collections (CPython's default is lower)
 
 
-def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
+def worker_main(conn: EnginePipe, settings: Settings, engine: Engine) -> None:
     # Ctrl-C in a terminal reaches the whole process group; the server decides when the
     # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
     # ended as interrupted in order instead of the engine dying first.
@@ -42,10 +45,22 @@ def worker_main(conn: Connection, settings: Settings, engine: Engine) -> None:
     asyncio.run(_Worker(conn, settings, engine).serve())
 
 
-async def warm_up(settings: Settings) -> None:
+def thread_main(conn: EnginePipe, settings: Settings, engine: Engine) -> None:
+    """The engine on a thread of the server's process: its own event loop, as in a process of its
+    own. The garbage collector is the server's, so it is left as it is. Its end of the pipe closes
+    when it returns, so the server's reader sees the end as it sees a process exit."""
+    try:
+        asyncio.run(_Worker(conn, settings, engine, own_process=False).serve())
+    finally:
+        conn.close()
+
+
+async def warm_up(settings: Settings, *, own_process: bool = True) -> None:
     """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
     On a thread: the loop keeps serving commands (a cancel) meanwhile."""
     await asyncio.to_thread(warm_engine, settings)
+    if not own_process:
+        return
     # What the warm-up imported (litellm's heap above all) lives as long as the process: frozen, no
     # later collection walks it again. No run has started yet, so the full pass first costs no run
     # anything (a run's own garbage is still collected).
@@ -63,8 +78,9 @@ class _WarmedUp:
 
 
 class _Worker:
-    def __init__(self, conn: Connection, settings: Settings, engine: Engine) -> None:
+    def __init__(self, conn: EnginePipe, settings: Settings, engine: Engine, *, own_process: bool = True) -> None:
         self._conn = conn
+        self._own_process = own_process
         self._settings = settings
         self._engine = engine
         self._tasks: dict[str, asyncio.Task[ResearchResult]] = {}
@@ -84,12 +100,15 @@ class _Worker:
                 while True:
                     loop.call_soon_threadsafe(commands.put_nowait, self._conn.recv())
             except (EOFError, OSError):
-                loop.call_soon_threadsafe(commands.put_nowait, Shutdown())
+                with suppress(RuntimeError):  # an engine thread's loop may have closed first
+                    loop.call_soon_threadsafe(commands.put_nowait, Shutdown())
+            except RuntimeError:
+                pass  # the loop closed (an engine thread that has stopped): nobody reads commands
 
         threading.Thread(target=read, name="sleuth-engine-commands", daemon=True).start()
         # Commands are served during the warm-up: runs wait for it, but a cancel of a waiting run
         # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
-        warming = asyncio.create_task(warm_up(self._settings))
+        warming = asyncio.create_task(warm_up(self._settings, own_process=self._own_process))
         warming.add_done_callback(lambda _: commands.put_nowait(_WarmedUp()))
         waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():

@@ -3,7 +3,8 @@
 One process per core by default (`SLEUTH_ENGINE_PROCESSES`): a run is CPU-bound Python, and one
 event loop saturates one core. Each process warms up at start, so the first run after the server
 starts does not pay for imports. A process that dies ends only the runs it held (`on_exit` with
-their ids) and is replaced; the others carry on.
+their ids) and is replaced; the others carry on. Zero processes means one engine on a thread of
+this process (`EngineThread`): no start-up of its own, and no isolation.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import threading
 
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.engine_process import EngineProcess
+from sleuth.runs.engine_process import EngineProcess, EngineThread
 from sleuth.runs.executor import RunEvents
 from sleuth.runs.messages import Engine, RunDone
 from sleuth.stream.results import ResearchRequest
@@ -23,7 +24,8 @@ class EnginePool:
         self._settings = settings
         self._engine = engine
         self._events = events
-        self._size = processes
+        self._size = max(processes, 1)
+        self._engine_class = EngineProcess if processes else EngineThread
         self._slots: list[EngineProcess] = []
         self._placed: dict[str, EngineProcess] = {}  # live run id -> the process running it
         # Runs are placed from the event loop; `RunDone` and exits arrive on reader threads.
@@ -97,7 +99,7 @@ class EnginePool:
 
     def _new_process(self, index: int) -> EngineProcess:
         holder: list[EngineProcess] = []
-        process = EngineProcess(
+        process = self._engine_class(
             self._settings,
             self._engine,
             on_packet=self._events.on_packet,

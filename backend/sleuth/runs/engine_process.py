@@ -9,6 +9,10 @@ server process only stores and forwards its packets.
 A reader thread receives the worker's `Reply`s: packets go straight to `on_packet` (no
 event-loop hop before the commit); `Ready`, `RunDone` and an unexpected exit are handed to their
 callbacks. `EnginePool` runs several of these.
+
+`EngineThread` is the same engine on a thread of the server's process (`SLEUTH_ENGINE_PROCESSES=0`),
+for a machine with one core or one process to spare: the same messages over an in-process pipe,
+without the isolation (a busy run slows the server's own loop, and nothing can kill it alone).
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.engine_main import worker_main
+from sleuth.runs.engine_main import thread_main, worker_main
 from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.pipes import EnginePipe, thread_pipe
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
@@ -49,7 +54,7 @@ class EngineProcess:
         # spawn, not fork: the server process has threads (writer, uvicorn), which fork would
         # copy in whatever state their locks happen to be in.
         self._ctx = multiprocessing.get_context("spawn")
-        self._conn: Any = None
+        self._conn: EnginePipe | None = None
         self._process: Any = None
         self._reader: threading.Thread | None = None
         self._send_lock = threading.Lock()
@@ -61,13 +66,7 @@ class EngineProcess:
         return self._process.pid if self._process is not None else None
 
     def start(self) -> None:
-        parent, child = self._ctx.Pipe(duplex=True)
-        self._process = self._ctx.Process(
-            target=worker_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
-        )
-        self._process.start()
-        child.close()  # the child holds its end; when the child dies, our reads see EOF
-        self._conn = parent
+        self._conn = self._launch()
         self._stopping = False
         self._reader = threading.Thread(target=self._read, name=f"{self._name}-reader", daemon=True)
         self._reader.start()
@@ -103,11 +102,27 @@ class EngineProcess:
         if self._reader is not None:
             self._reader.join(timeout)
 
+    def _launch(self) -> EnginePipe:
+        """Start the worker; the server's end of its pipe."""
+        parent, child = self._ctx.Pipe(duplex=True)
+        self._process = self._ctx.Process(
+            target=worker_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
+        )
+        self._process.start()
+        child.close()  # the child holds its end; when the child dies, our reads see EOF
+        return parent
+
+    def _exit_detail(self) -> str:
+        return f"process {self.pid} (exit code {self._process.exitcode})"
+
     def _send(self, message: Command) -> None:
+        if self._conn is None:
+            raise OSError("the engine has not started")
         with self._send_lock:
             self._conn.send(message)
 
     def _read(self) -> None:
+        assert self._conn is not None
         try:
             while True:
                 message: Reply = self._conn.recv()
@@ -121,5 +136,40 @@ class EngineProcess:
         except (EOFError, OSError):
             pass
         if not self._stopping:
-            log.error("the engine process %s exited unexpectedly (exit code %s)", self.pid, self._process.exitcode)
+            log.error("the engine %s exited unexpectedly", self._exit_detail())
             self._on_exit()
+
+
+class EngineThread(EngineProcess):
+    """The engine on a thread of this process, with an event loop of its own."""
+
+    @property
+    def pid(self) -> int | None:
+        return None  # nothing to signal but this whole process
+
+    def _launch(self) -> EnginePipe:
+        parent, child = thread_pipe()
+        self._process = threading.Thread(
+            target=thread_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
+        )
+        self._process.start()
+        return parent
+
+    def request_stop(self) -> None:
+        """A thread cannot be killed: one still warming up stops once its warm-up has."""
+        self._stopping = True
+        try:
+            self._send(Shutdown())
+        except OSError:
+            pass
+
+    def wait_stopped(self, timeout: float) -> None:
+        if self._process is not None:
+            self._process.join(timeout)
+            if self._process.is_alive():
+                log.error("the engine thread did not stop within %.0f s; it is left to end with the process", timeout)
+        if self._reader is not None:
+            self._reader.join(timeout)
+
+    def _exit_detail(self) -> str:
+        return "thread"
