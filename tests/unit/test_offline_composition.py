@@ -12,8 +12,8 @@ from typing import Any
 
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
 from sleuth.llm.offline.artifact import record_artifact
+from sleuth.llm.offline.final import final_report
 from sleuth.llm.offline.planner import plan_steps
-from sleuth.llm.offline.reports import final_report
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.prompting import render
 
