@@ -248,7 +248,7 @@ def opening(parts: list[Part], pool: Pool) -> list[CitedUnit]:
             (score(part, f_index, unit), p_index, unit)
             for p_index, part in enumerate(parts)
             for f_index, unit in pool.units
-            if answers_directly(part, unit)
+            if answers_directly(part, unit) and not _POINTS_BACK.match(unit.bare)  # "As a result, ..." opens nothing
         ),
         key=lambda item: -item[0],
     )
