@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
+from sleuth.core.markdown import cited_numbers
 from sleuth.stream.packets import Packet, parse_packet
-
-_CITE = re.compile(r"\[(\d+)\]")
 
 
 def check_framing(packets: list[Packet]) -> None:
@@ -52,7 +50,7 @@ def check_invariants(packets: list[Packet]) -> None:
     assert len(reports) <= 1
     if reports:
         report = reports[0].obj
-        numbers = {int(n) for n in _CITE.findall(report.markdown)}
+        numbers = set(cited_numbers(report.markdown))  # the product's rule: "divmod(x,y)[0]" is no citation
         infos = {p.obj.citation_number for p in packets if p.obj.type == "citation_info"}
         assert numbers <= infos, f"citations without citation_info: {numbers - infos}"
         assert infos == {s.number for s in report.sources}

@@ -22,7 +22,8 @@ BODY = """A descriptor defines `__get__()`. [1] Data descriptors also define `__
 def test_what_the_body_says_is_dropped_from_the_summary_and_key_findings() -> None:
     artifact = Artifact(
         title="Descriptors",
-        summary="A descriptor defines __get__(). Descriptors customise attribute access.",
+        summary="A descriptor defines __get__(). 2. define a name in the local namespace. "
+        "Descriptors customise attribute access.",
         key_findings=[
             KeyFinding(text="Data descriptors also define `__set__()`.", citations=[1]),
             KeyFinding(text="2. define a name in the local namespace.", citations=[2]),  # a list item in the body

@@ -12,8 +12,8 @@ from typing import Any
 
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
 from sleuth.llm.offline.artifact import record_artifact
+from sleuth.llm.offline.final import final_report
 from sleuth.llm.offline.planner import plan_steps
-from sleuth.llm.offline.reports import final_report
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.prompting import render
 
@@ -63,6 +63,7 @@ def test_the_first_paragraph_answers_from_the_sentences_that_name_the_subject() 
         [
             "In Python, all classes are themselves instances of other classes. [2] "
             "The class body is executed in a new execution frame. [2]",
+            "As a result, class attributes cannot set default values for variables defined by __slots__. [1] "
             "__slots__ reserves space for the declared variables and prevents the automatic creation of "
             "__dict__ for each instance. [1] In Python, all classes are themselves instances of other classes. [2]",
         ],
@@ -70,6 +71,7 @@ def test_the_first_paragraph_answers_from_the_sentences_that_name_the_subject() 
     first = paragraphs(text)[0]
     assert "__slots__ reserves space" in first
     assert "all classes are themselves instances" not in first  # on the topic's words, not about __slots__
+    assert "As a result" not in first  # it leans on a sentence the reader has not seen
     assert "all classes are themselves instances" in text  # still in the report, once
 
 

@@ -4,7 +4,8 @@ follow-up clauses, heading context in excerpts, and section sizes. Small constru
 from __future__ import annotations
 
 from sleuth.llm.offline.agent import search_queries, task_terms
-from sleuth.llm.offline.reports import agent_report, section_size
+from sleuth.llm.offline.final import section_size
+from sleuth.llm.offline.reports import agent_report
 from sleuth.llm.offline.text import (
     cited_units,
     defined_term,

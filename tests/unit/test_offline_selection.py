@@ -8,7 +8,8 @@ from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
 from sleuth.core.words import stem
 from sleuth.llm.offline.agent import open_priority, task_terms
-from sleuth.llm.offline.reports import agent_report, final_report
+from sleuth.llm.offline.final import final_report
+from sleuth.llm.offline.reports import agent_report
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.text import (
     NumberedBlock,

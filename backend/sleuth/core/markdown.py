@@ -244,9 +244,10 @@ def prose_sentences(markdown: str) -> list[str]:
 
 
 def sentence_key(sentence: str) -> str:
-    """What two sentences share when they say the same words: no markers, code or emphasis marks,
-    case, spacing or closing punctuation."""
-    plain = _KEY_MARKS.sub("", _unmarked(sentence)).lower()
+    """What two sentences share when they say the same words: no markers, list mark ("2. " in the
+    middle of a summary opens a list item at the start of a line), code or emphasis marks, case,
+    spacing or closing punctuation."""
+    plain = _KEY_MARKS.sub("", _ITEM.sub("", _unmarked(sentence), count=1)).lower()
     return " ".join(plain.split()).rstrip(" .!?:;")
 
 

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from sleuth.llm.offline.agent import research
 from sleuth.llm.offline.artifact import record_artifact
 from sleuth.llm.offline.clarifier import clarify
+from sleuth.llm.offline.final import final_report
 from sleuth.llm.offline.followup import followup
 from sleuth.llm.offline.orchestrator import orchestrate
 from sleuth.llm.offline.planner import plan
-from sleuth.llm.offline.reports import agent_report, final_report
+from sleuth.llm.offline.reports import agent_report
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.script import record_dialogue, record_overview
 from sleuth.llm.prompt_facts import AgentReportFacts, PlanFacts
