@@ -7,7 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sleuth.research.report.method import Counts, StepSignal, confidence, method_note, step_signals
-from sleuth.research.report.relevance import checked_sentences, coverage, question_coverage
+from sleuth.research.report.relevance import (
+    checked_claims,
+    checked_sentences,
+    coverage,
+    on_subject_share,
+    question_coverage,
+)
 from sleuth.research.state import Finding, RunTally
 from sleuth.stream.results import ClaimVerdict
 
@@ -108,3 +114,40 @@ def test_coverage_counts_subject_words_and_names_in_cited_sentences_only() -> No
     # a step's scaffolding is not its subject: only "cache_info" is asked of step 2
     step = step_signals(PLAN, [], checked_sentences(ANSWERED))[1]
     assert step.coverage is not None and step.coverage.words_asked == 1 and step.found_nothing
+
+
+SEEN = ["functools — Higher-order functions", "SQLite Autoincrement", "Compound statements", "SQLite Older News",
+        "SQLite Backup API", "Function definitions"]  # fmt: skip
+
+
+def test_a_source_is_on_the_subject_when_its_title_names_a_word_few_titles_share() -> None:
+    claims = checked_claims(ANSWERED + "\n\nA function is called. [2]")
+    titles = {1: "functools — Higher-order functions", 2: "Function definitions"}
+    # `functools.lru_cache` names functools; "function" is no question word, "cache" is in neither title
+    assert on_subject_share(QUESTION, claims, titles, SEEN) == 3 / 4
+    assert on_subject_share(QUESTION, claims, {1: "Compound statements", 2: "Function definitions"}, SEEN) == 0.0
+    # "SQLite" is in half the titles the run saw: it tells no page apart, "autoincrement" does
+    sqlite_claims = checked_claims("Rows get a ROWID. [1] AUTOINCREMENT prevents reuse. [2]")
+    question = "Should I use AUTOINCREMENT in SQLite?"
+    assert on_subject_share(question, sqlite_claims, {1: "SQLite Older News", 2: "SQLite Autoincrement"}, SEEN) == 0.5
+    assert on_subject_share(question, sqlite_claims, {1: "SQLite Older News", 2: "SQLite Backup API"}, SEEN) == 0.0
+    # a title names a word it holds before stemming ("Datatypes" holds "type")
+    assert on_subject_share("How does type affinity work?", sqlite_claims, {1: "Datatypes In SQLite"}, SEEN) == 0.5
+    assert on_subject_share(question, [], {}, SEEN) is None
+
+
+def test_a_report_drawn_from_pages_on_something_else_is_not_high() -> None:
+    counts = _counts(ANSWERED)
+    assert confidence(replace(counts, on_subject=0.0), RunTally()) == ("medium", "off_subject")
+    assert confidence(replace(counts, on_subject=0.5), RunTally()) == ("high", "well_sourced")
+    assert confidence(replace(counts, on_subject=None), RunTally()) == ("high", "well_sourced")  # nothing to tell
+    half = _counts(
+        "The lru_cache decorator keeps a cache of recent calls. [1] Old entries are dropped. [1]", on_subject=0.0
+    )
+    assert half.question is not None and 0.34 < half.question.share < 0.5
+    assert confidence(half, RunTally()) == ("low", "off_subject")
+    note = method_note(replace(counts, on_subject=0.0), RunTally())
+    assert note.on_subject_share == 0.0
+    assert note.confidence_reason == (
+        "none of the checked, cited sentences come from a source titled for what the question asks about."
+    )

@@ -14,7 +14,14 @@ from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchResult
 
 # What the confidence was derived from, kept so a change to its rule can be measured on old runs.
-CONFIDENCE_SIGNALS = {"question_coverage", "steps_planned", "steps_covered", "steps_empty", "sources_cited"}
+CONFIDENCE_SIGNALS = {
+    "question_coverage",
+    "on_subject_share",
+    "steps_planned",
+    "steps_covered",
+    "steps_empty",
+    "sources_cited",
+}
 
 
 class RunTrace(BaseModel):

@@ -58,6 +58,11 @@ class SourceRegistry:
         return len(self._by_id)
 
     @property
+    def titles(self) -> list[str]:
+        """The title of every document seen, in order of first sight."""
+        return [document.title for document in self._by_id.values()]
+
+    @property
     def fetched(self) -> int:
         return len(self._fetched)
 

@@ -221,6 +221,13 @@ class MethodNote(BaseModel):
         description="Share of the question's subject words in the cited sentences the claim check did not flag;"
         " null when the question has none this can read.",
     )
+    on_subject_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Share of the checked cited sentences whose source's title names what the question asks about;"
+        " null when nothing tells the sources apart.",
+    )
     steps_planned: int = Field(default=0, ge=0, description="Steps of the research plan.")
     steps_covered: int = Field(
         default=0,

@@ -3,7 +3,7 @@ import { Markdown } from "./Markdown";
 
 /**
  * The report's artifact fields above its body: title (plain text), summary and key findings (inline
- * markdown, sanitised) with citation chips, and the engine's confidence. Chips use the report body's delegated handlers (hover, click).
+ * markdown, sanitised) with citation chips, and the engine's confidence (its reason on hover). Chips use the report body's delegated handlers (hover, click).
  */
 export function ReportHeader({ report, titleOf }: { report: VerifiedReport; titleOf: (n: number) => string | undefined }) {
   if (!report.title && !report.summary && !report.keyFindings.length) return null;
@@ -12,7 +12,7 @@ export function ReportHeader({ report, titleOf }: { report: VerifiedReport; titl
     <header class="report-header">
       {report.title ? <h2 class="report-title">{report.title}</h2> : null}
       {confidence ? (
-        <span class={`confidence confidence-${confidence}`} title="Derived from the run's counts; see the method note at the end">
+        <span class={`confidence confidence-${confidence}`} title={`Because ${report.method?.confidence_reason ?? "of the run's counts"}`}>
           {confidence} confidence
         </span>
       ) : null}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sleuth.core.words import stem
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (

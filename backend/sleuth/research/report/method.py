@@ -2,8 +2,9 @@
 measured signals, with its reason in one line.
 
 The signals: how much of the question, and of each plan step, the report's cited sentences that the
-claim check did not flag cover; how many claims were flagged; which plan steps found nothing. No
-model writes any of it, so it cannot overstate what the research did.
+claim check did not flag cover; how many of those sentences come from sources titled for what the
+question asks about; how many claims were flagged; which plan steps found nothing. No model writes
+any of it, so it cannot overstate what the research did.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Literal
 
 from sleuth.llm.prompting import render
 from sleuth.research.report.citations import VerifiedReport
-from sleuth.research.report.relevance import Coverage, checked_sentences, coverage, step_coverage
+from sleuth.research.report.relevance import Coverage, checked_claims, coverage, on_subject_share, step_coverage
 from sleuth.research.state import Finding, RunState, RunTally
 from sleuth.stream.packets import MethodNote
 
@@ -31,6 +32,9 @@ PARTLY_ANSWERED_SHARE = 0.5
 STEP_COVERED_SHARE = 0.5
 # Flagged claims, as a share of the checked ones, that make the whole report doubtful.
 UNSUPPORTED_SHARE = 0.25
+# Checked cited sentences from sources titled for the question's subject, as a share: below this the
+# report rests on pages about something else.
+ON_SUBJECT_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,11 @@ class Counts:
     claims_checked: int = 0
     question: Coverage | None = None  # of the question by the checked cited sentences; None: not measured
     steps: tuple[StepSignal, ...] = field(default_factory=tuple)
+    on_subject: float | None = None  # share of checked cited sentences from sources titled for the subject
+
+    @property
+    def off_subject(self) -> bool:
+        return self.on_subject is not None and self.on_subject < ON_SUBJECT_SHARE
 
     @property
     def steps_covered(self) -> int:
@@ -93,14 +102,17 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
         return "low", "off_topic"
     if counts.steps and counts.steps_covered * 2 < len(counts.steps):
         return "low", "steps_uncovered"
-    if counts.sources_cited < 2:
-        return "medium", "few_sources"
+    question = counts.question
+    partly = question is not None and (
+        question.share < PARTLY_ANSWERED_SHARE or question.names_found < question.names_asked
+    )
+    if counts.off_subject:
+        return ("low" if partly else "medium"), "off_subject"
     if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
         return "medium", "removed"
-    question = counts.question
-    if question is not None and (question.share < PARTLY_ANSWERED_SHARE or question.names_found < question.names_asked):
+    if partly:
         return "medium", "partly_answered"
     if counts.uncovered_steps:
         return "medium", "step_uncovered"
@@ -136,6 +148,7 @@ def method_note(counts: Counts, tally: RunTally) -> MethodNote:
         "elapsed_s": round(counts.elapsed_s, 1),
         "degraded": list(dict.fromkeys(tally.degraded)),
         "question_coverage": None if counts.question is None else round(counts.question.share, 3),
+        "on_subject_share": None if counts.on_subject is None else round(counts.on_subject, 3),
         "steps_planned": len(counts.steps),
         "steps_covered": counts.steps_covered,
         "steps_empty": counts.empty_steps,
@@ -154,7 +167,9 @@ def method_note(counts: Counts, tally: RunTally) -> MethodNote:
 
 def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: int = 0) -> MethodNote:
     """The run's method note, read from the run state when the report is published."""
-    sentences = checked_sentences(verified.markdown, verified.claims)
+    claims = checked_claims(verified.markdown, verified.claims)
+    sentences = [claim.sentence for claim in claims]
+    titles = {source.number: source.title for source in verified.sources}
     counts = Counts(
         sources_found=state.registry.seen,
         sources_read=state.registry.fetched,
@@ -168,5 +183,6 @@ def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: i
         elapsed_s=max(0.0, state.clock.now() - state.deadlines.started_at),
         question=coverage(state.request.question, sentences),
         steps=step_signals(state.plan, state.findings, sentences),
+        on_subject=on_subject_share(state.request.question, claims, titles, state.registry.titles),
     )
     return method_note(counts, state.tally)

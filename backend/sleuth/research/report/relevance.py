@@ -11,16 +11,19 @@ appear in them at all. Same words and stemming as the claim check.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sleuth.core.words import QUESTION_WORDS, STEP_WORDS
-from sleuth.research.report.sentences import cited_sentences, key_words
+from sleuth.research.report.sentences import CitedSentence, cited_sentences, key_words
 from sleuth.stream.results import ClaimVerdict
 
 # A question word that is an identifier: dotted, snake_case or dunder. Such a name is what the
 # question is about; prose that never names it answers some other question.
 _NAME = re.compile(r"[a-z_]\w*(?:\.\w+)+|\w*_\w*")
+# A question word in at least this share of the titles a run saw ("SQLite" across SQLite's
+# documentation) tells no page apart: a title that holds it is not thereby about the question.
+COMMON_TITLE_SHARE = 0.25
 # Both spellings: the scaffolding lists are written as words, the matcher compares stems.
 _QUESTION_SCAFFOLD = QUESTION_WORDS | frozenset(key_words(" ".join(QUESTION_WORDS)))
 _STEP_SCAFFOLD = _QUESTION_SCAFFOLD | STEP_WORDS | frozenset(key_words(" ".join(STEP_WORDS)))
@@ -39,10 +42,51 @@ def _variants(word: str) -> set[str]:
     return {word, word.rsplit(".", 1)[-1]} if "." in word else {word}
 
 
+def checked_claims(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> list[CitedSentence]:
+    """The cited sentences of `markdown` that the claim check did not flag, with their markers."""
+    flagged = {verdict.sentence for verdict in verdicts if not verdict.supported}
+    return [claim for claim in cited_sentences(markdown) if claim.sentence not in flagged]
+
+
 def checked_sentences(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> list[str]:
     """The cited sentences of `markdown` that the claim check did not flag."""
-    flagged = {verdict.sentence for verdict in verdicts if not verdict.supported}
-    return [claim.sentence for claim in cited_sentences(markdown) if claim.sentence not in flagged]
+    return [claim.sentence for claim in checked_claims(markdown, verdicts)]
+
+
+def _title_words(title: str) -> set[str]:
+    """A title's words, stemmed and as written: "Datatypes" holds "type" only before stemming."""
+    return set(key_words(title)) | set(re.findall(r"[a-z][a-z0-9_]+", title.lower()))
+
+
+def _subject_variants(word: str) -> set[str]:
+    """A question word and, for a dotted name, its parts: `functools.lru_cache` is about `functools`."""
+    return {word, *(stem for part in word.split(".") for stem in key_words(part))} if "." in word else {word}
+
+
+def _names(title: set[str], word: str) -> bool:
+    """Whether a title names `word`: the same word, or one holding the other ("datatypes", "type")."""
+    return any(word == t or (len(word) >= 4 and word in t) or (len(t) >= 4 and t in word) for t in title)
+
+
+def on_subject_share(
+    question: str, claims: Sequence[CitedSentence], titles: Mapping[int, str], seen_titles: Sequence[str]
+) -> float | None:
+    """Share of `claims` that cite a source whose title names a subject word of `question` that few
+    of `seen_titles` name. A report drawn from pages titled for something else ("Compound
+    statements" for a question on closing generators) may answer another question. None when no
+    claim or no question word tells pages apart."""
+    asked = {
+        variant
+        for word in dict.fromkeys(key_words(question))
+        if word not in _QUESTION_SCAFFOLD
+        for variant in _subject_variants(word)
+    }
+    seen = [_title_words(title) for title in seen_titles]
+    distinctive = {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
+    if not claims or not distinctive:
+        return None
+    on = {n for n, title in titles.items() if any(_names(_title_words(title), word) for word in distinctive)}
+    return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
 
 
 def coverage(text: str, sentences: Sequence[str], *, scaffold: frozenset[str] = _QUESTION_SCAFFOLD) -> Coverage | None:
