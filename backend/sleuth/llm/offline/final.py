@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from sleuth.core.words import stem
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.planner import analyse, clauses
 from sleuth.llm.offline.reports import approx_tokens
@@ -23,7 +24,6 @@ from sleuth.llm.offline.text import (
     is_dangling,
     jaccard,
     overlap,
-    stem,
     term_set,
     tokens,
 )
