@@ -299,6 +299,10 @@ export interface MethodNote {
    */
   question_coverage?: number | null;
   /**
+   * Share of the checked cited sentences whose source's title names what the question asks about; null when nothing tells the sources apart.
+   */
+  on_subject_share?: number | null;
+  /**
    * Steps of the research plan.
    */
   steps_planned?: number;
