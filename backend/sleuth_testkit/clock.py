@@ -10,6 +10,8 @@ stands still while anything can still happen without time passing:
 - work is out on a thread that will hand its result to the loop: the loop's executor (a search,
   a page read: `asyncio.to_thread`), which the clock counts by installing its own default executor,
   and anyio's worker threads (litellm builds a streamed reply on one);
+- the preload thread is importing or warming a library (`heavy.busy()`): a run awaits it with
+  `heavy.ready`, from a thread no executor counts;
 - the scripted model is answering (it pauses the clock as it pauses a `ScaledClock`; a hanging
   reply resumes it, since a hang is what waits for time).
 
@@ -30,6 +32,8 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from anyio._backends._asyncio import WorkerThread
+
+from sleuth.core import heavy
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -166,7 +170,7 @@ class VirtualClock:
         with no executor work out and the model not answering."""
         quiet = 0
         while quiet < QUIET_ITERATIONS:
-            if not self._executor.idle or _anyio_workers_busy() or self._paused():
+            if not self._executor.idle or _anyio_workers_busy() or heavy.busy() or self._paused():
                 quiet = 0
                 await asyncio.sleep(BUSY_POLL_S)
                 continue

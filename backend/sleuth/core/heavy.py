@@ -275,6 +275,13 @@ def _work() -> None:
                 wake()
 
 
+def busy() -> bool:
+    """Whether the preload thread has work queued or under way: a clock that advances only when
+    nothing else can move a run on (the test kit's virtual clock) must wait for it too."""
+    with _state:
+        return bool(_pending)
+
+
 async def ready(*libraries: str) -> None:
     """Wait, without blocking the event loop, until `libraries` have loaded and every preload asked
     for them so far has finished (its warm-up included); a library nobody preloaded is loaded on the
