@@ -127,7 +127,10 @@ describe("report pieces", () => {
       render(
         <VerificationNotes
           report={report({
-            unsupported: [{ marker: "[2]", occurrence: 1, sentence: "S.", reason: "not in source" }],
+            unsupported: [
+              { marker: "[2]", occurrence: 1, sentence: "S.", reason: "not in source" },
+              { marker: "", occurrence: 1, sentence: "T.", reason: "no citation" },
+            ],
             removed: [
               { marker: "[7]", reason: "no such source" },
               { marker: "[8]", reason: "unsafe URL" },
@@ -139,10 +142,13 @@ describe("report pieces", () => {
     );
     const folds = root.querySelectorAll("details");
     expect([...folds].map((d) => d.querySelector("summary")?.textContent)).toEqual([
-      "1 citation may not be supported by the cited source",
+      "2 claims may not be supported",
       "2 citations removed during verification",
     ]);
     expect(folds[1].querySelectorAll("li")[1].textContent).toBe("[8]: unsafe URL");
+    const uncited = folds[0].querySelectorAll("li")[1];
+    expect(uncited.querySelector("code")).toBeNull();
+    expect(uncited.textContent).toBe("uncited “T.” — no citation");
     act(() => render(<VerificationNotes report={report({})} />, root));
     expect(root.querySelector("details")).toBeNull();
   });

@@ -100,7 +100,7 @@ describe("unsupported claims", () => {
     expect(root.querySelector(".source-card")).not.toBeNull();
     expect(root.querySelector(".source-card-flag")).toBeNull();
     const list = root.querySelector(".unsupported-claims");
-    expect(list?.textContent).toContain("1 citation may not be supported");
+    expect(list?.textContent).toContain("1 claim may not be supported");
     expect(list?.textContent).toContain("Then non-data descriptors and class attributes.");
     expect(root.querySelector(".summary-bar")?.textContent).toContain("5 checked · 1 unsupported");
   });

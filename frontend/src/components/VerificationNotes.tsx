@@ -8,10 +8,11 @@ export function VerificationNotes({ report }: { report: VerifiedReport }) {
       <Folded
         class="removed unsupported-claims"
         items={report.unsupported}
-        label={(n) => `${n} citation${n === 1 ? "" : "s"} may not be supported by the cited source`}
+        label={(n) => `${n} claim${n === 1 ? "" : "s"} may not be supported`}
         item={(c) => (
           <>
-            <code>{c.marker}</code> “{c.sentence}” — {c.reason}
+            {/* a factual sentence with no citation at all is flagged with an empty marker */}
+            {c.marker ? <code>{c.marker}</code> : <em>uncited</em>} “{c.sentence}” — {c.reason}
           </>
         )}
       />
