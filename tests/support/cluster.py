@@ -73,11 +73,14 @@ def cluster(
         stack.callback(_drop_keys, prefix)
         running = Cluster(env, prefix, logs)
         stack.callback(running.stop)
-        # The first process creates the queue's tables; the others find them.
+        # The first process creates the queue's tables; the others find them, and start together.
         for index in range(workers):
-            running.workers.append(WorkerProcess(env, logs / f"worker-{index}.log", concurrency=concurrency))
+            log = logs / f"worker-{index}.log"
+            running.workers.append(WorkerProcess(env, log, concurrency=concurrency, wait=index == 0))
         for index in range(servers):
-            running.servers.append(ServerProcess(env, logs / f"server-{index}.log"))
+            running.servers.append(ServerProcess(env, logs / f"server-{index}.log", wait=not running.workers))
+        for process in [*running.workers[1:], *running.servers]:
+            process.ready()
         yield running
 
 

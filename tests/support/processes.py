@@ -12,6 +12,7 @@ import httpx
 from sleuth_testkit.net import free_port
 
 STARTUP_S = 60.0
+BIND_ATTEMPTS = 3
 
 
 def sleuth_command(*args: str) -> list[str]:
@@ -57,13 +58,34 @@ class _Process:
 
 
 class ServerProcess(_Process):
-    """`sleuth serve` on a free port, returned once /api/health answers."""
+    """`sleuth serve` on a free port, returned once /api/health answers (or at once with `wait=False`:
+    then `ready()` waits, so that several processes start together)."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *, wait: bool = True) -> None:
+        self._env = env
+        self._start(log)
+        if wait:
+            self.ready()
+
+    def _start(self, log: Path) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        super().__init__(serve_command(self.port), env, log)
-        self.wait_until(self._healthy, "server")
+        self._written = log.stat().st_size if log.exists() else 0
+        super().__init__(serve_command(self.port), self._env, log)
+
+    def ready(self) -> None:
+        # A free port is only free until someone binds it: another worker's server may take it between
+        # the look and the bind. That ends this server at once, and another port is tried.
+        for attempt in range(BIND_ATTEMPTS):
+            try:
+                self.wait_until(self._healthy, "server")
+                return
+            except RuntimeError:
+                self._log.close()
+                taken = "address already in use" in self.log_path.read_text(errors="replace")[self._written :]
+                if not taken or attempt == BIND_ATTEMPTS - 1:
+                    raise
+                self._start(self.log_path)
 
     def _healthy(self) -> bool:
         try:
@@ -76,8 +98,13 @@ WORKER_READY = "worker ready"
 
 
 class WorkerProcess(_Process):
-    """`sleuth worker`, returned once it takes jobs (its log says so)."""
+    """`sleuth worker`, returned once it takes jobs (its log says so; or at once with `wait=False`,
+    and `ready()` waits)."""
 
-    def __init__(self, env: dict[str, str], log: Path, *, concurrency: int = 2) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *, concurrency: int = 2, wait: bool = True) -> None:
         super().__init__(sleuth_command("worker", "--concurrency", str(concurrency)), env, log)
-        self.wait_until(lambda: WORKER_READY in log.read_text(errors="replace"), "worker")
+        if wait:
+            self.ready()
+
+    def ready(self) -> None:
+        self.wait_until(lambda: WORKER_READY in self.log_path.read_text(errors="replace"), "worker")
