@@ -26,6 +26,8 @@ HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 NOT_SETTINGS = {
     "SLEUTH_TEST_DATABASE_URL",  # tests/support/databases.py, scripts/test
     "SLEUTH_TEST_WORKERS",  # scripts/test
+    "SLEUTH_TEST_REDIS_URL",  # tests/support/cluster.py
+    "SLEUTH_E2E_CHROMIUM",  # tests/e2e/conftest.py
     "SLEUTH_EVAL_DATA_DIR",  # scripts/eval
     "SLEUTH_WORKER_CONCURRENCY",  # docker-compose.yml
 }

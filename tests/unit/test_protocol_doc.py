@@ -47,7 +47,7 @@ def test_envelope_placement_objects_and_enums_are_documented() -> None:
     text = DOC.read_text(encoding="utf-8")
     for name in ["seq", "run_id", "placement", "obj", *defs["Placement"]["properties"]]:
         assert f"| `{name}` |" in text
-    for model in ("Document", "NumberedSource", "RemovedCitation", "UnsupportedClaim"):
+    for model in ("Document", "NumberedSource", "RemovedCitation", "UnsupportedClaim", "KeyFinding", "MethodNote"):
         row = next(line for line in text.splitlines() if line.startswith(f"| {model} |"))
         own = set(defs[model]["properties"]) - (set(defs["Document"]["properties"]) if model != "Document" else set())
         assert all(f"`{f}`" in row for f in own), model

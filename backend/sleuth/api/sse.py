@@ -3,8 +3,8 @@
 Frames are `event: packet`, `id: <seq>`, `data: <packet JSON>`. The generator keeps one
 cursor, `pos` (the next seq to send), so nothing is sent twice and nothing is skipped, also
 across the switch from stored to live packets. Frames are encoded here (several per chunk) and
-yielded as bytes, which sse-starlette passes through untouched; a 10,000-packet replay is then a
-few dozen writes instead of 10,000.
+yielded as bytes, which sse-starlette passes through untouched; a long replay is then a few
+writes, not one per packet.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ ESPEAK_VOICES = ("en-us+m3", "en-gb+f3")  # two clearly different voices for a d
 ESPEAK_WORDS_PER_MINUTE = "165"
 PAUSE_S = 0.35
 LINE_TIMEOUT_S = 120.0
-CHUNK_BYTES = 64 * 1024  # what the encoder gets at a time: one hop to a thread per ~1.5 s of speech
+CHUNK_BYTES = 64 * 1024  # what the encoder gets at a time: few hops to a thread, small enough to stream
 MAX_HEADER_CHUNK = 4096  # a WAV header's chunks before `data` are a few bytes; anything larger is not espeak-ng's
 
 SpokenLines = Callable[[int, int], None]  # (lines spoken so far, lines in all)

@@ -138,7 +138,7 @@ def eval_command(
     options = EvalOptions(
         out=out,
         concurrency=concurrency,
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]  # click.Choice gives a str, always one of Mode's
         time_budget_s=time_budget,
         sources=checked_sources(settings, sources) if sources else None,
     )

@@ -27,7 +27,7 @@ PROGRESS_MIN_FILES = 50
 @click.option("--list", "list_", is_flag=True, help="List collections with their document and chunk counts.")
 @click.option("--remove", metavar="NAME", help="Remove a collection from the index.")
 def index(directory: Path | None, name: str | None, list_: bool, remove: str | None) -> None:
-    """Add DIRECTORY (md, txt, html, pdf files) to the local corpus searched by `local`.
+    """Add DIRECTORY (md, txt, rst, html, pdf files) to the local corpus searched by `local`.
 
     Re-running is incremental: unchanged files are skipped, changed ones re-indexed,
     deleted ones removed.

@@ -43,7 +43,9 @@ COMMANDS: dict[str, Entry] = {
     ),
     "export": Entry("sleuth.cli.reports", "export", "Write a stored report as markdown, PDF or DOCX."),
     "index": Entry(
-        "sleuth.cli.index", "index", "Add DIRECTORY (md, txt, html, pdf files) to the local corpus searched by `local`."
+        "sleuth.cli.index",
+        "index",
+        "Add DIRECTORY (md, txt, rst, html, pdf files) to the local corpus searched by `local`.",
     ),
     "narrate": Entry(
         "sleuth.cli.reports", "narrate", "Speak a stored report: read aloud, a short overview, or a two-voice dialogue."

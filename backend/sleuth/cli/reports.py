@@ -108,6 +108,7 @@ def narrate(report_id: str, style: str, output: str) -> None:
     path = Path(output)
     encoding = WavEncoding() if path.suffix.lower() == ".wav" else available_encoding()
     try:
+        # click.Choice gives `style` as a str, always one of the styles make_audio takes.
         spoken = asyncio.run(make_audio(settings, report, style, path, encoding))  # type: ignore[arg-type]
     except (ScriptError, SpeechError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -136,7 +136,7 @@ class Control:
                 except Exception:  # one bad message must not deafen the worker
                     log.exception("control message not handled")
         finally:
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis leaves it unannotated
 
 
 @dataclass

@@ -45,7 +45,7 @@ class AudioOut(BaseModel):
 
 
 def jobs_of(request: Request) -> AudioJobs:
-    return request.app.state.audio  # type: ignore[no-any-return]
+    return request.app.state.audio  # type: ignore[no-any-return]  # app.state is untyped; the lifespan sets it
 
 
 @router.post(

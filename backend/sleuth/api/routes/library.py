@@ -87,7 +87,7 @@ async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
     },
 )
 async def upload_documents(request: Request, name: str, files: list[UploadFile]) -> UploadOut | JSONResponse:
-    """Add files (md, txt, html, pdf) to a collection, creating it if new.
+    """Add files (md, txt, rst, html, pdf) to a collection, creating it if new.
 
     Each file is added or refused on its own (`refused` lists why); when none was added, the
     answer is that of the files' refusals (a single file's own status). Extraction runs in a

@@ -167,7 +167,7 @@ def _handler_class() -> type[heavy.CustomLLM]:
 
         # litellm declares astreaming as a coroutine returning an iterator but iterates what it returns,
         # so an async generator is what it really calls for.
-        async def astreaming(  # type: ignore[override]
+        async def astreaming(  # type: ignore[override]  # an async generator, as said above
             self,
             model: str,
             messages: list[Any],

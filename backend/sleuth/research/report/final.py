@@ -107,7 +107,7 @@ async def publish_report(state: RunState, text: str, *, allow_judge: bool = True
     claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
     if allow_judge:
         # The artifact's fields need the verified text, not the verdicts: its model call goes out
-        # while the claims are checked (a judge model's call, or tens of ms of overlap checking).
+        # while the claims are checked (a judge model's call, or the local overlap check).
         verified.claims, artifact = await both(
             claims, describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
         )

@@ -162,6 +162,7 @@ def method_note(counts: Counts, tally: RunTally) -> MethodNote:
         **values,
     ).strip()
     text = render("responses/method_note", confidence=level, reason_line=line, **values).strip()
+    # `values` mixes the note's field types in one dict, which mypy cannot match field by field.
     return MethodNote(confidence=level, confidence_reason=line, text=text, **values)  # type: ignore[arg-type]
 
 

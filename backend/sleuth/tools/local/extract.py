@@ -1,4 +1,4 @@
-"""Turn a file (md, txt, html, pdf) into a title and plain text."""
+"""Turn a file (md, txt, rst, html, pdf) into a title and plain text."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ that is inside the parser; a child process can be killed at a deadline and given
 address-space limit. Its text goes to a file, so it is never held twice on its way back.
 
 Children fork from multiprocessing's fork server, which loads the parsers once (so a child
-starts in milliseconds), never from the server process itself: its threads would be copied in
+starts without importing them again), never from the server process itself: its threads would be copied in
 whatever state their locks happen to be in.
 """
 
