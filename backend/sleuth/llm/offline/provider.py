@@ -14,12 +14,12 @@ import asyncio
 import json
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from typing import Any
 
 from sleuth.core import heavy
+from sleuth.core.ids import new_id
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.router import respond
 from sleuth.llm.tokens import count_tokens, truncate_tokens
@@ -84,7 +84,7 @@ def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[h
     for piece in _text_pieces(reply.text):
         yield _chunk(text=piece)
     for index, (name, arguments) in enumerate(reply.tool_calls):
-        call_id = f"call_offline_{uuid.uuid4().hex[:12]}"
+        call_id = new_id("call_offline")
         yield _chunk(
             tool_use={"id": call_id, "type": "function", "index": index, "function": {"name": name, "arguments": ""}}
         )
@@ -104,7 +104,7 @@ def chunks_for(request: OfflineRequest, reply: Reply, finish: str) -> Iterator[h
 def _model_response(model_response: Any, request: OfflineRequest, reply: Reply, finish: str) -> Any:
     tool_calls = [
         {
-            "id": f"call_offline_{uuid.uuid4().hex[:12]}",
+            "id": new_id("call_offline"),
             "type": "function",
             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
         }
