@@ -12,7 +12,7 @@ from sleuth.llm.types import StreamHandlers
 from sleuth.research.modes import REPORT_WORDS
 from sleuth.research.report.artifact import describe_findings, reconcile
 from sleuth.research.report.citations import VerifiedReport, verify_report
-from sleuth.research.report.claim_check import check_report_claims
+from sleuth.research.report.claim_check import SourcePrep, check_report_claims
 from sleuth.research.report.method import note_for
 from sleuth.research.state import Finding, RunState
 from sleuth.research.step import OutputCap, llm_step
@@ -29,6 +29,8 @@ from sleuth.stream.packets import (
     SectionEnd,
 )
 from sleuth.stream.results import unsupported
+
+MARKER_REACH = 16  # characters before a delta that a citation marker ending in it may start at
 
 
 def start_report(state: RunState) -> None:
@@ -59,16 +61,20 @@ async def write_report(state: RunState) -> VerifiedReport:
     artifact = asyncio.ensure_future(
         describe_findings(state, findings, sources, until=state.deadlines.deadline_at - 1.0)
     )
+    prepared = SourcePrep(state, sources)
     try:
-        text = await _stream_report(state, findings, sources)
-        return await publish_report(state, text, artifact=artifact)
+        text = await _stream_report(state, findings, sources, prepared)
+        return await publish_report(state, text, artifact=artifact, prepared=prepared)
     finally:  # a run cancelled or out of time while the report streams leaves no call behind
         if not artifact.done():
             artifact.cancel()
         await asyncio.gather(artifact, return_exceptions=True)
+        await prepared.cancel()
 
 
-async def _stream_report(state: RunState, findings: list[Finding], sources: list[NumberedSource]) -> str:
+async def _stream_report(
+    state: RunState, findings: list[Finding], sources: list[NumberedSource], prepared: SourcePrep
+) -> str:
     """The report's text: streamed, cut at its cap and its timeout, or assembled without a model."""
     min_words, max_words = REPORT_WORDS[state.mode]
     max_tokens = state.settings.report_max_tokens
@@ -98,6 +104,7 @@ async def _stream_report(state: RunState, findings: list[Finding], sources: list
     def on_text(delta: str) -> None:
         state.report_draft += delta
         state.emit(MessageDelta(content=delta))
+        prepared.seen(state.report_draft[-(len(delta) + MARKER_REACH) :])  # a marker may span deltas
 
     cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
     end_at = state.deadlines.report_end_at(state.clock.now())
@@ -131,6 +138,7 @@ async def publish_report(
     *,
     allow_judge: bool = True,
     artifact: Awaitable[dict[str, Any] | None] | None = None,
+    prepared: SourcePrep | None = None,
 ) -> VerifiedReport:
     """Verify citations against what tools really returned, check that the cited documents support
     their sentences, take the artifact's call (title, summary and key findings) in the report's
@@ -140,7 +148,7 @@ async def publish_report(
     report carries the fallback title and no summary or key findings.
     """
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
+    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge, prepared=prepared)
     if artifact is not None:
         verified.claims, recorded = await both(claims, artifact)
     else:
