@@ -6,7 +6,12 @@ corpus, 3 parallel lanes, token-by-token streams), runs the CLI as a subprocess,
 latency (min / median / max over the runs):
 
   overhead ratio     wall from the first model request to the `stop` packet
-                     / the time at least one model call was in flight
+                     / the time at least one model call was in flight (printed with the
+                     number of model calls: a run that gains a call is not comparable)
+  span               first model request -> `stop` packet
+  report -> stop     the final report's last token read -> `stop` packet
+  calls after report model calls that arrived after the final report's stream ended: each
+                     one is a model latency on the critical path
   first packet       launch -> first packet on stdout
   first request      launch -> first model request at the endpoint
   peak RSS           of the process tree (sampled, and the kernel's high-water mark)
@@ -16,11 +21,13 @@ latency (min / median / max over the runs):
 It also times `sleuth --help`, and runs once with asyncio's debug mode reporting every callback
 that holds the event loop for 20 ms or more (SLEUTH_SLOW_CALLBACK_MS), and prints the longest.
 `--timeline` prints the model calls of each latency's median run, with the time no call was in
-flight before each one: where the overhead ratio's excess is spent; and, for the final report and
-the agents' reports, how long after the endpoint sent a stream's last byte the run emitted its last
-token (the client still parsing chunks).
+flight before each one: where the overhead ratio's excess is spent; where the artifact call (title,
+summary, key findings) sits against the final report's; and, for the final report and the agents'
+reports, how long after the endpoint sent a stream's last byte the run emitted its last token (the
+client still parsing chunks). `--instant-artifact` also runs each latency with the artifact call
+answered at once, and prints the span over that run's span: what the artifact step costs the run.
 
-Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3] [--timeline]
+Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3] [--timeline] [--instant-artifact]
 Wall figures depend on the machine's load; the load average is printed beside them.
 """
 
@@ -52,6 +59,7 @@ SLOW_CALLBACK = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
 DELTA_STEPS = {"message_delta": "report", "intermediate_report_delta": "agent_report"}
 TARGETS = {
     "overhead ratio": {0.3: 1.05, 1.0: 1.02},
+    "report's last token -> stop (ms)": {1.0: 150.0},
     "launch -> first packet (s)": 1.0,
     "launch -> first model request (s)": 2.0,
     "peak RSS (MiB)": 200.0,
@@ -71,6 +79,26 @@ class RunFigures:
     calls: list[CallRecord] = field(default_factory=list)
     stop_at: float = 0.0  # when the `stop` packet was read
     last_token_at: dict[str, float] = field(default_factory=dict)  # step -> when its last text delta was read
+
+    @property
+    def first_request(self) -> float:
+        return min(c.arrived for c in self.calls)
+
+    @property
+    def span_s(self) -> float:
+        return self.stop_at - self.first_request
+
+    @property
+    def report_to_stop_s(self) -> float:
+        return self.stop_at - self.last_token_at["report"]
+
+    @property
+    def report_call(self) -> CallRecord:
+        return max((c for c in self.calls if c.step == "report"), key=lambda c: c.arrived)
+
+    @property
+    def calls_after_report(self) -> int:
+        return sum(1 for c in self.calls if c.arrived >= self.report_call.finished)
 
 
 def busy_seconds(calls: list[CallRecord]) -> float:
@@ -154,8 +182,12 @@ def _check_packets(packets: list[dict[str, object]]) -> None:
         raise RuntimeError(f"the run stopped with {reason}: {errors}")
 
 
-def run_once(latency: float, data_dir: str, extra_env: dict[str, str] | None = None) -> RunFigures:
-    with ScriptedLLM(BenchModel(), latency_s=latency) as fake, tempfile.TemporaryFile("w+") as stderr:
+def run_once(
+    latency: float, data_dir: str, extra_env: dict[str, str] | None = None, *, instant_artifact: bool = False
+) -> RunFigures:
+    steps = {"artifact": 0.0} if instant_artifact else {}
+    fake_model = ScriptedLLM(BenchModel(), latency_s=latency, step_latency_s=steps)
+    with fake_model as fake, tempfile.TemporaryFile("w+") as stderr:
         env = _env(fake.base_url, data_dir, extra_env or {})
         command = [*sleuth_command(), "research", QUESTION, "--mode", "heavy", "--json"]
         packets: list[dict[str, object]] = []
@@ -218,6 +250,13 @@ def print_timeline(run: RunFigures) -> None:
     print(
         f"    stop packet    {run.stop_at - start:6.3f} s              idle before {(run.stop_at - end) * 1000:5.0f} ms"
     )
+    report = run.report_call
+    for artifact in (c for c in calls if c.step == "artifact"):
+        print(
+            f"    artifact call: asked {(artifact.arrived - report.arrived) * 1000:+.0f} ms from the report's request, "
+            f"done {(artifact.finished - report.finished) * 1000:+.0f} ms from the report's last byte"
+        )
+    print(f"    report's last token -> stop: {run.report_to_stop_s * 1000:.0f} ms")
     # How far the client's parsing of a long stream trails the endpoint's sending of it.
     for step, read_at in run.last_token_at.items():
         sent_at = max(c.finished for c in calls if c.step == step)
@@ -241,6 +280,11 @@ def spread(values: list[float], digits: int = 2) -> str:
     return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
 
 
+def calls_of(runs: list[RunFigures]) -> str:
+    counts = sorted({r.model_calls for r in runs})
+    return f"{'-'.join(str(c) for c in counts)} model calls"
+
+
 def verdict(value: float, target: float) -> str:
     return "met" if value <= target else "NOT met"
 
@@ -252,16 +296,22 @@ def main() -> None:
     parser.add_argument("--help-runs", type=int, default=5)
     parser.add_argument("--no-loop-check", action="store_true", help="skip the asyncio debug-mode run")
     parser.add_argument("--timeline", action="store_true", help="print the calls of each latency's median run")
+    parser.add_argument(
+        "--instant-artifact", action="store_true", help="also run each latency with the artifact call answered at once"
+    )
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     with tempfile.TemporaryDirectory() as data_dir:
         run_once(0.0, data_dir)  # unmeasured: builds the local corpus index and warms the page cache
         results: dict[float, list[RunFigures]] = {}
+        instant: dict[float, list[RunFigures]] = {}
         for latency in args.latency:
-            results[latency] = []
+            results[latency], instant[latency] = [], []
             for _ in range(args.runs):
                 results[latency].append(run_once(latency, data_dir))
                 print(f"  {latency:.1f} s run {len(results[latency])}: load {load_average()}", file=sys.stderr)
+                if args.instant_artifact:  # interleaved, so both sets see the same load
+                    instant[latency].append(run_once(latency, data_dir, instant_artifact=True))
         blocks = None
         if not args.no_loop_check:
             blocks = run_once(0.3, data_dir, {"SLEUTH_SLOW_CALLBACK_MS": "20"}).slow_callbacks
@@ -270,11 +320,13 @@ def main() -> None:
 
     rows: list[tuple[str, Callable[[RunFigures], float], int]] = [
         ("overhead ratio", lambda r: r.ratio, 3),
+        ("span: first request -> stop (s)", lambda r: r.span_s, 2),
+        ("report's last token -> stop (ms)", lambda r: r.report_to_stop_s * 1000, 0),
+        ("model calls after the report", lambda r: r.calls_after_report, 0),
         ("launch -> first packet (s)", lambda r: r.first_packet_s, 2),
         ("launch -> first model request (s)", lambda r: r.first_request_s, 2),
         ("peak RSS (MiB)", lambda r: r.peak_rss_mib, 0),
         ("user CPU (s)", lambda r: r.user_cpu_s, 2),
-        ("model calls", lambda r: r.model_calls, 0),
     ]
     print(f"\nsleuth research --mode heavy --json, {args.runs} runs per latency (min / median / max)")
     for latency, runs in results.items():
@@ -285,7 +337,17 @@ def main() -> None:
             if isinstance(target, dict):
                 target = target.get(latency)
             note = f"  target <= {target}: {verdict(statistics.median(values), target)}" if target else ""
+            if name == "overhead ratio":
+                note = f"  ({calls_of(runs)}){note}"
             print(f"  {name:<36} {spread(values, digits)}{note}")
+        if instant[latency]:
+            span = statistics.median(r.span_s for r in runs)
+            base = statistics.median(r.span_s for r in instant[latency])
+            print(
+                f"  {'span / span, artifact answered at once':<36} {span / base:.3f} "
+                f"({span:.2f} / {base:.2f} s, medians; {calls_of(runs)} / {calls_of(instant[latency])})"
+                f"  target <= 1.02: {verdict(span / base, 1.02)}"
+            )
         if args.timeline:
             median_run = sorted(runs, key=lambda r: r.ratio)[len(runs) // 2]
             print(f"  timeline of the median run (ratio {median_run.ratio:.3f}):")

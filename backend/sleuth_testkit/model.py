@@ -5,9 +5,10 @@ A test or a benchmark gives it a `respond(request_body) -> Reply` function. The 
 reply the way OpenAI does: text in small deltas, tool calls with their arguments split across
 chunks, then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, slow, or held
 until a test lets it go. With `latency_s`, every call lasts exactly that long from the request's
-arrival to its last byte, as a hosted model's would: the headers and first chunk come after half
-of it, the other chunks evenly over the second half. Every call's in-flight interval is recorded
-(`calls`), so a benchmark can tell model time from engine time.
+arrival to its last byte, as a hosted model's would (`step_latency_s` sets it apart for some
+steps): the headers and first chunk come after half of it, the other chunks evenly over the second
+half. Every call's in-flight interval is recorded (`calls`), so a benchmark can tell model time
+from engine time.
 
 Its own HTTP server (asyncio streams, no web framework) on a thread of the process that starts it:
 benchmarks measure what runs beside it, so it must cost little CPU and keep its pace.
@@ -191,9 +192,17 @@ class ScriptedLLM:
     with` (served on the running event loop, as a `VirtualClock` needs); point litellm at
     `llm.base_url`."""
 
-    def __init__(self, respond: Responder, *, latency_s: float = 0.0, pauses: Pausable | None = None) -> None:
+    def __init__(
+        self,
+        respond: Responder,
+        *,
+        latency_s: float = 0.0,
+        step_latency_s: dict[str, float] | None = None,
+        pauses: Pausable | None = None,
+    ) -> None:
         self.respond = respond
         self.latency_s = latency_s
+        self.step_latency_s = dict(step_latency_s or {})  # by `classify`'s name for the step
         self._pauses = pauses  # paused while a reply is served: answering takes no scaled time
         self.requests: list[dict[str, Any]] = []
         self.calls: list[CallRecord] = []
@@ -275,7 +284,8 @@ class ScriptedLLM:
         if self._pauses is not None:
             self._pauses.pause()  # resumed when the stream ends or hangs
         try:
-            await self._send(writer, chunks, record.arrived, hangs)
+            latency = 0.0 if hangs else self.step_latency_s.get(record.step, self.latency_s)
+            await self._send(writer, chunks, record.arrived, latency)
             if hangs:
                 if paused:
                     paused = False
@@ -291,10 +301,9 @@ class ScriptedLLM:
             if paused:
                 self._resume()
 
-    async def _send(self, writer: asyncio.StreamWriter, chunks: list[bytes], arrived: float, hangs: bool) -> None:
-        """The head and `chunks`: at once, or paced over `latency_s` from `arrived` (half of it before
+    async def _send(self, writer: asyncio.StreamWriter, chunks: list[bytes], arrived: float, latency: float) -> None:
+        """The head and `chunks`: at once, or paced over `latency` from `arrived` (half of it before
         the first chunk, the rest spread evenly, the last chunk when it ends)."""
-        latency = 0.0 if hangs else self.latency_s
         if latency <= 0:
             writer.write(STREAM_HEAD + b"".join(chunks))
             await writer.drain()

@@ -224,7 +224,8 @@ class BenchModel:
     For a heavy-mode `sleuth research` with clarification on: clarifier -> plan -> the orchestrator
     dispatches 3 agents -> each agent searches, then searches again, opens a page and asks to report
     in one turn, then writes its intermediate report -> the orchestrator thinks -> asks for the
-    report -> final report -> report artifact. 16 model calls, 6 searches, 3 parallel lanes."""
+    report -> the final report, with the report's artifact asked beside it. 16 model calls, 6 searches,
+    3 parallel lanes."""
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         reply = self.answer(body)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import threading
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,8 +17,8 @@ from sleuth.llm.offline.request import Reply as OfflineReply
 from sleuth.stream.packets import Report
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
-from sleuth_testkit.model import Reply, ScriptedLLM
-from sleuth_testkit.scenarios import ResearchModel
+from sleuth_testkit.model import Call, Reply, ScriptedLLM, user_text
+from sleuth_testkit.scenarios import ResearchModel, sources_in
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
@@ -38,13 +41,14 @@ async def test_report_packet_carries_title_summary_and_checked_key_findings() ->
     # first sentence is the report's own first sentence, so it is read there and not twice
     assert report.summary == "It runs only when lookup fails."
     numbers = {s.number for s in report.sources}
-    assert len(report.key_findings) == 4
-    assert all(set(f.citations) <= numbers for f in report.key_findings)
-    assert report.key_findings[-1].citations == []  # [99] is not in the report: dropped, not passed on
-    # the model saw the verified report (its numbering) and was offered only record_artifact
+    # the finding citing [99], a number no source has, is dropped with its citation: nothing above
+    # the report goes unbacked
+    assert [f.text for f in report.key_findings] == [f"Finding backed by source {n}." for n in (1, 2, 3)]
+    assert all(f.citations and set(f.citations) <= numbers for f in report.key_findings)
+    # the model saw the findings the report is written from and was offered only record_artifact
     (request,) = artifact_requests
     assert [t["function"]["name"] for t in request["tools"]] == ["record_artifact"]
-    assert report.markdown.split("\n\n## How this report was made")[0] in request["messages"][1]["content"]
+    assert "Finding 1 about the task" in request["messages"][1]["content"]
     assert run.result.title == report.title and run.result.key_findings == report.key_findings
 
 
@@ -109,7 +113,7 @@ async def test_degradation_lowers_the_confidence_and_is_named() -> None:
     assert "agent force report" in method.text
 
 
-async def test_the_offline_model_records_an_artifact_from_the_report_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_offline_model_records_an_artifact_from_the_findings(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[dict[str, Any]] = []
 
     def recording(request: OfflineRequest) -> OfflineReply:
@@ -121,12 +125,93 @@ async def test_the_offline_model_records_an_artifact_from_the_report_itself(monk
     run = await run_engine(Settings(clarify=False), ResearchRequest(question=QUESTION))
     report = _report(run)
     assert report.title == QUESTION.rstrip("?")
-    # what the model recorded: sentences of the report, with the report's citations...
+    # what the model recorded: cited sentences of the findings, which the extractive report copies too...
     (recorded,) = calls
-    numbers = {s.number for s in report.sources}
     assert 3 <= len(recorded["key_findings"]) <= 7 and 2 <= recorded["summary"].count(". ") + 1 <= 4
     for finding in recorded["key_findings"]:
-        assert finding["citations"] and set(finding["citations"]) <= numbers
-        assert finding["text"].rstrip(".")[:60] in report.markdown  # extractive: copied from the report
-    # ...which the report already says, so the published artifact does not say them again
+        assert finding["citations"]
+        assert finding["text"].rstrip(".")[:60] in report.markdown
+    # ...so the report already says them, and the published artifact does not say them again
     assert report.summary == "" and report.key_findings == []
+
+
+class ReportHeldForTheArtifact(ResearchModel):
+    """Streams the final report only once the artifact's request has arrived, or after `patience_s` if
+    it never comes while the report is written (an artifact asked of the finished report)."""
+
+    def __init__(self, patience_s: float) -> None:
+        super().__init__()
+        self.artifact_asked = threading.Event()
+        self.gave_up = threading.Event()
+        self._timer = threading.Timer(patience_s, self._give_up)
+
+    def _give_up(self) -> None:
+        self.gave_up.set()
+        self.artifact_asked.set()
+
+    def artifact(self, body: dict[str, Any]) -> Reply:
+        self.artifact_asked.set()
+        return super().artifact(body)
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        self._timer.start()
+        return replace(super().report(body), gate=self.artifact_asked)
+
+
+async def test_no_model_call_follows_the_final_report() -> None:
+    model = ReportHeldForTheArtifact(patience_s=20)
+    try:
+        with ScriptedLLM(model) as llm:
+            run = await run_engine(scripted_settings(llm, clarify=False), QUESTION)
+            calls = list(llm.calls)
+    finally:
+        model._timer.cancel()
+    assert not model.gave_up.is_set(), "the artifact's call waited for the final report"
+    assert run.stop_reason == "completed"
+    (report_call,) = [c for c in calls if c.step == "report"]
+    (artifact_call,) = [c for c in calls if c.step == "artifact"]
+    assert artifact_call.arrived < report_call.finished
+    # nothing is asked once the report's stream has ended: no model latency between its last token and `stop`
+    assert [c.step for c in calls if c.arrived >= report_call.finished] == []
+    assert _report(run).key_findings  # the model's artifact, not the fallback
+
+
+class ReportCitesASubset(ResearchModel):
+    """A report citing the third source it was given, then the first, and nothing else; an artifact
+    whose key findings each name the URL of the source they cite, for every source it was given."""
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        numbers = [n for n, _, _ in sources_in(user_text(body).replace(" — ", "\nURL: "))]
+        first, third = numbers[0], numbers[2]
+        return Reply(text=f"Data descriptors win [{third}].\n\n## Details\n\nThe fallback runs last [{first}].\n")
+
+    def artifact(self, body: dict[str, Any]) -> Reply:
+        given = sources_in(user_text(body).replace(" — ", "\nURL: "))
+        findings = [{"text": f"The page at {url} explains it.", "citations": [n]} for n, _, url in given]
+        arguments = {
+            "title": "Descriptors and __getattr__",
+            "summary": "Descriptors come first.",
+            "key_findings": findings,
+        }
+        return Reply(tool_calls=[Call("record_artifact", arguments)])
+
+
+async def test_key_findings_cite_the_reports_own_numbers_after_renumbering() -> None:
+    with ScriptedLLM(ReportCitesASubset()) as llm:
+        run = await run_engine(scripted_settings(llm, clarify=False), QUESTION)
+        (report_request,) = llm.requests_for("report")
+        (artifact_request,) = llm.requests_for("artifact")
+    check_invariants(run.packets)
+    report = _report(run)
+    # the artifact was asked with the numbering the report was given, not the report's final one
+    given = sources_in(user_text(report_request).replace(" — ", "\nURL: "))
+    assert sources_in(user_text(artifact_request).replace(" — ", "\nURL: ")) == given
+    assert len(given) > 3
+    # the report kept two sources, renumbered [3] -> [1] and [1] -> [2]; each key finding cites the
+    # report's number for the source it names, and those the report does not cite are gone
+    assert [s.url for s in report.sources] == [given[2][2], given[0][2]]
+    assert [f.citations for f in report.key_findings] == [[2], [1]]
+    for finding in report.key_findings:
+        (number,) = finding.citations
+        url = re.search(r"at (\S+) explains", finding.text)
+        assert url is not None and report.sources[number - 1].url == url.group(1), finding.text

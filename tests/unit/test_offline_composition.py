@@ -175,7 +175,8 @@ def test_a_part_nothing_answered_is_named_once_and_nothing_says_it() -> None:
 
 def test_the_offline_title_is_a_whole_phrase() -> None:
     def title(question: str) -> str:
-        user = render("artifact_user", question=question, markdown="Some fact here about it. [1]", sources=[])
+        finding = {"task": "the subject", "report": "Some fact here about it. [1]", "plan_step": 1}
+        user = render("artifact_user", question=question, clarification=None, findings=[finding], sources=[])
         reply = record_artifact(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[]))
         return str(reply.tool_calls[0][1]["title"])
 

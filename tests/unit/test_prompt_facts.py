@@ -18,6 +18,7 @@ from sleuth.llm.prompt_facts import (
     AgentFacts,
     AgentReportFacts,
     AgentTurnFacts,
+    ArtifactFacts,
     ClarifyFacts,
     OrchestratorFacts,
     OrchestratorTurnFacts,
@@ -77,6 +78,8 @@ CASES: list[tuple[str, dict[str, Any], type[PromptFacts], dict[str, Any]]] = [
      ReportFacts,
      {"question": "Q?", "mode": "light", "plan": PLAN, "min_words": 800, "max_words": 1500, "max_tokens": 3000,
       "partial": True, "findings": [{"task": f.task, "plan_step": f.plan_step} for f in FINDINGS]}),
+    ("artifact_user", {"question": "Q?", "clarification": None, "findings": FINDINGS, "sources": []}, ArtifactFacts,
+     {"question": "Q?", "findings": [{"task": f.task, "plan_step": f.plan_step} for f in FINDINGS]}),
 ]  # fmt: skip
 
 

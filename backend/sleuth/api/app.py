@@ -51,8 +51,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         manager: RunService
         if settings.distributed:  # runs execute on `sleuth worker` processes
             manager = Dispatcher(settings, store)
+            app.state.model_checks = ModelChecks(settings)
         else:
             manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine)
+            app.state.model_checks = ModelChecks(settings, engines=manager.model_problem)
         app.state.store = store
         app.state.manager = manager
         owners = None
@@ -61,8 +63,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.audio = AudioJobs(settings, store, owners)
         await manager.start()
         await app.state.audio.recover()
-        # A broken setup is in the log before anyone asks. The model check loads litellm, which is
-        # slow to import: it goes on in the background, so the server answers (health first) meanwhile.
+        # A broken setup is in the log before anyone asks. The model check needs litellm, which is
+        # slow to import (the engines' warm-up, or here when scaled out): it goes on in the
+        # background, so the server answers (health first) meanwhile.
         app.state.model_checks.start()
         for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
             if not check.ok:
@@ -79,7 +82,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app = FastAPI(title="Sleuth", version=VERSION, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     app.state.upload_slots = asyncio.Semaphore(settings.upload_max_concurrent)
-    app.state.model_checks = ModelChecks(settings)
     install_error_handlers(app)
 
     api = APIRouter(prefix="/api")

@@ -100,6 +100,13 @@ class ReportFacts(PromptFacts):
     partial: bool
 
 
+class ArtifactFacts(PromptFacts):
+    step: Literal["artifact"] = "artifact"
+    question: str
+    clarification: Clarification | None
+    findings: list[FindingFacts]  # bodies: the `finding` tagged blocks, in the same order
+
+
 Facts = Annotated[
     ClarifyFacts
     | PlanFacts
@@ -108,7 +115,8 @@ Facts = Annotated[
     | AgentFacts
     | AgentTurnFacts
     | AgentReportFacts
-    | ReportFacts,
+    | ReportFacts
+    | ArtifactFacts,
     Field(discriminator="step"),
 ]
 _ADAPTER: TypeAdapter[Facts] = TypeAdapter(Facts)

@@ -2,7 +2,9 @@
 
 Started by `EngineProcess` (spawn), or on a thread of the server's process by `EngineThread`
 (`SLEUTH_ENGINE_PROCESSES=0`: the same worker and messages, without the process-level tuning). It
-warms up first (litellm and its tool path, the search tools), says `Ready`, then receives `Command`s
+warms up first (litellm and its tool path, the search tools), checks the configured models (the
+server asks this of its engines, not of a litellm of its own), says `Ready` with the answer, then
+receives `Command`s
 on a pipe and answers with `Reply`s (both in `runs/messages.py`): a `StoredPacket` per packet,
 `RunDone` per run.
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanInbox
+from sleuth.research.preflight import model_problem
 from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
 from sleuth.runs.pipes import EnginePipe
 from sleuth.runs.warmup import warm_engine
@@ -55,12 +58,24 @@ def thread_main(conn: EnginePipe, settings: Settings, engine: Engine) -> None:
         conn.close()
 
 
-async def warm_up(settings: Settings, *, own_process: bool = True) -> None:
-    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools.
+def _model_check(settings: Settings) -> str | None:
+    """Why the configured models cannot be called, or None; a check that breaks says nothing (the
+    first run's call will tell)."""
+    try:
+        return model_problem(settings)
+    except Exception:
+        log.exception("the engine's model check failed")
+        return None
+
+
+async def warm_up(settings: Settings, *, own_process: bool = True) -> str | None:
+    """Pay the first run's one-off costs now: litellm's import and tool path, the search tools;
+    then check the models with the litellm just loaded (the answer goes to the server in `Ready`).
     On a thread: the loop keeps serving commands (a cancel) meanwhile."""
     await asyncio.to_thread(warm_engine, settings)
+    problem = await asyncio.to_thread(_model_check, settings)
     if not own_process:
-        return
+        return problem
     # What the warm-up imported (litellm's heap above all) lives as long as the process: frozen, no
     # later collection walks it again. No run has started yet, so the full pass first costs no run
     # anything (a run's own garbage is still collected).
@@ -70,6 +85,7 @@ async def warm_up(settings: Settings, *, own_process: bool = True) -> None:
     # collecting less often spends less of each run's CPU in the collector, and what a run leaves
     # is still freed, a little later.
     gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
+    return problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +158,14 @@ class _Worker:
                     stopping.set()
         warming.cancel()
 
-    def _warmed(self, warming: asyncio.Task[None]) -> None:
+    def _warmed(self, warming: asyncio.Task[str | None]) -> None:
+        problem = None
         if not warming.cancelled() and warming.exception() is not None:
             # Not fatal: a process that died here would be replaced, and die again, forever.
             log.error("engine warm-up failed; runs will pay for it, or fail with its error: %r", warming.exception())
-        self._send(Ready())
+        elif not warming.cancelled():
+            problem = warming.result()
+        self._send(Ready(model_problem=problem))
 
     def _start(self, run_id: str, request: ResearchRequest) -> None:
         driver = asyncio.create_task(self._drive(run_id, request))

@@ -105,6 +105,7 @@ class EnginePool:
             on_packet=self._events.on_packet,
             on_done=self._on_done,
             on_exit=lambda: self._on_exit(holder[0], index),
+            on_ready=self._events.on_ready,
             name=f"sleuth-engine-{index}",
         )
         holder.append(process)

@@ -43,6 +43,7 @@ class EngineProcess:
         on_packet: Callable[[StoredPacket], None],
         on_done: Callable[[RunDone], None],
         on_exit: Callable[[], None],
+        on_ready: Callable[[Ready], None] | None = None,
         name: str = "sleuth-engine",
     ) -> None:
         self._settings = settings
@@ -50,6 +51,7 @@ class EngineProcess:
         self._on_packet = on_packet
         self._on_done = on_done
         self._on_exit = on_exit
+        self._on_ready = on_ready
         self._name = name
         # spawn, not fork: the server process has threads (writer, uvicorn), which fork would
         # copy in whatever state their locks happen to be in.
@@ -133,6 +135,8 @@ class EngineProcess:
                         self._on_done(message)
                     case Ready():
                         self.ready.set()
+                        if self._on_ready is not None:
+                            self._on_ready(message)
         except (EOFError, OSError):
             pass
         if not self._stopping:

@@ -21,7 +21,7 @@ from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.engine_pool import EnginePool
 from sleuth.runs.executor import RunEvents, RunExecutor
-from sleuth.runs.messages import Engine, RunDone
+from sleuth.runs.messages import Engine, Ready, RunDone
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
 from sleuth.store.records import MessageRecord, RunKind, RunRecord, RunStatus, now_iso
@@ -66,8 +66,12 @@ class RunManager:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = PacketWriter(store.database, self._on_commit_threadsafe)
         events = RunEvents(
-            on_packet=self._on_packet, on_done=self._on_done_threadsafe, on_exit=self._on_engine_exit_threadsafe
+            on_packet=self._on_packet,
+            on_done=self._on_done_threadsafe,
+            on_exit=self._on_engine_exit_threadsafe,
+            on_ready=self._on_ready_threadsafe,
         )
+        self._model_check: asyncio.Future[str | None] | None = None  # the first engine's, once it is warm
         if executor is None:
             self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
         else:
@@ -81,6 +85,7 @@ class RunManager:
         """Start the writer and the engines (they warm up meanwhile); end runs a dead process left
         behind (their ids)."""
         self._loop = asyncio.get_running_loop()
+        self._model_check = self._loop.create_future()
         self._writer.start()
         self._executor.start()
         if self._recover is not None:
@@ -109,6 +114,12 @@ class RunManager:
         self._writer.close()
 
     # -- queries ----------------------------------------------------------------------------
+
+    async def model_problem(self) -> str | None:
+        """The engines' model check: why the configured models cannot be called, None when they can.
+        Waits for the first engine to warm up (after `start`)."""
+        assert self._model_check is not None, "start() first"
+        return await asyncio.shield(self._model_check)
 
     @property
     def active_count(self) -> int:
@@ -261,6 +272,13 @@ class RunManager:
 
     def _on_done_threadsafe(self, done: RunDone) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._finish(done)))
+
+    def _on_ready_threadsafe(self, ready: Ready) -> None:
+        self._call_on_loop(lambda: self._engine_checked(ready.model_problem))
+
+    def _engine_checked(self, problem: str | None) -> None:
+        if self._model_check is not None and not self._model_check.done():
+            self._model_check.set_result(problem)
 
     def _on_engine_exit_threadsafe(self, run_ids: list[str]) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited(run_ids)))

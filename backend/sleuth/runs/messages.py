@@ -50,7 +50,13 @@ Command = StartRun | CancelRun | AnswerPlan | Shutdown
 
 @dataclass(frozen=True, slots=True)
 class Ready:
-    """The engine has warmed up: runs sent now start at once."""
+    """The engine has warmed up: runs sent now start at once.
+
+    `model_problem` is its model check (every configured model known to litellm, keys present),
+    made once its warm-up has loaded litellm: the server asks the engines rather than loading
+    litellm, hundreds of MiB, in its own process. None when every model can be called."""
+
+    model_problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
-"""The offline model's `record_artifact` answer: a title, summary and key findings copied from the report.
+"""The offline model's `record_artifact` answer: a title, summary and key findings copied from the
+findings the report is written from.
 
-Extractive like the rest of this model: the title is the question (or the report's heading), the
-summary the report's opening sentences, and each key finding a cited sentence of the report with
-the citations it carries. Nothing is written that the report does not say.
+Extractive like the rest of this model: the title is the question (or the findings' first heading),
+the summary the findings' opening sentences, and each key finding a cited sentence of the findings
+with the citations it carries. Nothing is written that the findings do not say. It reads the facts
+block and the tagged findings, never the prose around them.
 """
 
 from __future__ import annotations
@@ -21,14 +23,13 @@ from sleuth.llm.offline.text import (
     overlap,
     term_set,
 )
+from sleuth.llm.prompt_facts import ArtifactFacts, read_tagged
 
 TITLE_CHARS = 120  # the engine's limit for a title: a question that fits stays whole
 SUMMARY_UNITS = 3
 MAX_FINDINGS = 5
 DUPLICATE_JACCARD = 0.5
 
-_QUESTION = re.compile(r"^Question:\s*(.+)$", re.M)
-_REPORT = re.compile(r"^Report:\s*\n(.*?)(?:\n\s*Sources:\s*\n|\Z)", re.M | re.S)
 _HEADING = re.compile(r"^#{1,3}\s+(.+)$", re.M)
 
 
@@ -59,11 +60,10 @@ def _distinct(units: list[CitedUnit], limit: int) -> list[CitedUnit]:
 
 def record_artifact(request: OfflineRequest) -> Reply:
     text = request.last_user
-    question_match = _QUESTION.search(text)
-    report_match = _REPORT.search(text)
-    question = question_match.group(1).strip() if question_match else ""
-    report = report_match.group(1) if report_match else text
-    body = report.split("\n## How this report was made")[0]
+    facts = request.facts(ArtifactFacts)
+    question = facts.question if facts is not None else ""
+    bodies = [body for _, body in read_tagged(text, "finding")]
+    body = "\n\n".join(bodies) if bodies else text  # not a Sleuth prompt: the user's text is the material
     units = cited_units(body)
     summary_units = _distinct(units, SUMMARY_UNITS)
     question_terms = term_set(question)

@@ -1,4 +1,10 @@
-"""The report as an artifact: title, summary and key findings, recorded by the report model in one tool call."""
+"""The report as an artifact: title, summary and key findings, recorded by the report model in one tool call.
+
+The call is asked from the findings the report is written from, while the report streams: asked of
+the finished report, it would add a whole model call to every run after its last token. The
+findings carry the numbers the report was given; once the report's citations are verified and
+renumbered, the artifact's follow that renumbering (`VerifiedReport.numbers`).
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,10 @@ from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.report.citations import VerifiedReport
-from sleuth.research.state import RunState
+from sleuth.research.state import Finding, RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until
-from sleuth.stream.packets import KeyFinding
+from sleuth.stream.packets import KeyFinding, NumberedSource
 
 TITLE_MAX_CHARS = 120
 SUMMARY_MAX_SENTENCES = 4
@@ -60,28 +66,30 @@ def _limit_sentences(text: str) -> str:
     return shorten(" ".join(sentences[:SUMMARY_MAX_SENTENCES]), SUMMARY_MAX_CHARS)
 
 
-def _finding(raw: object, valid: set[int]) -> KeyFinding | None:
+def _finding(raw: object, renumber: dict[int, int]) -> KeyFinding | None:
+    """A key finding with its citations in the report's numbering; None when the report cites none
+    of its sources: shown above the report, it must be backed by a source the reader can open."""
     if not isinstance(raw, dict):
         return None
     text = str(raw.get("text") or "")
     numbers = [n for n in raw.get("citations") or [] if isinstance(n, int) and not isinstance(n, bool)]
     numbers += cited_numbers(text)  # markers written into the text count too
     bare = _without_markers(text)
-    if not bare:
+    kept = sorted({renumber[n] for n in numbers if n in renumber})
+    if not bare or not kept:
         return None
-    kept = sorted({n for n in numbers if n in valid})
     return KeyFinding(text=shorten(bare, FINDING_MAX_CHARS), citations=kept)
 
 
-def clean_artifact(arguments: dict[str, Any], valid_numbers: set[int], fallback: Artifact) -> Artifact:
-    """The model's call, held to the artifact's shape; citations the report does not have are dropped."""
+def clean_artifact(arguments: dict[str, Any], renumber: dict[int, int], fallback: Artifact) -> Artifact:
+    """The model's call, held to the artifact's shape. `renumber` maps each number the model was given
+    to the report's own; a citation of a source the report does not cite is dropped, and so is a key
+    finding left with none."""
     title = report_title(" ".join(str(arguments.get("title") or "").split()).rstrip("."))
     summary = _limit_sentences(_without_markers(str(arguments.get("summary") or "")))
     raw_findings = arguments.get("key_findings")
     findings = (
-        [f for raw in raw_findings or [] if (f := _finding(raw, valid_numbers))]
-        if isinstance(raw_findings, list)
-        else []
+        [f for raw in raw_findings or [] if (f := _finding(raw, renumber))] if isinstance(raw_findings, list) else []
     )
     return Artifact(
         title=title or fallback.title, summary=summary or fallback.summary, key_findings=findings[:FINDINGS_MAX]
@@ -112,17 +120,24 @@ def without_repeats(artifact: Artifact, markdown: str) -> Artifact:
     return Artifact(title=artifact.title, summary=" ".join(kept), key_findings=findings)
 
 
-async def describe_report(state: RunState, verified: VerifiedReport, until: float) -> Artifact:
-    """Ask the report model for the artifact's fields; a failure or `until` passing gives the fallback."""
-    fallback = fallback_artifact(state.request.question, verified.markdown)
-    if not verified.markdown.strip():
-        return fallback
+async def describe_findings(
+    state: RunState, findings: list[Finding], sources: list[NumberedSource], until: float
+) -> dict[str, Any] | None:
+    """Ask the report model for the artifact's fields from the report's own material (the findings and
+    their numbered sources); None when there is nothing to describe, on a failure, or once `until`
+    passes: the report then carries the fallback."""
+    if not findings:
+        return None
     messages = [
         {"role": "system", "content": render("artifact", today=state.today)},
         {
             "role": "user",
             "content": render(
-                "artifact_user", question=state.request.question, markdown=verified.markdown, sources=verified.sources
+                "artifact_user",
+                question=state.request.question,
+                clarification=state.request.clarification,
+                findings=findings,
+                sources=sources,
             ),
         },
     ]
@@ -140,8 +155,14 @@ async def describe_report(state: RunState, verified: VerifiedReport, until: floa
             ),
         )
     except (DeadlineReached, LLMError):
-        return fallback
+        return None
     call = next((c for c in result.tool_calls if c.ok and c.resolved_name == ts.RECORD_ARTIFACT), None)
-    if call is None or call.parsed is None:
-        return fallback
-    return clean_artifact(call.parsed, {s.number for s in verified.sources}, fallback)
+    return call.parsed if call is not None else None
+
+
+def reconcile(recorded: dict[str, Any] | None, question: str, verified: VerifiedReport) -> Artifact:
+    """The artifact of the verified report: the model's, renumbered as the report's citations were and
+    without what the report's body already says; or the fallback when the model recorded none."""
+    fallback = fallback_artifact(question, verified.markdown)
+    artifact = fallback if recorded is None else clean_artifact(recorded, verified.numbers, fallback)
+    return without_repeats(artifact, verified.markdown)

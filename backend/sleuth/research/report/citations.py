@@ -25,6 +25,9 @@ class VerifiedReport:
     sources: list[NumberedSource]
     removed: list[RemovedCitation]
     claims: list[ClaimVerdict] = field(default_factory=list)  # one per checked citation marker
+    # The report's number for each number the model was given and the report kept: what else was
+    # written from the same numbered sources (the artifact) is renumbered with it.
+    numbers: dict[int, int] = field(default_factory=dict)
 
 
 def verify_report(
@@ -36,6 +39,7 @@ def verify_report(
     unbacked, not silently kept as if it needed none."""
     removed: list[RemovedCitation] = []
     final: dict[str, int] = {}
+    numbers: dict[int, int] = {}
     ordered: list[Document] = []
 
     def check(n: int) -> int | None:
@@ -53,7 +57,8 @@ def verify_report(
         if document.id not in final:
             final[document.id] = len(ordered) + 1
             ordered.append(document)
-        return final[document.id]
+        numbers[n] = final[document.id]
+        return numbers[n]
 
     def links(segment: str) -> str:
         def link(match: re.Match[str]) -> str:
@@ -99,4 +104,4 @@ def verify_report(
         rewrite_citations(markdown, check, emptied=CITATION_REMOVED), lambda segment: links(images(html(segment)))
     )
     sources = [NumberedSource(number=i, **doc.model_dump()) for i, doc in enumerate(ordered, 1)]
-    return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed)
+    return VerifiedReport(markdown=text.strip(), sources=sources, removed=removed, numbers=numbers)

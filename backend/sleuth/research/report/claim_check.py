@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from sleuth.core.markdown import CITATION_REMOVED
+from sleuth.core.markdown import CITATION_REMOVED, cited_numbers
 from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import LLMResult
 from sleuth.research import tool_schemas as ts
-from sleuth.research.report.claims import check_claims
+from sleuth.research.report.claims import Source, check_claims, source
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
 from sleuth.research.time.deadlines import DeadlineReached, run_until
@@ -32,21 +32,55 @@ BATCH = 30  # claims per judge call: enough context per claim, few calls per rep
 JudgeCall = Callable[[list[dict[str, Any]], list[dict[str, Any]], str], Awaitable[LLMResult]]
 
 
-async def source_texts(state: RunState, sources: list[NumberedSource]) -> dict[int, str]:
-    """The text behind each numbered source: the page an agent opened, else the local document read
+async def source_text(state: RunState, numbered: NumberedSource) -> str:
+    """The text behind a numbered source: the page an agent opened, else the local document read
     back from the corpus (cheap and offline), else the search snippet the agent was shown."""
-    texts: dict[int, str] = {}
-    for source in sources:
-        key = normalise_url(source.url)
-        page = state.url_cache.peek(key)
-        if page is None and is_corpus_url(source.url):
-            try:
-                page = await state.url_cache.get(key, partial(state.toolbox.read, source.url))
-            except ToolError as exc:
-                log.info("claim check could not read %s: %s", source.url, exc)
-        known = state.registry.get(source.id)
-        texts[source.number] = page.text if page is not None else (known.snippet if known else source.snippet)
-    return texts
+    key = normalise_url(numbered.url)
+    page = state.url_cache.peek(key)
+    if page is None and is_corpus_url(numbered.url):
+        try:
+            page = await state.url_cache.get(key, partial(state.toolbox.read, numbered.url))
+        except ToolError as exc:
+            log.info("claim check could not read %s: %s", numbered.url, exc)
+    known = state.registry.get(numbered.id)
+    return page.text if page is not None else (known.snippet if known else numbered.snippet)
+
+
+async def source_texts(state: RunState, sources: list[NumberedSource]) -> dict[int, str]:
+    """The text behind each numbered source (`source_text`)."""
+    return {numbered.number: await source_text(state, numbered) for numbered in sources}
+
+
+class SourcePrep:
+    """The sources a report cites, read and analysed for the claim check while the report streams:
+    most of the check's work does not depend on the report, so little of it is left after its last
+    token. `seen` is fed the report's text as it grows; each newly cited number (in the numbering
+    the report was given) is prepared once, off the event loop."""
+
+    def __init__(self, state: RunState, sources: list[NumberedSource]) -> None:
+        self._state = state
+        self._given = {numbered.number: numbered for numbered in sources}
+        self._tasks: dict[int, asyncio.Task[tuple[str, Source]]] = {}
+
+    def seen(self, text: str) -> None:
+        for number in cited_numbers(text):
+            numbered = self._given.get(number)
+            if numbered is not None and number not in self._tasks:
+                self._tasks[number] = asyncio.ensure_future(self._prepare(numbered))
+
+    async def _prepare(self, numbered: NumberedSource) -> tuple[str, Source]:
+        text = await source_text(self._state, numbered)
+        return text, await asyncio.to_thread(source, text)
+
+    async def ready(self) -> dict[str, Source]:
+        """What has been prepared, by text (a preparation that failed is left to the check itself)."""
+        done = await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        return {text: prepared for item in done if isinstance(item, tuple) for text, prepared in [item]}
+
+    async def cancel(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
 
 def judgeable(verdict: ClaimVerdict) -> bool:
@@ -109,14 +143,20 @@ async def judge_claims(state: RunState, verdicts: list[ClaimVerdict]) -> list[Cl
 
 
 async def check_report_claims(
-    state: RunState, markdown: str, sources: list[NumberedSource], *, allow_judge: bool = True
+    state: RunState,
+    markdown: str,
+    sources: list[NumberedSource],
+    *,
+    allow_judge: bool = True,
+    prepared: SourcePrep | None = None,
 ) -> list[ClaimVerdict]:
     """A verdict for every citation marker on a checkable sentence of the final report, and for every
     factual sentence without one: the judge model's when one is configured (and time allows), else the
     deterministic check's."""
     texts = await source_texts(state, sources)
+    ready = await prepared.ready() if prepared is not None else {}
     # CPU work that grows with the report: off the event loop, so other runs' packets keep flowing.
-    verdicts = await asyncio.to_thread(check_claims, markdown, texts)
+    verdicts = await asyncio.to_thread(check_claims, markdown, texts, ready)
     if allow_judge and state.settings.judge_model and any(judgeable(v) for v in verdicts):
         verdicts = await judge_claims(state, verdicts)
     return verdicts

@@ -288,10 +288,15 @@ def _unbacked(sentence: ReportSentence, uncited: int) -> list[ClaimVerdict]:
     return verdicts
 
 
-def check_claims(markdown: str, texts: Mapping[int, str]) -> list[ClaimVerdict]:
+def check_claims(
+    markdown: str, texts: Mapping[int, str], prepared: Mapping[str, Source] | None = None
+) -> list[ClaimVerdict]:
     """Check every sentence of a verified report: each citation against the text of its numbered
-    source; each factual sentence without one, and each citation verification removed, as unbacked."""
-    documents = {n: source(text) for n, text in texts.items() if text.strip()}
+    source; each factual sentence without one, and each citation verification removed, as unbacked.
+    `prepared`: sources already analysed, by their text (most of the check's work, and it does not
+    depend on the report)."""
+    ready = prepared or {}
+    documents = {n: ready.get(text) or source(text) for n, text in texts.items() if text.strip()}
     verdicts: list[ClaimVerdict] = []
     uncited = 0
     for sentence in report_sentences(markdown):

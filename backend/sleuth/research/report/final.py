@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
 from sleuth.research.modes import REPORT_WORDS
-from sleuth.research.report.artifact import describe_report, fallback_artifact, without_repeats
+from sleuth.research.report.artifact import describe_findings, reconcile
 from sleuth.research.report.citations import VerifiedReport, verify_report
-from sleuth.research.report.claim_check import check_report_claims
+from sleuth.research.report.claim_check import SourcePrep, check_report_claims
 from sleuth.research.report.method import note_for
-from sleuth.research.state import RunState
+from sleuth.research.state import Finding, RunState
 from sleuth.research.step import OutputCap, llm_step
 from sleuth.research.time.deadlines import DeadlineReached, both, run_until
 from sleuth.stream.documents import Document
-from sleuth.stream.packets import CitationInfo, Degraded, Error, MessageDelta, MessageStart, Report, SectionEnd
+from sleuth.stream.packets import (
+    CitationInfo,
+    Degraded,
+    Error,
+    MessageDelta,
+    MessageStart,
+    NumberedSource,
+    Report,
+    SectionEnd,
+)
 from sleuth.stream.results import unsupported
+
+MARKER_REACH = 16  # characters before a delta that a citation marker ending in it may start at
 
 
 def start_report(state: RunState) -> None:
@@ -38,9 +53,29 @@ def fallback_report(state: RunState, note: str) -> str:
 
 
 async def write_report(state: RunState) -> VerifiedReport:
-    """Stream the final report, cut at its timeout, then verify and publish it."""
+    """Stream the final report, cut at its timeout, then verify and publish it; the artifact's call
+    goes out beside it, from the same findings, so no model call follows the report's last token."""
     start_report(state)
     findings = [f for f in state.findings if f.report.strip()]
+    sources = state.citations.numbered_sources()
+    artifact = asyncio.ensure_future(
+        describe_findings(state, findings, sources, until=state.deadlines.deadline_at - 1.0)
+    )
+    prepared = SourcePrep(state, sources)
+    try:
+        text = await _stream_report(state, findings, sources, prepared)
+        return await publish_report(state, text, artifact=artifact, prepared=prepared)
+    finally:  # a run cancelled or out of time while the report streams leaves no call behind
+        if not artifact.done():
+            artifact.cancel()
+        await asyncio.gather(artifact, return_exceptions=True)
+        await prepared.cancel()
+
+
+async def _stream_report(
+    state: RunState, findings: list[Finding], sources: list[NumberedSource], prepared: SourcePrep
+) -> str:
+    """The report's text: streamed, cut at its cap and its timeout, or assembled without a model."""
     min_words, max_words = REPORT_WORDS[state.mode]
     max_tokens = state.settings.report_max_tokens
     messages = [
@@ -57,7 +92,7 @@ async def write_report(state: RunState) -> VerifiedReport:
                 mode=state.mode,
                 plan=state.plan,
                 findings=findings,
-                sources=state.citations.numbered_sources(),
+                sources=sources,
                 partial=any(f.status != "done" for f in state.findings),
                 min_words=min_words,
                 max_words=max_words,
@@ -69,6 +104,7 @@ async def write_report(state: RunState) -> VerifiedReport:
     def on_text(delta: str) -> None:
         state.report_draft += delta
         state.emit(MessageDelta(content=delta))
+        prepared.seen(state.report_draft[-(len(delta) + MARKER_REACH) :])  # a marker may span deltas
 
     cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
     end_at = state.deadlines.report_end_at(state.clock.now())
@@ -93,28 +129,31 @@ async def write_report(state: RunState) -> VerifiedReport:
         text = state.report_draft
     if not text.strip():
         text = fallback_report(state, render("responses/fallback_note"))
-    return await publish_report(state, text)
+    return text
 
 
-async def publish_report(state: RunState, text: str, *, allow_judge: bool = True) -> VerifiedReport:
+async def publish_report(
+    state: RunState,
+    text: str,
+    *,
+    allow_judge: bool = True,
+    artifact: Awaitable[dict[str, Any] | None] | None = None,
+    prepared: SourcePrep | None = None,
+) -> VerifiedReport:
     """Verify citations against what tools really returned, check that the cited documents support
-    their sentences, record the report's title, summary and key findings; send `citation_info`s and
-    the `report`, its markdown ending with the engine's method note.
+    their sentences, take the artifact's call (title, summary and key findings) in the report's
+    numbering; send `citation_info`s and the `report`, its markdown ending with the engine's method note.
 
-    `allow_judge=False` (the deadline path) makes no further model calls: the artifact falls back too.
+    `allow_judge=False` (the deadline path) makes no further model calls; without `artifact` the
+    report carries the fallback title and no summary or key findings.
     """
     verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge)
-    if allow_judge:
-        # The artifact's fields need the verified text, not the verdicts: its model call goes out
-        # while the claims are checked (a judge model's call, or the local overlap check).
-        verified.claims, artifact = await both(
-            claims, describe_report(state, verified, until=state.deadlines.deadline_at - 1.0)
-        )
+    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge, prepared=prepared)
+    if artifact is not None:
+        verified.claims, recorded = await both(claims, artifact)
     else:
-        verified.claims = await claims
-        artifact = fallback_artifact(state.request.question, verified.markdown)
-    artifact = without_repeats(artifact, verified.markdown)
+        verified.claims, recorded = await claims, None
+    published = reconcile(recorded, state.request.question, verified)
     for source in verified.sources:
         state.emit(
             CitationInfo(citation_number=source.number, document_id=source.id, url=source.url, title=source.title)
@@ -124,9 +163,9 @@ async def publish_report(state: RunState, text: str, *, allow_judge: bool = True
     verified.markdown = f"{verified.markdown}\n\n{note.text}" if verified.markdown else note.text
     state.published = Report(
         report_id=state.request.report_id,
-        title=artifact.title,
-        summary=artifact.summary,
-        key_findings=artifact.key_findings,
+        title=published.title,
+        summary=published.summary,
+        key_findings=published.key_findings,
         markdown=verified.markdown,
         sources=verified.sources,
         removed_citations=verified.removed,
