@@ -75,18 +75,44 @@ def on_subject_share(
     of `seen_titles` name. A report drawn from pages titled for something else ("Compound
     statements" for a question on closing generators) may answer another question. None when no
     claim or no question word tells pages apart."""
+    distinctive = _distinctive(question, [_title_words(title) for title in seen_titles])
+    if not claims or not distinctive:
+        return None
+    on = {n for n, title in titles.items() if any(_names(_title_words(title), word) for word in distinctive)}
+    return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
+
+
+def _distinctive(question: str, seen: list[set[str]]) -> set[str]:
+    """The question's subject words (and a dotted name's parts) that fewer than COMMON_TITLE_SHARE of
+    the titles the run saw name: the words that tell a page on the question from the rest."""
     asked = {
         variant
         for word in dict.fromkeys(key_words(question))
         if word not in _QUESTION_SCAFFOLD
         for variant in _subject_variants(word)
     }
+    return {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
+
+
+def uncited_subject_title(question: str, cited_titles: Sequence[str], seen_titles: Sequence[str]) -> str | None:
+    """The title of a page the run found but did not cite that names more of what the question asks
+    about than any cited page's title ('The "del" statement' for a question on the del statement,
+    while the report cites "Special method names"); None when a cited page is titled as closely.
+    The page written on the subject went unused: the report may answer from pages that only touch it."""
     seen = [_title_words(title) for title in seen_titles]
-    distinctive = {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
-    if not claims or not distinctive:
+    distinctive = _distinctive(question, seen)
+    if not distinctive:
         return None
-    on = {n for n, title in titles.items() if any(_names(_title_words(title), word) for word in distinctive)}
-    return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
+
+    def named(title: str) -> int:
+        words = _title_words(title)
+        return sum(1 for word in distinctive if _names(words, word))
+
+    best_cited = max((named(title) for title in cited_titles), default=0)
+    cited = set(cited_titles)
+    closer = [(named(title), -i, title) for i, title in enumerate(seen_titles) if title not in cited]
+    best = max(closer, default=None)
+    return best[2] if best is not None and best[0] > best_cited else None
 
 
 def coverage(text: str, sentences: Sequence[str], *, scaffold: frozenset[str] = _QUESTION_SCAFFOLD) -> Coverage | None:
