@@ -170,6 +170,10 @@ def test_a_page_titled_for_the_question_that_went_uncited_is_named() -> None:
     # a word most seen titles share ("SQLite") tells no page apart
     sqlite_seen = ["SQLite Autoincrement", "SQLite Older News", "SQLite Backup API", "Datatypes In SQLite"]
     assert uncited_subject_title("Is SQLite fast?", ["SQLite Older News"], sqlite_seen) is None
+    # a long title that shares some of the question's words is about something else
+    question = "Why are my SQLite foreign key constraints not enforced?"
+    seen = ["SQLite Foreign Key Support", "Determine The Number Of Foreign Key Constraint Violations", *sqlite_seen]
+    assert uncited_subject_title(question, ["SQLite Foreign Key Support"], seen) is None
 
 
 def test_a_report_that_left_the_page_on_its_subject_uncited_is_not_high() -> None:

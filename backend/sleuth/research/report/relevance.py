@@ -24,6 +24,9 @@ _NAME = re.compile(r"[a-z_]\w*(?:\.\w+)+|\w*_\w*")
 # A question word in at least this share of the titles a run saw ("SQLite" across SQLite's
 # documentation) tells no page apart: a title that holds it is not thereby about the question.
 COMMON_TITLE_SHARE = 0.25
+# A page is titled for the question when at least this share of its title's subject words are the
+# question's.
+TITLED_FOR_SHARE = 0.75
 # Both spellings: the scaffolding lists are written as words, the matcher compares stems.
 _QUESTION_SCAFFOLD = QUESTION_WORDS | frozenset(key_words(" ".join(QUESTION_WORDS)))
 _STEP_SCAFFOLD = _QUESTION_SCAFFOLD | STEP_WORDS | frozenset(key_words(" ".join(STEP_WORDS)))
@@ -82,15 +85,20 @@ def on_subject_share(
     return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
 
 
-def _distinctive(question: str, seen: list[set[str]]) -> set[str]:
-    """The question's subject words (and a dotted name's parts) that fewer than COMMON_TITLE_SHARE of
-    the titles the run saw name: the words that tell a page on the question from the rest."""
-    asked = {
+def _asked(question: str) -> set[str]:
+    """The question's subject words, and a dotted name's parts."""
+    return {
         variant
         for word in dict.fromkeys(key_words(question))
         if word not in _QUESTION_SCAFFOLD
         for variant in _subject_variants(word)
     }
+
+
+def _distinctive(question: str, seen: list[set[str]]) -> set[str]:
+    """The question's subject words that fewer than COMMON_TITLE_SHARE of the titles the run saw
+    name: the words that tell a page on the question from the rest."""
+    asked = _asked(question)
     return {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
 
 
@@ -104,13 +112,23 @@ def uncited_subject_title(question: str, cited_titles: Sequence[str], seen_title
     if not distinctive:
         return None
 
+    asked = _asked(question)
+
     def named(title: str) -> int:
         words = _title_words(title)
         return sum(1 for word in distinctive if _names(words, word))
 
+    def titled_for_it(title: str) -> bool:
+        # most of the title's own words are the question's: "The del statement", not "Determine The
+        # Number Of Foreign Key Constraint Violations", a page on something else that shares words
+        own = [word for word in dict.fromkeys(key_words(title)) if word not in _QUESTION_SCAFFOLD]
+        return bool(own) and sum(1 for word in own if _names(set(asked), word)) >= TITLED_FOR_SHARE * len(own)
+
     best_cited = max((named(title) for title in cited_titles), default=0)
     cited = set(cited_titles)
-    closer = [(named(title), -i, title) for i, title in enumerate(seen_titles) if title not in cited]
+    closer = [
+        (named(title), -i, title) for i, title in enumerate(seen_titles) if title not in cited and titled_for_it(title)
+    ]
     best = max(closer, default=None)
     return best[2] if best is not None and best[0] > best_cited else None
 
