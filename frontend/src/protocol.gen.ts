@@ -273,6 +273,10 @@ export interface MethodNote {
    */
   on_subject_share: number | null;
   /**
+   * The title of a page the run found but did not cite that names more of what the question asks about than any cited page's title; null when a cited page is titled as closely.
+   */
+  uncited_subject_title: string | null;
+  /**
    * Steps of the research plan.
    */
   steps_planned: number;

@@ -13,6 +13,7 @@ from sleuth.research.report.relevance import (
     coverage,
     on_subject_share,
     question_coverage,
+    uncited_subject_title,
 )
 from sleuth.research.state import Finding, RunTally
 from sleuth.stream.results import ClaimVerdict
@@ -151,3 +152,38 @@ def test_a_report_drawn_from_pages_on_something_else_is_not_high() -> None:
     assert note.confidence_reason == (
         "none of the checked, cited sentences come from a source titled for what the question asks about."
     )
+
+
+DEL_SEEN = ['The "del" statement', "Special method names", "The standard type hierarchy", "Naming and binding",
+            "Execution model", "Slicings", "Exceptions", "Basic customization"]  # fmt: skip
+DEL = "What happens when you delete a name with the Python del statement?"
+
+
+def test_a_page_titled_for_the_question_that_went_uncited_is_named() -> None:
+    cited = ["Special method names", "The standard type hierarchy", "Naming and binding"]
+    # "del" is in one seen title: the page on the statement was found, and the report cites pages
+    # that only touch it ("Naming and binding" names "name", as the del page does not: one word each
+    # would tie, so the page must name more than every cited one)
+    assert uncited_subject_title(DEL, cited, DEL_SEEN) == 'The "del" statement'
+    assert uncited_subject_title(DEL, [*cited, 'The "del" statement'], DEL_SEEN) is None
+    assert uncited_subject_title(DEL, ["Special method names"], ["Special method names"]) is None
+    # a word most seen titles share ("SQLite") tells no page apart
+    sqlite_seen = ["SQLite Autoincrement", "SQLite Older News", "SQLite Backup API", "Datatypes In SQLite"]
+    assert uncited_subject_title("Is SQLite fast?", ["SQLite Older News"], sqlite_seen) is None
+    # a long title that shares some of the question's words is about something else
+    question = "Why are my SQLite foreign key constraints not enforced?"
+    seen = ["SQLite Foreign Key Support", "Determine The Number Of Foreign Key Constraint Violations", *sqlite_seen]
+    assert uncited_subject_title(question, ["SQLite Foreign Key Support"], seen) is None
+
+
+def test_a_report_that_left_the_page_on_its_subject_uncited_is_not_high() -> None:
+    counts = replace(_counts(ANSWERED), uncited_subject='The "del" statement')
+    assert confidence(counts, RunTally()) == ("medium", "subject_page_uncited")
+    note = method_note(counts, RunTally())
+    assert note.uncited_subject_title == 'The "del" statement'
+    assert note.confidence_reason == (
+        'the page titled “The "del" statement”, found but not cited, names more of what the question asks'
+        " about than any cited source."
+    )
+    # off target still wins: the report is low, not merely medium
+    assert confidence(replace(_counts(OFF_TOPIC), uncited_subject="x"), RunTally())[0] == "low"

@@ -12,9 +12,10 @@ from typing import Any
 
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
 from sleuth.llm.offline.artifact import record_artifact
-from sleuth.llm.offline.final import final_report
-from sleuth.llm.offline.planner import plan_steps
+from sleuth.llm.offline.final import answers_directly, final_report, question_parts
+from sleuth.llm.offline.planner import analyse, plan_steps
 from sleuth.llm.offline.request import OfflineRequest
+from sleuth.llm.offline.text import cited_units
 from sleuth.llm.prompting import render
 
 RUNBOOK = "How is the payments service released to production, and what happens if the smoke tests fail?"
@@ -183,3 +184,18 @@ def test_the_offline_title_is_a_whole_phrase() -> None:
     assert title(GENERATOR) == GENERATOR.rstrip("?")  # it fits: the whole question
     longer = GENERATOR + " And which exceptions does each of them raise when the generator has already finished?"
     assert title(longer) == "What happens when a generator's close() and throw() methods are called…"
+
+
+def test_the_verb_after_how_do_i_is_not_part_of_the_subject() -> None:
+    question = (
+        "How do I write an upsert in SQLite that updates the existing row when an insert hits a unique constraint?"
+    )
+    assert analyse(question).subjects == ["an upsert"]
+    assert analyse("How can I turn on foreign keys in SQLite?").subjects == ["foreign keys"]
+    assert analyse("How to use asyncio.wait_for with a timeout?").subjects[0] == "asyncio.wait_for"
+    # the sentence that defines an upsert answers the question without the asker's "write"
+    answer = cited_units(
+        "UPSERT is a clause added to INSERT that causes the INSERT to behave as an UPDATE or a no-op if the"
+        " INSERT would violate a uniqueness constraint. [2]"
+    )[0]
+    assert any(answers_directly(part, answer) for part in question_parts(question))

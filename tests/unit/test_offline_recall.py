@@ -245,3 +245,17 @@ def test_searches_leave_out_the_domain_every_page_names() -> None:
     # a name of two joined words is a subject, not a domain
     assert "ExitStack" in " ".join(search_queries(task_terms("What is contextlib ExitStack useful for?"), 0, set()))
     assert "TimeoutError" in " ".join(search_queries(task_terms("When is TimeoutError raised?"), 0, set()))
+
+
+def test_a_statement_before_its_example_ends_as_a_statement_once_the_code_is_dropped() -> None:
+    page = (
+        "If the finally clause executes a return statement, the saved exception is discarded:\n\n"
+        "   >>> def f():\n   ...     return 42\n\n"
+        "The following functions are provided by this module for such cases:\n\n"
+        "   >>> import os\n   >>> os.getcwd()\n"
+    )
+    sentences = [sentence for _, sentence in sectioned_sentences(page)]
+    # the fact stands whole without its example; the final report would drop it as a dangling colon
+    assert "If the finally clause executes a return statement, the saved exception is discarded." in sentences
+    # a line that only announces what follows keeps its colon (and is left out of reports)
+    assert "The following functions are provided by this module for such cases:" in sentences

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
 from sleuth.core.words import stem
 from sleuth.llm.offline.agent import open_priority, task_terms
-from sleuth.llm.offline.final import final_report
+from sleuth.llm.offline.final import Finding, Pool, final_report
 from sleuth.llm.offline.reports import agent_report
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.text import (
     NumberedBlock,
+    cited_units,
     entry_name,
     is_navigation_page,
     numbered_blocks,
@@ -241,3 +244,21 @@ def test_final_report_sections_prefer_the_source_the_agents_quoted_most() -> Non
     text = final_report(request).text
     assert "JSONEncoder subclass" in text
     assert "pickle streams" not in text or text.index("JSONEncoder subclass") < text.index("pickle streams")
+
+
+def test_a_short_page_every_agent_quoted_is_as_central_as_a_long_one() -> None:
+    # [1] is the short page on the subject, whose few sentences every agent quotes; [2] a long page
+    # each agent also opened, with many quotable sentences; [3] a page one agent read by the way
+    short = "Deletion of a name removes the binding of that name from the namespace. [1]"
+    long = [f"Special method number {n} customises another operation on objects. [2]" for n in range(6)]
+    aside = [f"An aside on debugging number {n} with breakpoints and frames. [3]" for n in range(6)]
+    findings = [
+        Finding(task="step one", units=cited_units(" ".join([short, *long, *aside]))),
+        Finding(task="step two", units=cited_units(" ".join([short, *long]))),
+        Finding(task="step three", units=cited_units(" ".join([short, *long]))),
+    ]
+    pool = Pool.of(findings)
+    central = {unit.numbers[0]: pool.centrality(unit) for _, unit in pool.units}
+    # counted by sentences, the long page was six times as central as the short one
+    assert central[1] >= 0.8 and central[2] == pytest.approx(1.0)
+    assert central[3] < central[1]

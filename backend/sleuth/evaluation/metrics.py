@@ -17,6 +17,7 @@ from sleuth.stream.results import ResearchResult
 CONFIDENCE_SIGNALS = {
     "question_coverage",
     "on_subject_share",
+    "uncited_subject_title",
     "steps_planned",
     "steps_covered",
     "steps_empty",

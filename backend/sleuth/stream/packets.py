@@ -228,6 +228,11 @@ class MethodNote(BaseModel):
         description="Share of the checked cited sentences whose source's title names what the question asks about;"
         " null when nothing tells the sources apart.",
     )
+    uncited_subject_title: str | None = Field(
+        default=None,
+        description="The title of a page the run found but did not cite that names more of what the question"
+        " asks about than any cited page's title; null when a cited page is titled as closely.",
+    )
     steps_planned: int = Field(default=0, ge=0, description="Steps of the research plan.")
     steps_covered: int = Field(
         default=0,

@@ -220,6 +220,7 @@ class Pool:
     units: list[tuple[int, CitedUnit]] = field(default_factory=list)  # (first finding holding it, sentence)
     finders: dict[str, set[int]] = field(default_factory=dict)  # sentence -> the findings holding it
     quoted: dict[int, int] = field(default_factory=dict)  # source number -> sentences quoting it, copies counted
+    quoted_by: dict[int, set[int]] = field(default_factory=dict)  # source number -> the findings quoting it
 
     @classmethod
     def of(cls, findings: list[Finding]) -> Pool:
@@ -235,6 +236,7 @@ class Pool:
         for _, unit in pool.units:
             for number in set(unit.numbers):
                 pool.quoted[number] = pool.quoted.get(number, 0) + pool.support(unit)
+                pool.quoted_by.setdefault(number, set()).update(pool.finders[unit.bare])
         return pool
 
     def support(self, unit: CitedUnit) -> int:
@@ -245,8 +247,16 @@ class Pool:
         """Where the research found most: the source the agents quoted most is the one about the
         question; a page one agent opened by the way ("pickle" for a question on json) has a sentence
         or two that share the step's words without answering it."""
+        # Agents first: a long page yields many quotable sentences to each agent that opens it, so
+        # counting sentences alone ranks the longest page read above the short one on the subject
+        # that every agent quoted; the sentence count only breaks ties between equally quoted pages.
+        agents = max((len(by) for by in self.quoted_by.values()), default=1)
         most = max(self.quoted.values(), default=1)
-        return max((self.quoted.get(number, 0) for number in unit.numbers), default=0) / most
+
+        def weight(number: int) -> float:
+            return 0.8 * len(self.quoted_by.get(number, ())) / agents + 0.2 * self.quoted.get(number, 0) / most
+
+        return max((weight(number) for number in unit.numbers), default=0.0)
 
 
 def opening(parts: list[Part], pool: Pool) -> list[CitedUnit]:

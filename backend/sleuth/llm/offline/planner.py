@@ -28,6 +28,7 @@ _QUESTION_START = re.compile(
     r"would|will|has|have)\b",
     re.I,
 )
+_TASK_VERB = re.compile(r"^how\s+(?:(?:do|can|could|should|would|might)\s+(?:i|you|we|one)|to)\s+[a-z]+\s+(?=\S)", re.I)
 _CLAUSE_SPLIT = re.compile(
     r"\?\s*|;\s*|,?\s+(?:and|but|or)\s+(?=(?:what|how|why|when|which|where|who|whether|does|do|is|are|can)\b)",
     re.I,
@@ -117,7 +118,9 @@ def _split_context(clause: str) -> tuple[str, str]:
 def analyse(text: str) -> Topic:
     """Subjects, context and comparison of the first sub-question (or of `text` if it has none)."""
     first = (clauses(text) or [text])[0]
-    body, context = _split_context(first)
+    # "How do I write an upsert": the word after "how do I" or "how to" is what the asker wants to
+    # do, not what they ask about; as part of the subject it would have every answer name it
+    body, context = _split_context(_TASK_VERB.sub("", first.strip()))
     body = _QUESTION_START.sub("", body.strip()).strip()
     comparison = bool(_COMPARISON.search(first))
     relation = next((w.lower() for w in body.split() if w.lower() in RELATION_WORDS), "")

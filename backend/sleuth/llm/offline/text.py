@@ -190,6 +190,11 @@ def table_rows(block: str) -> list[str]:
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+(?=\S)")
+# A sentence that leans on what follows it ("as follows:", "for example:", "the following
+# functions:") says nothing once that is dropped.
+_POINTS_AHEAD = re.compile(
+    r"\b(?:following|as follows|below|for example|for instance|such as|like this|like so|here)\b", re.I
+)
 
 
 def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
@@ -219,6 +224,11 @@ def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
             intro = ""
             continue
         if _looks_like_code(block):
+            if out and intro and out[-1][1].endswith(intro) and not _POINTS_AHEAD.search(intro):
+                # "..., the saved exception is discarded:" before its example still states a whole
+                # fact: with the code gone, it ends as the statement it is
+                out[-1] = (out[-1][0], out[-1][1][:-1].rstrip() + ".")
+            intro = ""
             continue
         paragraph = normalise_space(block)
         item = _LIST_ITEM.match(paragraph)

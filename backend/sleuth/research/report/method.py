@@ -3,7 +3,8 @@ measured signals, with its reason in one line.
 
 The signals: how much of the question, and of each plan step, the report's cited sentences that the
 claim check did not flag cover; how many of those sentences come from sources titled for what the
-question asks about; how many claims were flagged; which plan steps found nothing. No model writes
+question asks about, and whether a page titled closer to the question was found but not cited; how
+many claims were flagged; which plan steps found nothing. No model writes
 any of it, so it cannot overstate what the research did.
 """
 
@@ -14,7 +15,14 @@ from typing import Literal
 
 from sleuth.llm.prompting import render
 from sleuth.research.report.citations import VerifiedReport
-from sleuth.research.report.relevance import Coverage, checked_claims, coverage, on_subject_share, step_coverage
+from sleuth.research.report.relevance import (
+    Coverage,
+    checked_claims,
+    coverage,
+    on_subject_share,
+    step_coverage,
+    uncited_subject_title,
+)
 from sleuth.research.state import Finding, RunState, RunTally
 from sleuth.stream.packets import MethodNote
 
@@ -63,6 +71,7 @@ class Counts:
     question: Coverage | None = None  # of the question by the checked cited sentences; None: not measured
     steps: tuple[StepSignal, ...] = field(default_factory=tuple)
     on_subject: float | None = None  # share of checked cited sentences from sources titled for the subject
+    uncited_subject: str | None = None  # a page found but not cited, titled closer to the question than any cited
 
     @property
     def off_subject(self) -> bool:
@@ -108,6 +117,8 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
     )
     if counts.off_subject:
         return ("low" if partly else "medium"), "off_subject"
+    if counts.uncited_subject:
+        return "medium", "subject_page_uncited"
     if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
@@ -149,6 +160,7 @@ def method_note(counts: Counts, tally: RunTally) -> MethodNote:
         "degraded": list(dict.fromkeys(tally.degraded)),
         "question_coverage": None if counts.question is None else round(counts.question.share, 3),
         "on_subject_share": None if counts.on_subject is None else round(counts.on_subject, 3),
+        "uncited_subject_title": counts.uncited_subject,
         "steps_planned": len(counts.steps),
         "steps_covered": counts.steps_covered,
         "steps_empty": counts.empty_steps,
@@ -185,5 +197,8 @@ def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: i
         question=coverage(state.request.question, sentences),
         steps=step_signals(state.plan, state.findings, sentences),
         on_subject=on_subject_share(state.request.question, claims, titles, state.registry.titles),
+        uncited_subject=uncited_subject_title(
+            state.request.question, [source.title for source in verified.sources], state.registry.titles
+        ),
     )
     return method_note(counts, state.tally)

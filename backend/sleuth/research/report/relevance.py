@@ -24,6 +24,9 @@ _NAME = re.compile(r"[a-z_]\w*(?:\.\w+)+|\w*_\w*")
 # A question word in at least this share of the titles a run saw ("SQLite" across SQLite's
 # documentation) tells no page apart: a title that holds it is not thereby about the question.
 COMMON_TITLE_SHARE = 0.25
+# A page is titled for the question when at least this share of its title's subject words are the
+# question's.
+TITLED_FOR_SHARE = 0.75
 # Both spellings: the scaffolding lists are written as words, the matcher compares stems.
 _QUESTION_SCAFFOLD = QUESTION_WORDS | frozenset(key_words(" ".join(QUESTION_WORDS)))
 _STEP_SCAFFOLD = _QUESTION_SCAFFOLD | STEP_WORDS | frozenset(key_words(" ".join(STEP_WORDS)))
@@ -75,18 +78,59 @@ def on_subject_share(
     of `seen_titles` name. A report drawn from pages titled for something else ("Compound
     statements" for a question on closing generators) may answer another question. None when no
     claim or no question word tells pages apart."""
-    asked = {
+    distinctive = _distinctive(question, [_title_words(title) for title in seen_titles])
+    if not claims or not distinctive:
+        return None
+    on = {n for n, title in titles.items() if any(_names(_title_words(title), word) for word in distinctive)}
+    return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
+
+
+def _asked(question: str) -> set[str]:
+    """The question's subject words, and a dotted name's parts."""
+    return {
         variant
         for word in dict.fromkeys(key_words(question))
         if word not in _QUESTION_SCAFFOLD
         for variant in _subject_variants(word)
     }
+
+
+def _distinctive(question: str, seen: list[set[str]]) -> set[str]:
+    """The question's subject words that fewer than COMMON_TITLE_SHARE of the titles the run saw
+    name: the words that tell a page on the question from the rest."""
+    asked = _asked(question)
+    return {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
+
+
+def uncited_subject_title(question: str, cited_titles: Sequence[str], seen_titles: Sequence[str]) -> str | None:
+    """The title of a page the run found but did not cite that names more of what the question asks
+    about than any cited page's title ('The "del" statement' for a question on the del statement,
+    while the report cites "Special method names"); None when a cited page is titled as closely.
+    The page written on the subject went unused: the report may answer from pages that only touch it."""
     seen = [_title_words(title) for title in seen_titles]
-    distinctive = {word for word in asked if sum(_names(t, word) for t in seen) < COMMON_TITLE_SHARE * len(seen)}
-    if not claims or not distinctive:
+    distinctive = _distinctive(question, seen)
+    if not distinctive:
         return None
-    on = {n for n, title in titles.items() if any(_names(_title_words(title), word) for word in distinctive)}
-    return sum(1 for claim in claims if set(claim.numbers) & on) / len(claims)
+
+    asked = _asked(question)
+
+    def named(title: str) -> int:
+        words = _title_words(title)
+        return sum(1 for word in distinctive if _names(words, word))
+
+    def titled_for_it(title: str) -> bool:
+        # most of the title's own words are the question's: "The del statement", not "Determine The
+        # Number Of Foreign Key Constraint Violations", a page on something else that shares words
+        own = [word for word in dict.fromkeys(key_words(title)) if word not in _QUESTION_SCAFFOLD]
+        return bool(own) and sum(1 for word in own if _names(set(asked), word)) >= TITLED_FOR_SHARE * len(own)
+
+    best_cited = max((named(title) for title in cited_titles), default=0)
+    cited = set(cited_titles)
+    closer = [
+        (named(title), -i, title) for i, title in enumerate(seen_titles) if title not in cited and titled_for_it(title)
+    ]
+    best = max(closer, default=None)
+    return best[2] if best is not None and best[0] > best_cited else None
 
 
 def coverage(text: str, sentences: Sequence[str], *, scaffold: frozenset[str] = _QUESTION_SCAFFOLD) -> Coverage | None:
