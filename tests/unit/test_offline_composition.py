@@ -112,19 +112,6 @@ def test_a_sentence_whose_list_was_dropped_is_left_out() -> None:
     assert dangling_colons(text) == 0
 
 
-def test_a_whole_statement_before_its_dropped_example_ends_in_a_period() -> None:
-    question = "What happens to an exception raised in a try block when its finally clause executes return?"
-    statement = (
-        'If the "finally" clause executes a "return", "break" or "continue" statement, the saved exception '
-        "is discarded: [1]"
-    )
-    lead_in = "The rules for a finally clause that returns are the following: [1]"
-    text = report(question, plan_steps(question), [f"{statement} {lead_in}"])
-    assert "the saved exception is discarded. [1]" in text
-    assert "are the following" not in text
-    assert dangling_colons(text) == 0
-
-
 def test_headings_are_the_questions_own_sub_questions_never_the_plans_template() -> None:
     plan = plan_steps(GENERATOR)
     assert any(step.startswith("Definition and purpose") for step in plan)  # the template the plan has

@@ -185,32 +185,9 @@ def _part_of(step: str, parts: list[Part]) -> int:
 # ---- the sentences, once each ----------------------------------------------------------------
 
 
-# The last words of a lead-in that says nothing until what it announces follows ("as follows:").
-_LEAD_IN_ENDINGS = frozenset(
-    "following follows example examples below these this those here is are include includes including "
-    "as like namely such syntax form forms steps rules cases".split()
-)
-# Words anywhere in it that point ahead to what the colon announced ("follows this process to decide ...:").
-_POINTS_AHEAD = re.compile(r"\b(?:following|follows|below|this process|these steps|this way)\b", re.I)
-STATEMENT_WORDS = 6  # a colon after this many words may end a whole statement
-
-
 def announces_what_was_dropped(unit: CitedUnit) -> bool:
     """A sentence ending in ':' announced a list, code or example the agent could not copy."""
     return unit.bare.rstrip().endswith(":")
-
-
-def as_statement(unit: CitedUnit) -> CitedUnit | None:
-    """A sentence ending in ':' that states something whole before it ("If the finally clause
-    executes a return, ... the saved exception is discarded:" before its example) ends in a period
-    instead; a bare lead-in ("... as follows:") has nothing to say without its list, and is None."""
-    stem = unit.bare.rstrip().removesuffix(":").rstrip()
-    words = stem.split()
-    lead_in = words and words[-1].lower().strip(",;") in _LEAD_IN_ENDINGS
-    if len(words) < STATEMENT_WORDS or lead_in or _POINTS_AHEAD.search(stem):
-        return None
-    bare = f"{stem}."
-    return CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in unit.numbers), bare=bare, numbers=unit.numbers)
 
 
 @dataclass
@@ -226,9 +203,8 @@ class Pool:
     def of(cls, findings: list[Finding]) -> Pool:
         pool = cls()
         for f_index, finding in enumerate(findings):
-            for listed in finding.units:
-                unit = as_statement(listed) if announces_what_was_dropped(listed) else listed
-                if unit is None:
+            for unit in finding.units:
+                if announces_what_was_dropped(unit):
                     continue
                 if unit.bare not in pool.finders:
                     pool.units.append((f_index, unit))
