@@ -30,7 +30,9 @@ class LocalSearch:
             routing = self.corpus.route(question)
         except ToolError:
             routing = None  # search reports an unreadable index; the header just does not route
-        routes = [] if routing is None else [SourceRoute(f.name, f.searched, f.reason) for f in routing.fits]
+        # One collection in scope: nothing to route, the sources alone say what is searched.
+        routed = routing is not None and len(routing.fits) > 1
+        routes = [SourceRoute(f.name, f.searched, f.reason) for f in routing.fits] if routing and routed else []
         return LocalSearch(self.corpus, question), routes
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
