@@ -2,7 +2,8 @@
 
 Deterministic, no model: each collection's profile counts, per stemmed term, the chunks it occurs in
 (profile.py). The question's terms (with the search's own query) are scored against each
-collection as a naive Bayes log-likelihood over those chunk frequencies, smoothed towards the
+collection as a naive Bayes log-likelihood over those chunk frequencies (a term among a profile's
+characteristic terms counting double), smoothed towards the
 term's frequency over all collections (Jelinek-Mercer), so a word every collection uses alike moves none ahead
 and a word only one collection uses moves it far ahead. A collection is searched when its fit is
 within `GAP` of the best one's; the others are dropped. When nothing tells the collections apart
@@ -12,6 +13,7 @@ before routing existed. Collections without a profile are always searched.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from dataclasses import dataclass
@@ -27,6 +29,9 @@ EVIDENCE = 1.5
 # Linear smoothing towards the term's frequency over every collection: a collection that lacks a
 # term costs the same whatever its size, so a small one (an upload) is not favoured or punished.
 OWN_WEIGHT = 0.95
+# A term among some collection's characteristic terms (its profile) says what the question is
+# about ("SQLite" in "Is SQLite safe to use from several threads?") and counts this many times.
+CHARACTERISTIC_WEIGHT = 2.0
 # Terms that name a matched collection in its reason.
 _REASON_TERMS = 4
 
@@ -62,12 +67,14 @@ def route(conn: sqlite3.Connection, text: str, candidates: list[str]) -> Routing
     """How well each of `candidates` (collection names) fits `text`, and which are searched."""
     sizes: dict[str, int] = {}
     ids: dict[int, str] = {}
+    characteristic: set[str] = set()
     for row in conn.execute(
-        "SELECT c.id, c.name, p.chunks FROM collections c JOIN collection_profiles p ON p.collection_id = c.id"
+        "SELECT c.id, c.name, p.chunks, p.terms FROM collections c JOIN collection_profiles p ON p.collection_id = c.id"
     ):
         if row[1] in candidates and int(row[2]) > 0:
             sizes[row[1]] = int(row[2])
             ids[int(row[0])] = row[1]
+            characteristic.update(term_forms(" ".join(json.loads(row[3]))))
     forms = route_terms(text)
     terms = sorted(forms)
     if len(sizes) < 2 or not terms:
@@ -89,14 +96,15 @@ def route(conn: sqlite3.Connection, text: str, candidates: list[str]) -> Routing
     evidence: dict[str, list[tuple[float, str]]] = {name: [] for name in sizes}
     everything = sum(sizes.values())
     for term, by_name in counts.items():
+        weight = CHARACTERISTIC_WEIGHT if term in characteristic else 1.0
         background = sum(by_name.values()) / everything
         logs = {
             name: math.log(OWN_WEIGHT * by_name.get(name, 0) / size + (1 - OWN_WEIGHT) * background)
             for name, size in sizes.items()
         }
         for name, value in logs.items():
-            fit[name] += value
-            lead = value - max(v for other, v in logs.items() if other != name)
+            fit[name] += weight * value
+            lead = weight * (value - max(v for other, v in logs.items() if other != name))
             if lead >= EVIDENCE:
                 evidence[name].append((-lead, forms[term]))
     best = max(fit.values())
