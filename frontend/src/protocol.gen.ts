@@ -65,6 +65,24 @@ export interface RunStart {
    * The source names this run searches.
    */
   sources: string[];
+  /**
+   * When the request chose no sources: which local collections fit the question and are searched, and which are left out, each with its reason. Empty when sources were chosen.
+   */
+  routes: SourceRouteInfo[];
+}
+/**
+ * How the run's question routes its searches to one local collection.
+ */
+export interface SourceRouteInfo {
+  name: string;
+  /**
+   * Whether searches for this question go to the collection.
+   */
+  searched: boolean;
+  /**
+   * Why, in one short line (e.g. `fits: sqlite, pragma`).
+   */
+  reason: string;
 }
 export interface Clarification {
   type: "clarification";

@@ -22,6 +22,22 @@ describe("run_start.sources", () => {
   });
 });
 
+describe("run_start.routes", () => {
+  it("records which collections the question was routed to, and why", () => {
+    const routes = [
+      { name: "sqlite", searched: true, reason: "fits: sqlite, pragma" },
+      { name: "python-reference", searched: false, reason: "does not fit the question" },
+    ];
+    expect(reduce(initialRunState(), runStart({ sources: ["python-reference", "sqlite"], routes })).routes).toEqual(routes);
+  });
+  it("treats a missing or malformed list as none", () => {
+    expect(reduce(initialRunState(), runStart({})).routes).toEqual([]);
+    expect(reduce(initialRunState(), runStart({ routes: [null, { name: 3 }, { name: "ok", searched: false }] })).routes).toEqual([
+      { name: "ok", searched: false, reason: "" },
+    ]);
+  });
+});
+
 describe("passages", () => {
   const text = "Intro line.\n\nA descriptor is an object   attribute with\nbinding behavior. Other text follows here.";
 

@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 from sleuth.evaluation.files import append_line, read_lines, written_ids
-from sleuth.evaluation.metrics import fact_found, gold_matches, gold_share, key_fact_recall
-from sleuth.evaluation.questions import EvalInputError, load_questions
+from sleuth.evaluation.metrics import RunTrace, fact_found, gold_matches, gold_share, key_fact_recall, question_metrics
+from sleuth.evaluation.questions import EvalInputError, EvalQuestion, load_questions
 from sleuth.evaluation.summary import calibration, summarise, summary_table
+from sleuth.stream.documents import Document
+from sleuth.stream.packets import NumberedSource
+from sleuth.stream.results import ResearchResult
 
 EVAL_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("*.jsonl"))
 QUESTION_SETS = [path for path in EVAL_SETS if path.name != "claim_labels.jsonl"]
@@ -167,3 +170,37 @@ def test_calibration_without_confidence_counts_nothing_and_a_set_without_splits_
     assert calibration(records)["high"] == {"reports": 0, "key_fact_recall": None, "gold_not_cited": 0}
     assert summarise(records)["splits"] == {}
     assert "confidence" not in summary_table(summarise(records))
+
+
+def test_citations_from_a_collection_without_a_gold_page_are_counted_as_pollution() -> None:
+    question = EvalQuestion(id="q1", prompt="How does VACUUM work?", gold_sources=["/lang_vacuum.html"])
+    cited = [
+        "corpus://sqlite/lang_vacuum.html",
+        "corpus://sqlite/pragma.html",  # another page of the gold page's collection: not pollution
+        "corpus://pydoc311/sqlite3.html",
+        "https://example.org/vacuum",  # the web holds no gold page either
+    ]
+    result = ResearchResult(
+        status="completed",
+        stop_reason="completed",
+        question=question.prompt,
+        sources=[NumberedSource(number=i, **Document.from_url(url).model_dump()) for i, url in enumerate(cited, 1)],
+    )
+    urls_by_collection = {
+        "sqlite": ["corpus://sqlite/lang_vacuum.html", "corpus://sqlite/pragma.html"],
+        "pydoc311": ["corpus://pydoc311/sqlite3.html"],
+        "python-reference": ["corpus://python-reference/lambda"],
+    }
+    record = question_metrics(question, result, RunTrace(), 1.0, urls_by_collection)
+    assert (record["off_collection_citations"], record["off_collection_share"]) == (2, 0.5)
+    assert record["cited_by_collection"] == {"sqlite": 2, "pydoc311": 1, "web": 1}
+    # No collection holds the gold page: nothing to judge by.
+    unknown = question_metrics(question, result, RunTrace(), 1.0, {"pydoc311": ["corpus://pydoc311/sqlite3.html"]})
+    assert unknown["off_collection_citations"] is None and unknown["off_collection_share"] is None
+
+    clean = {"id": "q2", "sources_cited": 4, "off_collection_citations": 0, "off_collection_share": 0.0}
+    summary = summarise([record, clean, {"id": "q3", "sources_cited": 5, "off_collection_citations": None}])
+    assert summary["pollution"] == {"questions": 2, "citations": 8, "off_collection": 2, "share": 0.25}
+    assert summary["means"]["off_collection_share"] == 0.25
+    rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in summary_table(summary).splitlines())
+    assert rows["pollution"] == "2 of 8 citations (0.250) from a collection holding no gold page"

@@ -191,9 +191,9 @@ async def test_search_runs_off_the_event_loop_thread(
     seen: list[int] = []
     original = LocalCorpus.search
 
-    def spy(self: LocalCorpus, query: str, limit: int) -> list:
+    def spy(self: LocalCorpus, query: str, limit: int, *, question: str | None = None) -> list:
         seen.append(threading.get_ident())
-        return original(self, query, limit)
+        return original(self, query, limit, question=question)
 
     monkeypatch.setattr(LocalCorpus, "search", spy)
     await search.search("lambda", limit=2)

@@ -92,6 +92,9 @@ def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) 
             collection = folder_collection(store, directory, name, "indexed")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    # The built-in reference is routed with the other collections: its profile must exist before
+    # the first run's header says where the question goes.
+    sync_builtin(store)
     found = scan_folder(directory.resolve(), max_bytes=max_bytes)
     sources = found.sources
     if len(sources) >= PROGRESS_MIN_FILES:

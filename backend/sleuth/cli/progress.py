@@ -30,6 +30,21 @@ from sleuth.stream.packets import (
 )
 
 
+def searched_line(start: RunStart) -> str:
+    """What the run searches: the collections its question was routed to (and those left out, with
+    why), then the other sources; the sources alone when the request chose them."""
+    if not start.routes:
+        return f"Searching: {', '.join(start.sources)}" if start.sources else ""
+    routed = {route.name for route in start.routes}
+    searched = [f"{r.name} ({r.reason})" for r in start.routes if r.searched]
+    searched += [name for name in start.sources if name not in routed]
+    line = f"Searching: {'; '.join(searched)}"
+    left_out = [r for r in start.routes if not r.searched]
+    if left_out:
+        line += f" · not searched: {', '.join(r.name for r in left_out)} (they do not fit the question)"
+    return line
+
+
 class ProgressPrinter:
     """Turns packets into short progress lines on `err`; the verified report goes to `out`."""
 
@@ -58,6 +73,9 @@ class ProgressPrinter:
                 models = sorted(set(start.models.values()))
                 budget = f" · budget {format_duration(start.time_budget_s)}" if start.time_budget_s else ""
                 self._line(f"Sleuth · {start.mode} mode{budget} · model: {', '.join(models)}", fg="cyan")
+                searched = searched_line(start)
+                if searched:
+                    self._line(searched, fg="cyan")
             case PlanDone(steps=steps):
                 self._planned = True
                 self._line("Plan:", fg="cyan")

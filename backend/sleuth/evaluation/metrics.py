@@ -12,6 +12,7 @@ from sleuth.evaluation.questions import EvalQuestion
 from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchResult
+from sleuth.tools.local.urls import is_corpus_url, parse_corpus_url
 
 # What the confidence was derived from, kept so a change to its rule can be measured on old runs.
 CONFIDENCE_SIGNALS = {
@@ -54,6 +55,33 @@ def gold_share(gold: list[str], urls: list[str]) -> float | None:
     return sum(any(gold_matches(g, u) for u in urls) for g in gold) / len(gold)
 
 
+def gold_homes(gold: list[str], urls_by_collection: dict[str, list[str]]) -> set[str]:
+    """The collections that hold at least one of the gold pages."""
+    return {name for name, urls in urls_by_collection.items() if any(gold_matches(g, u) for g in gold for u in urls)}
+
+
+def cited_collection(url: str) -> str | None:
+    """The local collection a cited URL belongs to; None for a web page."""
+    return parse_corpus_url(url)[0] if is_corpus_url(url) else None
+
+
+def off_collection(cited_urls: list[str], homes: set[str]) -> tuple[int | None, float | None]:
+    """How many citations (and what share of them) come from a source that holds no gold page:
+    another collection, or the web. None when nothing was cited or no collection holds a gold page."""
+    if not cited_urls or not homes:
+        return None, None
+    off = sum(1 for url in cited_urls if cited_collection(url) not in homes)
+    return off, round(off / len(cited_urls), 4)
+
+
+def _by_collection(cited_urls: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for url in cited_urls:
+        name = cited_collection(url) or "web"
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
@@ -79,10 +107,20 @@ def _verdicts(result: ResearchResult) -> list[dict[str, Any]]:
     ]
 
 
-def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunTrace, wall_s: float) -> dict[str, Any]:
-    """One metrics.jsonl line. Shares are in 0..1; null where the question gives nothing to compare."""
+def question_metrics(
+    question: EvalQuestion,
+    result: ResearchResult,
+    trace: RunTrace,
+    wall_s: float,
+    urls_by_collection: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """One metrics.jsonl line. Shares are in 0..1; null where the question gives nothing to compare.
+
+    `urls_by_collection` (every local document's URL, by collection) says which collections hold
+    the gold pages, for the share of citations from elsewhere."""
     cited_urls = [s.url for s in result.sources]
     method = result.method
+    off, off_share = off_collection(cited_urls, gold_homes(question.gold_sources, urls_by_collection or {}))
     return {
         "id": question.id,
         "split": question.split,
@@ -91,6 +129,9 @@ def question_metrics(question: EvalQuestion, result: ResearchResult, trace: RunT
         "key_fact_recall": key_fact_recall(question.key_facts, result.markdown),
         "key_facts_missing": [f for f in question.key_facts if not fact_found(f, result.markdown)],
         "sources_cited": len(result.sources),
+        "cited_by_collection": _by_collection(cited_urls),
+        "off_collection_citations": off,
+        "off_collection_share": off_share,
         "sources_read": len(set(trace.read_urls)),
         "citations_removed": len(result.removed_citations),
         "claims_checked": len(result.claims),

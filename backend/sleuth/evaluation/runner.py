@@ -20,6 +20,8 @@ from sleuth.evaluation.questions import EvalQuestion
 from sleuth.evaluation.summary import summarise
 from sleuth.runs.local import run_request
 from sleuth.stream.results import ResearchRequest
+from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.library import document_urls
 from sleuth.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,7 @@ class EvalRunner:
         self.judge = judge
         self.clock = clock or SystemClock()
         self.on_finished = on_finished or (lambda _: None)
+        self._urls_by_collection: dict[str, list[str]] = {}
 
     def pending(self, questions: list[EvalQuestion]) -> list[EvalQuestion]:
         """Questions without a metrics line yet (metrics are written after the article, so they mark completion)."""
@@ -94,7 +97,7 @@ class EvalRunner:
             request, self.settings, trace.observe, checked=False, clock=self.clock, toolbox=self.toolbox
         )
         article = article_text(result)
-        metrics = question_metrics(question, result, trace, self.clock.now() - started)
+        metrics = question_metrics(question, result, trace, self.clock.now() - started, self._urls_by_collection)
         if self.judge is not None and article:
             metrics["race"] = await self.judge.score(question.prompt, article)
         append_line(self.options.out / ARTICLES, {"id": question.id, "prompt": question.prompt, "article": article})
@@ -103,6 +106,8 @@ class EvalRunner:
 
     async def run(self, questions: list[EvalQuestion]) -> EvalOutcome:
         self.options.out.mkdir(parents=True, exist_ok=True)
+        # Which collection holds each document, for the share of citations off the gold pages' collections.
+        self._urls_by_collection = await asyncio.to_thread(document_urls, db_path_for(self.settings.data_dir))
         todo = self.pending(questions)
         outcome = EvalOutcome(skipped=len(questions) - len(todo))
         gate = asyncio.Semaphore(max(1, self.options.concurrency))

@@ -12,6 +12,7 @@ MEASURES = (
     "gold_read",
     "key_fact_recall",
     "sources_cited",
+    "off_collection_share",
     "sources_read",
     "citations_removed",
     "claims_checked",
@@ -65,6 +66,21 @@ def calibration(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def pollution(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Over the questions whose gold pages some local collection holds: how many citations there
+    were, how many came from a source that holds no gold page (another collection, or the web),
+    and their share of all those citations."""
+    judged = [r for r in records if isinstance(r.get("off_collection_citations"), int)]
+    cited = sum(int(r.get("sources_cited") or 0) for r in judged)
+    off = sum(int(r["off_collection_citations"]) for r in judged)
+    return {
+        "questions": len(judged),
+        "citations": cited,
+        "off_collection": off,
+        "share": round(off / cited, 4) if cited else None,
+    }
+
+
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Means of every measure over the questions that have it (null-valued measures are left out)."""
     means: dict[str, Any] = {name: _mean_of(records, name) for name in MEASURES}
@@ -81,6 +97,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "stop_reasons": stops,
         "unsupported_claim_rate": round(unsupported / checked, 4) if checked else None,
         "hygiene": hygiene_totals(records),
+        "pollution": pollution(records),
         "means": means,
         "splits": split_summary(records),
         "calibration": calibration(records),
@@ -101,6 +118,15 @@ def summary_table(summary: dict[str, Any]) -> str:
     rows.append(("stop reasons", ", ".join(f"{k} {v}" for k, v in sorted(summary["stop_reasons"].items()))))
     rows.extend((f"mean {name}", _cell(summary["means"].get(name))) for name in MEASURES)
     rows.append(("unsupported claim rate", _cell(summary["unsupported_claim_rate"])))
+    polluted = summary.get("pollution") or {}
+    if polluted.get("citations"):
+        rows.append(
+            (
+                "pollution",
+                f"{polluted['off_collection']} of {polluted['citations']} citations"
+                f" ({_cell(polluted['share'])}) from a collection holding no gold page",
+            )
+        )
     hygiene = summary.get("hygiene") or {}
     rows.extend((f"total {name.replace('_', ' ')}", str(count)) for name, count in hygiene.items())
     for name, value in (summary["means"].get("race") or {}).items():

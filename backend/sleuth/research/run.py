@@ -24,7 +24,7 @@ from sleuth.research.report.followup import FollowupAnswer, answer_followup
 from sleuth.research.state import RunState
 from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, run_until
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import Degraded, Error, Placement, RunStart, StopReason, Summary
+from sleuth.stream.packets import Degraded, Error, Placement, RunStart, SourceRouteInfo, StopReason, Summary
 from sleuth.stream.results import ResearchRequest, ResearchResult, ResultStatus
 from sleuth.tools.factory import build_toolbox
 from sleuth.tools.toolbox import Toolbox
@@ -164,6 +164,13 @@ def _finish(state: RunState, outcome: _Outcome) -> ResearchResult:
     return result
 
 
+def _routing_text(request: ResearchRequest) -> str:
+    """What the run is about, for routing: the user's answer to clarifying questions adds to the question."""
+    if request.clarification is not None:
+        return f"{request.question}\n{request.clarification.answer}"
+    return request.question
+
+
 async def run_research(
     request: ResearchRequest,
     settings: Settings,
@@ -187,6 +194,8 @@ async def run_research(
     clock = clock or SystemClock()
     if toolbox is None:
         toolbox = build_toolbox(settings, request.sources)
+    # Searches go to the collections that fit what is asked (when the request chose none).
+    toolbox = toolbox.for_question(_routing_text(request))
     state = new_state(request, settings, emitter, clock, toolbox)
     state.emit(
         RunStart(
@@ -199,6 +208,7 @@ async def run_research(
             },
             time_budget_s=state.deadlines.time_budget_s,
             sources=toolbox.sources,
+            routes=[SourceRouteInfo(name=r.name, searched=r.searched, reason=r.reason) for r in toolbox.routes],
         )
     )
     try:

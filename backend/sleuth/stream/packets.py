@@ -34,6 +34,14 @@ class _Obj(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SourceRouteInfo(BaseModel):
+    """How the run's question routes its searches to one local collection."""
+
+    name: str
+    searched: bool = Field(description="Whether searches for this question go to the collection.")
+    reason: str = Field(description="Why, in one short line (e.g. `fits: sqlite, pragma`).")
+
+
 class RunStart(_Obj):
     type: Literal["run_start"] = "run_start"
     session_id: str
@@ -42,6 +50,11 @@ class RunStart(_Obj):
     models: dict[str, str]
     time_budget_s: float | None = Field(default=None, description="The run's effective time budget (seconds).")
     sources: list[str] = Field(default_factory=list, description="The source names this run searches.")
+    routes: list[SourceRouteInfo] = Field(
+        default_factory=list,
+        description="When the request chose no sources: which local collections fit the question and are"
+        " searched, and which are left out, each with its reason. Empty when sources were chosen.",
+    )
 
 
 class Clarification(_Obj):

@@ -38,6 +38,22 @@ class SearchProvider(Protocol):
     async def search(self, query: str, *, limit: int) -> list[Document]: ...
 
 
+@dataclass(frozen=True)
+class SourceRoute:
+    """Whether a run's question sends its searches to one source, and why (one short line)."""
+
+    name: str
+    searched: bool
+    reason: str
+
+
+@runtime_checkable
+class QuestionRouted(Protocol):
+    """A search provider that can narrow its sources to those that fit a run's question."""
+
+    def for_question(self, question: str) -> tuple[SearchProvider, list[SourceRoute]]: ...
+
+
 @runtime_checkable
 class PageReader(Protocol):
     """Opens documents by URL. `handles` says whether this reader owns a URL."""

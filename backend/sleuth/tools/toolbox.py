@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sleuth.stream.documents import Document, normalise_url
-from sleuth.tools.base import Page, PageReader, SearchProvider, ToolError
+from sleuth.tools.base import Page, PageReader, QuestionRouted, SearchProvider, SourceRoute, ToolError
 
 
 @dataclass
@@ -20,6 +20,21 @@ class Toolbox:
     providers: list[SearchProvider]
     readers: list[PageReader]
     sources: list[str] = field(default_factory=list)  # the source names searched, for `run_start`
+    routes: list[SourceRoute] = field(default_factory=list)  # how the run's question was routed, for `run_start`
+
+    def for_question(self, question: str) -> Toolbox:
+        """This toolbox with its searches sent to the sources that fit `question` (where a provider
+        can route; the others search as before)."""
+        providers: list[SearchProvider] = []
+        routes: list[SourceRoute] = []
+        for provider in self.providers:
+            if isinstance(provider, QuestionRouted):
+                routed, found = provider.for_question(question)
+                providers.append(routed)
+                routes.extend(found)
+            else:
+                providers.append(provider)
+        return replace(self, providers=providers, routes=routes)
 
     @property
     def provider_label(self) -> str:

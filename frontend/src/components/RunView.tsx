@@ -137,7 +137,7 @@ function ProgressLine({ entry, answered }: { entry: RunEntry; answered: boolean 
       ) : null}
       {s.mode ? <span class="muted">{s.mode}</span> : null}
       {models.length ? <span class="muted">{models.map(modelLabel).join(", ")}</span> : null}
-      <RunSources names={s.sources} />
+      <RunSources names={s.sources} routes={s.routes} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { errorText } from "../format";
 import { usePopover } from "../hooks";
 import { listSources, type SourceInfo } from "../api";
 import { Uploads } from "./Uploads";
+import type { SourceRoute } from "../timeline/state";
 
 const LAST_KEY = "sleuth.sources.last";
 const keyFor = (sessionId: string | null) => (sessionId ? `sleuth.sources.${sessionId}` : LAST_KEY);
@@ -118,11 +119,37 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
 }
 
 /** The sources a run searched, as shown on the run. */
-export function RunSources({ names }: { names: string[] }) {
-  if (!names.length) return null;
+/** What a run searches: with routing, the collections that fit its question (each with why) and
+ * those left out; otherwise the source names. */
+export function RunSources({ names, routes = [] }: { names: string[]; routes?: SourceRoute[] }) {
+  if (!routes.length) {
+    if (!names.length) return null;
+    return (
+      <span class="run-sources muted" title="Sources this run searched">
+        Searched: {names.join(", ")}
+      </span>
+    );
+  }
+  const routed = new Set(routes.map((r) => r.name));
+  const searched = routes.filter((r) => r.searched);
+  const others = names.filter((n) => !routed.has(n));
+  const leftOut = routes.filter((r) => !r.searched);
   return (
-    <span class="run-sources muted" title="Sources this run searched">
-      Searched: {names.join(", ")}
+    <span class="run-sources muted" title="Collections that fit the question are searched; the others are left out">
+      Searched:{" "}
+      {searched.map((r, i) => (
+        <span key={r.name} class="run-route">
+          {i ? "; " : ""}
+          {r.name} <span class="run-route-reason">({r.reason})</span>
+        </span>
+      ))}
+      {others.length ? `${searched.length ? "; " : ""}${others.join(", ")}` : null}
+      {leftOut.length ? (
+        <span class="run-route-out">
+          {" "}
+          · not searched: {leftOut.map((r) => r.name).join(", ")} (they do not fit the question)
+        </span>
+      ) : null}
     </span>
   );
 }

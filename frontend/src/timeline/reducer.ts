@@ -135,6 +135,11 @@ function reduceRunStart(s: RunState, obj: ObjOf<"run_start">): RunState {
     models: obj.models ?? {},
     timeBudgetS: typeof obj.time_budget_s === "number" && obj.time_budget_s > 0 ? obj.time_budget_s : null,
     sources: Array.isArray(obj.sources) ? obj.sources.filter((n): n is string => typeof n === "string") : [],
+    routes: Array.isArray(obj.routes)
+      ? obj.routes
+          .filter((r) => r && typeof r.name === "string")
+          .map((r) => ({ name: r.name, searched: r.searched !== false, reason: String(r.reason ?? "") }))
+      : [],
   };
 }
 

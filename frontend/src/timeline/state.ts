@@ -141,6 +141,13 @@ export interface Citation {
 
 export type RunStatus = "running" | StopReason;
 
+/** One local collection the question's searches go to, or leave out, and why. */
+export interface SourceRoute {
+  name: string;
+  searched: boolean;
+  reason: string;
+}
+
 export interface RunState {
   runId: string | null;
   /** Highest `seq` applied; packets at or below it are duplicates (replayed after a resume). */
@@ -153,6 +160,8 @@ export interface RunState {
   timeBudgetS: number | null;
   /** The source names this run searches (`run_start.sources`). */
   sources: string[];
+  /** How the question was routed among the local collections (`run_start.routes`); empty when sources were chosen. */
+  routes: SourceRoute[];
   status: RunStatus;
   turns: Turn[];
   progress: { processed: number; total: number } | null;
@@ -177,6 +186,7 @@ export function initialRunState(runId: string | null = null): RunState {
     models: {},
     timeBudgetS: null,
     sources: [],
+    routes: [],
     status: "running",
     turns: [],
     progress: null,

@@ -4,7 +4,8 @@ Scope (what `local` search covers):
 * Sources chosen for the request: exactly those collections.
 * Otherwise `SLEUTH_CORPUS=<folder>`: that folder (indexed incrementally, as collection kind `env`).
 * Otherwise `SLEUTH_CORPUS=<collection name>`: that collection.
-* Otherwise the built-in `python-reference` plus every collection added by `sleuth index` or uploaded.
+* Otherwise the built-in `python-reference` plus every collection added by `sleuth index` or uploaded,
+  routed: a search bound to a question goes to the collections whose profile fits it (routing.py).
 The built-in reference is always indexed and can always be opened, whatever the scope.
 
 A run never re-indexes under the write lock when nothing changed: the built-in reference is checked
@@ -28,6 +29,7 @@ from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.folders import index_folder
 from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES
 from sleuth.tools.local.query import fts_query
+from sleuth.tools.local.routing import Routing, route
 from sleuth.tools.local.schema import DB_FILENAME, connect
 from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import parse_corpus_url
@@ -146,14 +148,38 @@ class LocalCorpus:
             log.warning("SLEUTH_CORPUS: %s not indexed: %s", path, reason)
         return report.collection
 
-    def search(self, query: str, limit: int) -> list[Document]:
+    @property
+    def routes(self) -> bool:
+        """Whether searches are routed: no collections were chosen and SLEUTH_CORPUS names none."""
+        return self.collections is None and self.corpus is None
+
+    def route(self, text: str) -> Routing | None:
+        """Which collections fit `text` (None when the scope is fixed); reads profiles, indexes nothing."""
+        if not self.routes:
+            return None
+        conn = self._connect()
+        try:
+            return route(conn, text, self._candidates(conn))
+        except sqlite3.Error as exc:
+            raise ToolError(f"Local search failed: {exc}") from exc
+        finally:
+            conn.close()
+
+    def search(self, query: str, limit: int, *, question: str | None = None) -> list[Document]:
+        """The best documents for `query`; with a `question`, in the collections that fit both."""
         scope = self.ensure_ready()
         match = fts_query(query)
         if match is None or limit <= 0:
             return []
         conn = self._connect()
         try:
-            hits = retrieval.search(conn, match, scope, limit)
+            routing = route(conn, f"{question}\n{query}", self._candidates(conn)) if question and self.routes else None
+            if routing is not None and routing.dropped:
+                hits = retrieval.search(conn, match, retrieval.Scope(routing.searched), limit)
+                # Never nothing when something matches: the collections that fit had no passage.
+                hits = hits or retrieval.search(conn, match, retrieval.Scope(routing.dropped), limit)
+            else:
+                hits = retrieval.search(conn, match, scope, limit)
         except sqlite3.Error as exc:
             raise ToolError(f"Local search failed: {exc}") from exc
         finally:
@@ -168,6 +194,10 @@ class LocalCorpus:
             )
             for hit in hits
         ]
+
+    @staticmethod
+    def _candidates(conn: sqlite3.Connection) -> list[str]:
+        return [name for name, kind in CorpusStore(conn).kinds().items() if kind != "env"]
 
     def read(self, url: str) -> Page:
         try:

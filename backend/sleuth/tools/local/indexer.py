@@ -131,6 +131,9 @@ def sync(
                 drops.append(doc)
                 report.removed += 1
     flush()
+    if report.indexed or report.removed or not store.has_profile(collection.id):
+        with store.transaction():
+            store.refresh_profile(collection.id)
     return report
 
 

@@ -139,6 +139,18 @@ def document_by_url(db_path: Path, url: str) -> DocumentText | None:
     return None if row is None else _text(row)
 
 
+def document_urls(db_path: Path) -> dict[str, list[str]]:
+    """Every collection's document URLs, by collection name."""
+    with open_store(db_path) as store:
+        rows = store.conn.execute(
+            "SELECT c.name, d.url FROM documents d JOIN collections c ON c.id = d.collection_id"
+        ).fetchall()
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        found.setdefault(row["name"], []).append(row["url"])
+    return found
+
+
 def list_documents(db_path: Path, collection: str) -> list[DocumentEntry]:
     with open_store(db_path) as store:
         found = store.collection(collection)
@@ -176,7 +188,7 @@ def delete_collection(db_path: Path, name: str) -> int:
 
 def delete_document(db_path: Path, name: str, doc_id: str) -> None:
     with open_store(db_path) as store:
-        _writable(store, name)
+        found = _writable(store, name)
         with store.transaction():
             cur = store.conn.execute(
                 "DELETE FROM documents WHERE doc_key = ?"
@@ -185,6 +197,7 @@ def delete_document(db_path: Path, name: str, doc_id: str) -> None:
             )
             if cur.rowcount == 0:
                 raise LibraryError(f"no document {doc_id!r} in collection {name!r}", 404)
+            store.refresh_profile(found.id)
 
 
 def _safe_name(filename: str) -> str:
@@ -311,5 +324,6 @@ def _write(db_path: Path, name: str, accepted: list[_Accepted], existed: bool) -
                 chunks=iter_chunks(text, item.title),
             )
         store.touch_collection(collection.id)
+        store.refresh_profile(collection.id)
         entries = {e.path: e for e in _entries(store, collection.id)}
     return [entries[item.path] for item in accepted]

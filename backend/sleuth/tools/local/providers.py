@@ -7,22 +7,37 @@ import asyncio
 
 from sleuth.config import Settings
 from sleuth.stream.documents import Document
-from sleuth.tools.base import Page, PageReader, SearchProvider
+from sleuth.tools.base import Page, PageReader, SearchProvider, SourceRoute, ToolError
 from sleuth.tools.local.corpus import LocalCorpus, db_path_for
 from sleuth.tools.local.urls import is_corpus_url
 
 
 class LocalSearch:
-    """SearchProvider over the local FTS5 index: one Document per document, its best chunk as snippet."""
+    """SearchProvider over the local FTS5 index: one Document per document, its best chunk as snippet.
+
+    Bound to a run's question (`for_question`), each search goes to the collections that fit the
+    question and its own query, when no collection was chosen."""
 
     name = "local"
 
-    def __init__(self, corpus: LocalCorpus) -> None:
+    def __init__(self, corpus: LocalCorpus, question: str | None = None) -> None:
         self.corpus = corpus
+        self.question = question
+
+    def for_question(self, question: str) -> tuple[SearchProvider, list[SourceRoute]]:
+        """A search bound to `question`, and how the question alone routes (for the run's header)."""
+        try:
+            routing = self.corpus.route(question)
+        except ToolError:
+            routing = None  # search reports an unreadable index; the header just does not route
+        # One collection in scope: nothing to route, the sources alone say what is searched.
+        routed = routing is not None and len(routing.fits) > 1
+        routes = [SourceRoute(f.name, f.searched, f.reason) for f in routing.fits] if routing and routed else []
+        return LocalSearch(self.corpus, question), routes
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
         # SQLite calls block; a worker thread keeps the event loop (and the other lanes) moving.
-        return await asyncio.to_thread(self.corpus.search, query, limit)
+        return await asyncio.to_thread(self.corpus.search, query, limit, question=self.question)
 
 
 class LocalReader:

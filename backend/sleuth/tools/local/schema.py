@@ -11,8 +11,9 @@ from pathlib import Path
 
 from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
+from sleuth.tools.local.profile import build_missing
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_FILENAME = "corpus.db"
 
 _DDL = """
@@ -75,6 +76,32 @@ CREATE TABLE IF NOT EXISTS corpus_meta (
 );
 """
 
+# Version 3: what each collection is about, so a search can go to the collections that fit its
+# question (tools/local/profile.py builds both tables, tools/local/routing.py reads them).
+_PROFILES_DDL = """
+CREATE TABLE IF NOT EXISTS collection_profiles (
+    collection_id INTEGER PRIMARY KEY REFERENCES collections(id) ON DELETE CASCADE,
+    title         TEXT NOT NULL,            -- what the collection is, in a few words
+    kind          TEXT NOT NULL,            -- the collection's kind when the profile was built
+    documents     INTEGER NOT NULL,
+    chunks        INTEGER NOT NULL,
+    terms         TEXT NOT NULL,            -- JSON list: its most characteristic terms, most first
+    headings      TEXT NOT NULL,            -- JSON list: a few sample headings (titles of its biggest documents)
+    built_at      REAL NOT NULL
+);
+
+-- Per collection and stemmed term (core/words.py `stem`): in how many of its chunks the term occurs.
+CREATE TABLE IF NOT EXISTS collection_terms (
+    term          TEXT NOT NULL,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    chunks        INTEGER NOT NULL,
+    word          TEXT NOT NULL,            -- a word of the collection with this stem, to show
+    PRIMARY KEY (term, collection_id)
+) WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS collection_terms_by_collection ON collection_terms (collection_id);
+"""
+
 
 def connect(db_path: Path) -> sqlite3.Connection:
     """A new connection (one per thread / short task), schema created on first open.
@@ -97,6 +124,8 @@ def connect(db_path: Path) -> sqlite3.Connection:
                 _upgrade_from_1(conn)
             for statement in _statements(_DDL):
                 conn.execute(statement)
+            if version < 3:
+                _add_profiles(conn)
             conn.execute("CREATE INDEX IF NOT EXISTS documents_by_key ON documents (doc_key)")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
@@ -121,3 +150,10 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE documents ADD COLUMN doc_key TEXT")
     rows = conn.execute("SELECT id, url FROM documents").fetchall()
     conn.executemany("UPDATE documents SET doc_key = ? WHERE id = ?", [(document_id(r["url"]), r["id"]) for r in rows])
+
+
+def _add_profiles(conn: sqlite3.Connection) -> None:
+    """Version 3 adds collection profiles, built here for the collections indexed before."""
+    for statement in _statements(_PROFILES_DDL):
+        conn.execute(statement)
+    build_missing(conn)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.chunking import Chunk
+from sleuth.tools.local.profile import build_profile, has_profile
 from sleuth.tools.local.urls import corpus_url
 
 
@@ -79,6 +80,13 @@ class CorpusStore:
 
     def touch_collection(self, collection_id: int) -> None:
         self.conn.execute("UPDATE collections SET updated_at = ? WHERE id = ?", (time.time(), collection_id))
+
+    def refresh_profile(self, collection_id: int) -> None:
+        """Rebuild the collection's profile (call inside a transaction)."""
+        build_profile(self.conn, collection_id)
+
+    def has_profile(self, collection_id: int) -> bool:
+        return has_profile(self.conn, collection_id)
 
     def remove_collection(self, name: str) -> bool:
         with self.transaction():
