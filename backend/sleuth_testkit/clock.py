@@ -12,6 +12,9 @@ stands still while anything can still happen without time passing:
   and anyio's worker threads (litellm builds a streamed reply on one);
 - the preload thread is importing or warming a library (`heavy.busy()`): a run awaits it with
   `heavy.ready`, from a thread no executor counts;
+- a timer of the loop is due within `NEAR_TIMER_S` of real time: a library waits a moment of
+  real time (anyio's cancel scope around a read of litellm's stream polls so), and what it waits
+  for comes after it; timers further off (keep-alive, read timeouts) do not hold the clock;
 - the scripted model is answering (it pauses the clock as it pauses a `ScaledClock`; a hanging
   reply resumes it, since a hang is what waits for time).
 
@@ -42,6 +45,7 @@ T = TypeVar("T")
 # loopback socket in one iteration is seen as readable by the select of the next.
 QUIET_ITERATIONS = 3
 BUSY_POLL_S = 0.001  # while threads work or the model answers, how often the clock looks again
+NEAR_TIMER_S = 0.5
 
 
 class CountingExecutor(ThreadPoolExecutor):
@@ -170,12 +174,13 @@ class VirtualClock:
         with no executor work out and the model not answering."""
         quiet = 0
         while quiet < QUIET_ITERATIONS:
-            if not self._executor.idle or _anyio_workers_busy() or heavy.busy() or self._paused():
+            loop = self._running_loop()
+            if not self._executor.idle or _anyio_workers_busy() or heavy.busy() or self._paused() or _near_timer(loop):
                 quiet = 0
                 await asyncio.sleep(BUSY_POLL_S)
                 continue
             await asyncio.sleep(0)  # one iteration: what became ready (I/O, a due timer) is queued before us
-            quiet = quiet + 1 if not _ready_callbacks(self._running_loop()) else 0
+            quiet = quiet + 1 if not _ready_callbacks(loop) else 0
 
     def _paused(self) -> bool:
         with self._pause_lock:
@@ -187,6 +192,14 @@ def _ready_callbacks(loop: asyncio.AbstractEventLoop) -> int:
     base event loop keeps them in `_ready` (since 3.4)."""
     ready: Any = getattr(loop, "_ready")  # noqa: B009 - a private attribute, named once, here
     return len(ready)
+
+
+def _near_timer(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether a timer of the loop (`call_later`, a real `asyncio.sleep`) is due within `NEAR_TIMER_S`.
+    CPython's base event loop keeps them in the heap `_scheduled` (since 3.4)."""
+    scheduled: Any = getattr(loop, "_scheduled")  # noqa: B009 - a private attribute, named once, here
+    now = loop.time()
+    return any(not handle.cancelled() and handle.when() - now <= NEAR_TIMER_S for handle in scheduled)
 
 
 def _anyio_workers_busy() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TextIO
 
 import click
@@ -88,7 +89,8 @@ class ProgressPrinter:
                 self._branches = n  # announced with the time left, by the next progress
             case Progress(time_left_s=time_left_s) if self._branches:
                 n, self._branches = self._branches, 0
-                left = f" · {format_duration(time_left_s)} left" if time_left_s is not None else ""
+                # a countdown never shows more than is left: 59m 59s, not a rounded-up 1h
+                left = f" · {format_duration(math.floor(time_left_s))} left" if time_left_s is not None else ""
                 self._line(
                     f"Research cycle {self._cycle}: " + (f"{n} agents in parallel" if n > 1 else "1 agent") + left,
                     fg="cyan",
