@@ -224,6 +224,7 @@ def test_recovery_starts_a_run_that_never_started_with_run_start(store: Store) -
         "models": {},
         "time_budget_s": None,
         "sources": [],
+        "routes": [],
     }
     assert (error.obj.type, stop.obj.type) == ("error", "stop")
 

@@ -59,6 +59,7 @@ def _unstarted(session_id: str) -> dict[str, Any]:
         "models": {},
         "time_budget_s": None,
         "sources": [],
+        "routes": [],
     }
 
 

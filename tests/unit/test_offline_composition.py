@@ -173,6 +173,17 @@ def test_the_offline_title_is_a_whole_phrase() -> None:
     assert title(longer) == "What happens when a generator's close() and throw() methods are called…"
 
 
+def test_the_artifact_takes_no_sentence_whose_list_was_dropped() -> None:
+    announcing = "If the finally clause executes a return statement, the saved exception is discarded: [1]"
+    fact = "If there is a saved exception it is re-raised at the end of the finally clause. [1]"
+    finding = {"task": "finally", "report": f"{announcing} {fact}", "plan_step": 1}
+    question = "What happens to an exception raised in a finally clause?"
+    user = render("artifact_user", question=question, clarification=None, findings=[finding], sources=[])
+    arguments = record_artifact(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])).tool_calls[0][1]
+    assert [f["text"] for f in arguments["key_findings"]] == [fact.removesuffix(" [1]")]
+    assert "discarded:" not in arguments["summary"]
+
+
 def test_the_verb_after_how_do_i_is_not_part_of_the_subject() -> None:
     question = (
         "How do I write an upsert in SQLite that updates the existing row when an insert hits a unique constraint?"

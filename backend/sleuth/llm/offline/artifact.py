@@ -16,6 +16,7 @@ from sleuth.llm.offline.planner import clauses
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     CitedUnit,
+    announces_what_was_dropped,
     cited_units,
     is_dangling,
     jaccard,
@@ -64,7 +65,8 @@ def record_artifact(request: OfflineRequest) -> Reply:
     question = facts.question if facts is not None else ""
     bodies = [body for _, body in read_tagged(text, "finding")]
     body = "\n\n".join(bodies) if bodies else text  # not a Sleuth prompt: the user's text is the material
-    units = cited_units(body)
+    # a sentence whose list or code was not copied says nothing as a summary or a key finding
+    units = [unit for unit in cited_units(body) if not announces_what_was_dropped(unit)]
     summary_units = _distinct(units, SUMMARY_UNITS)
     question_terms = term_set(question)
     # Key findings: self-contained sentences closest to the question first.

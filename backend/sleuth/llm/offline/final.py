@@ -19,6 +19,7 @@ from sleuth.llm.offline.reports import approx_tokens
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     CitedUnit,
+    announces_what_was_dropped,
     as_markdown,
     cited_units,
     is_dangling,
@@ -183,11 +184,6 @@ def _part_of(step: str, parts: list[Part]) -> int:
 
 
 # ---- the sentences, once each ----------------------------------------------------------------
-
-
-def announces_what_was_dropped(unit: CitedUnit) -> bool:
-    """A sentence ending in ':' announced a list, code or example the agent could not copy."""
-    return unit.bare.rstrip().endswith(":")
 
 
 @dataclass

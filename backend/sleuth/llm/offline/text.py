@@ -411,6 +411,11 @@ class CitedUnit:
     numbers: list[int]
 
 
+def announces_what_was_dropped(unit: CitedUnit) -> bool:
+    """A sentence ending in ':' announced a list, code or example the agent could not copy."""
+    return unit.bare.rstrip().endswith(":")
+
+
 def cited_units(report: str) -> list[CitedUnit]:
     """Split a report into units that each end with `[n]` markers (uncited text is dropped).
 
