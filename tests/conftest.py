@@ -18,6 +18,10 @@ from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
 from support.databases import TEST_DATABASE_URL, fresh_schema
 
+# Modules whose tests share nothing costly (each starts its own cluster) and take long: their tests
+# go to whichever worker is free.
+SPREAD_MODULES = frozenset({"tests/scaleout/test_scaleout.py"})
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -32,6 +36,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class ModulesAndBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            if path in SPREAD_MODULES:
+                return nodeid
             return "tests/e2e" if path.startswith("tests/e2e/") else path
 
     return ModulesAndBrowser(config, log)

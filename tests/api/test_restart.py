@@ -19,6 +19,10 @@ from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator
 from support.processes import ServerProcess
 
+# A bound on each exchange with a fresh `sleuth serve`, whose first run waits for its engine to load
+# litellm: on a loaded machine that alone can take tens of seconds.
+TIMEOUT_S = 90
+
 
 def _env(llm: ScriptedLLM) -> dict[str, str]:
     return {
@@ -39,17 +43,17 @@ def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 
 async def _start_hanging_audio(server: ServerProcess, model: HangingAudioScript) -> str:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=TIMEOUT_S) as client:
         run_id = await start_research(client, clarify=False)
         await read_events(client, run_id)
         report_id = (await client.get(f"/api/runs/{run_id}")).json()["report_id"]
         started = await client.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
-    assert await asyncio.to_thread(model.asked.acquire, True, 30), "the audio job never asked for its script"
+    assert await asyncio.to_thread(model.asked.acquire, True, TIMEOUT_S), "the audio job never asked for its script"
     return started.json()["audio_id"]  # type: ignore[no-any-return]
 
 
 async def _audio_status(server: ServerProcess, audio_id: str) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=TIMEOUT_S) as client:
         return (await client.get(f"/api/audio/{audio_id}")).json()  # type: ignore[no-any-return]
 
 
@@ -85,7 +89,7 @@ async def test_audio_pending_when_the_server_stops_ends_failed_after_the_restart
 
 
 async def _start_hanging_run(server: ServerProcess) -> tuple[str, list]:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=TIMEOUT_S) as client:
         run_id = await start_research(client, clarify=False)
         return run_id, await read_events(client, run_id, until_type="plan_done")
 
@@ -100,7 +104,7 @@ async def test_killed_server_leaves_an_interrupted_replayable_run(server_env: di
 
     second = ServerProcess(server_env, log)
     try:
-        async with httpx.AsyncClient(base_url=second.base_url, timeout=30) as client:
+        async with httpx.AsyncClient(base_url=second.base_url, timeout=TIMEOUT_S) as client:
             replay = await read_events(client, run_id)
             resumed = await read_events(client, run_id, last_event_id=before[-1].seq)
             run = (await client.get(f"/api/runs/{run_id}")).json()
@@ -122,7 +126,7 @@ async def test_killed_server_leaves_an_interrupted_replayable_run(server_env: di
 
     third = ServerProcess(server_env, log)
     try:
-        async with httpx.AsyncClient(base_url=third.base_url, timeout=30) as client:
+        async with httpx.AsyncClient(base_url=third.base_url, timeout=TIMEOUT_S) as client:
             graceful = await read_events(client, graceful_id)
     finally:
         third.stop(signal.SIGTERM)
