@@ -9,7 +9,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sleuth_testkit.model import Call, Reply, classify, tool_names, user_text
@@ -279,3 +279,24 @@ class BenchModel:
             }
             return Reply(tool_calls=[Call("record_artifact", arguments)])
         return Reply(text="No answer scripted for this step.")
+
+
+class ArtifactGate:
+    """Holds one reply until the artifact's request arrives, or until `patience_s` after the hold
+    began if it never does (the artifact is asked only after the held reply): `gave_up` says which."""
+
+    def __init__(self, patience_s: float) -> None:
+        self.artifact_asked = threading.Event()
+        self.gave_up = threading.Event()
+        self._timer = threading.Timer(patience_s, self._give_up)
+
+    def _give_up(self) -> None:
+        self.gave_up.set()
+        self.artifact_asked.set()
+
+    def hold(self, reply: Reply) -> Reply:
+        self._timer.start()
+        return replace(reply, gate=self.artifact_asked)
+
+    def cancel(self) -> None:
+        self._timer.cancel()

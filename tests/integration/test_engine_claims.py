@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import replace
 from typing import Any
 
 from sleuth.core.markdown import CITATION_REMOVED
@@ -11,6 +9,7 @@ from sleuth.research.report.claims import LOST, NO_CITATION
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
+from sleuth_testkit.scenarios import ArtifactGate
 from support.claims_model import SUPPORTED, ClaimsModel
 from support.invariants import check_invariants
 
@@ -61,23 +60,14 @@ class JudgeHeldForTheArtifact(ClaimsModel):
 
     def __init__(self, patience_s: float) -> None:
         super().__init__()
-        self.artifact_asked = threading.Event()
-        self.gave_up = threading.Event()
-        self._timer = threading.Timer(patience_s, self._give_up)
-
-    def _give_up(self) -> None:
-        self.gave_up.set()
-        self.artifact_asked.set()
+        self.gate = ArtifactGate(patience_s)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         names = tool_names(body)
         if names == {"record_artifact"}:
-            self.artifact_asked.set()
+            self.gate.artifact_asked.set()
         reply = super().__call__(body)
-        if names == {"claim_verdicts"}:
-            self._timer.start()
-            return replace(reply, gate=self.artifact_asked)
-        return reply
+        return self.gate.hold(reply) if names == {"claim_verdicts"} else reply
 
 
 async def test_the_artifact_is_asked_for_while_the_judge_checks_the_claims() -> None:
@@ -86,8 +76,8 @@ async def test_the_artifact_is_asked_for_while_the_judge_checks_the_claims() -> 
         with ScriptedLLM(model) as llm:
             run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
     finally:
-        model._timer.cancel()
-    assert not model.gave_up.is_set(), "the artifact's call waited for the judge's verdicts"
+        model.gate.cancel()
+    assert not model.gate.gave_up.is_set(), "the artifact's call waited for the judge's verdicts"
     assert run.stop_reason == "completed"
     assert {c.checker for c in run.result.claims} == {"judge"}
     (report,) = run.of("report")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,7 +16,7 @@ from sleuth.stream.packets import Report
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Call, Reply, ScriptedLLM, user_text
-from sleuth_testkit.scenarios import ResearchModel, sources_in
+from sleuth_testkit.scenarios import ArtifactGate, ResearchModel, sources_in
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
@@ -141,21 +139,14 @@ class ReportHeldForTheArtifact(ResearchModel):
 
     def __init__(self, patience_s: float) -> None:
         super().__init__()
-        self.artifact_asked = threading.Event()
-        self.gave_up = threading.Event()
-        self._timer = threading.Timer(patience_s, self._give_up)
-
-    def _give_up(self) -> None:
-        self.gave_up.set()
-        self.artifact_asked.set()
+        self.gate = ArtifactGate(patience_s)
 
     def artifact(self, body: dict[str, Any]) -> Reply:
-        self.artifact_asked.set()
+        self.gate.artifact_asked.set()
         return super().artifact(body)
 
     def report(self, body: dict[str, Any]) -> Reply:
-        self._timer.start()
-        return replace(super().report(body), gate=self.artifact_asked)
+        return self.gate.hold(super().report(body))
 
 
 async def test_no_model_call_follows_the_final_report() -> None:
@@ -165,8 +156,8 @@ async def test_no_model_call_follows_the_final_report() -> None:
             run = await run_engine(scripted_settings(llm, clarify=False), QUESTION)
             calls = list(llm.calls)
     finally:
-        model._timer.cancel()
-    assert not model.gave_up.is_set(), "the artifact's call waited for the final report"
+        model.gate.cancel()
+    assert not model.gate.gave_up.is_set(), "the artifact's call waited for the final report"
     assert run.stop_reason == "completed"
     (report_call,) = [c for c in calls if c.step == "report"]
     (artifact_call,) = [c for c in calls if c.step == "artifact"]
