@@ -23,6 +23,19 @@ from support.databases import TEST_DATABASE_URL, fresh_schema
 SPREAD_MODULES = frozenset({"tests/scaleout/test_scaleout.py"})
 
 
+def isolate(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
+    tests/api`), 0 unless it says otherwise: a server's engine runs on a thread of its process, so
+    a test server starts no engine process (each one imports and warms litellm); the tests of
+    process isolation (the pool, a killed engine or server) ask for processes themselves."""
+    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "0")
+    for key in list(os.environ):
+        if key.startswith("SLEUTH_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("SLEUTH_ENGINE_PROCESSES", engines)
+    monkeypatch.setenv("SLEUTH_DATA_DIR", str(data_dir))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist (`scripts/test` runs `-n 2`): a test module runs on one worker, so its
@@ -47,20 +60,30 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"sleuth store: {redact_url(TEST_DATABASE_URL) if TEST_DATABASE_URL else 'SQLite under each test data dir'}"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _isolated_module_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same isolation for what a module's tests share (a server, a cluster): autouse fixtures
+    come first in their scope, so a module-scoped server starts in it, with its own store on
+    PostgreSQL too, and in-thread engines unless the test run asks otherwise."""
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        isolate(monkeypatch, tmp_path_factory.mktemp("module-data"))
+        if TEST_DATABASE_URL is None:
+            yield
+            return
+        with fresh_schema(TEST_DATABASE_URL) as url:
+            monkeypatch.setenv("SLEUTH_DATABASE_URL", url)
+            yield
+    finally:
+        monkeypatch.undo()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No test reads the developer's .env or ~/.sleuth. With SLEUTH_TEST_DATABASE_URL, every test
-    stores into its own fresh PostgreSQL schema (settings and `sleuth` subprocesses alike).
-    SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
-    tests/api`), 0 unless it says otherwise: a server's engine runs on a thread of its process, so
-    a test server starts no engine process (each one imports and warms litellm); the tests of
-    process isolation (the pool, a killed engine or server) ask for processes themselves."""
-    engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "0")
-    for key in list(os.environ):
-        if key.startswith("SLEUTH_"):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("SLEUTH_ENGINE_PROCESSES", engines)
-    monkeypatch.setenv("SLEUTH_DATA_DIR", str(tmp_path / "data"))
+    """No test reads the developer's .env or ~/.sleuth (`support.isolation`). With
+    SLEUTH_TEST_DATABASE_URL, every test stores into its own fresh PostgreSQL schema (settings and
+    `sleuth` subprocesses alike)."""
+    isolate(monkeypatch, tmp_path / "data")
     monkeypatch.chdir(tmp_path)
     if TEST_DATABASE_URL is None:
         yield

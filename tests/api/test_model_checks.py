@@ -1,5 +1,5 @@
-"""The server's model check comes from its engines (each loads litellm anyway), so the API process
-never imports litellm itself; a server without engines of its own still checks in-process."""
+"""The server's model check comes from where runs execute (each engine loads litellm anyway), so the
+API process never imports litellm itself."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ async def test_the_model_check_is_the_engines_and_loads_no_litellm_here(monkeypa
     settings = Settings(mode="light")
     store = Store.from_settings(settings)
     manager = RunManager(settings, store, max_runs=1, engine=run_research, executor=WarmsOnAThread)
-    checks = ModelChecks(settings, engines=manager.model_problem)
+    checks = ModelChecks(manager.model_problem)
     try:
         await manager.start()
         checks.start()

@@ -1,16 +1,15 @@
-"""Scale-out end to end: two `sleuth serve` and two `sleuth worker` processes on one PostgreSQL
-schema and one Redis prefix, the scripted model behind litellm. Nothing is mocked: runs are
-queued, taken by a worker, streamed through Redis to whichever server a client asks."""
+"""Scale-out end to end when a process dies, stops or is started with settings of its own: each
+test starts its own `sleuth serve` and `sleuth worker` processes on one PostgreSQL schema and one
+Redis prefix, the scripted model behind litellm. Nothing is mocked: runs are queued, taken by a
+worker, streamed through Redis to whichever server a client asks. What needs none of that shares
+one cluster in `test_across_servers.py`."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,63 +18,13 @@ import psycopg
 import pytest
 
 from sleuth.audio.jobs import LOST_MESSAGE
-from sleuth.research.planning.review import PlanAnswer
-from sleuth.scaleout.control import ControlMessage, encode
 from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
-from sleuth_testkit.model import Reply, ScriptedLLM
-from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel, assistant_turns
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel
 from support.cluster import cluster
 from support.processes import ServerProcess
-from support.sse import QUESTION, Event, assert_contiguous, document_urls, read_events, start_research
-
-TIMEOUT = 60
-
-
-@dataclass
-class GatedOrchestrator(ResearchModel):
-    """Researches normally, but its first orchestrator answer waits for `gate`: the run is held
-    mid-flight (after its plan) until the test lets it go."""
-
-    gate: threading.Event = field(default_factory=threading.Event)
-
-    def orchestrator(self, body: dict[str, Any]) -> Reply:
-        reply = super().orchestrator(body)
-        if assistant_turns(body) == 0:
-            reply.gate = self.gate
-        return reply
-
-
-def _obj(event: Event) -> dict[str, Any]:
-    return json.loads(event.data)["obj"]  # type: ignore[no-any-return]
-
-
-def _unstarted(session_id: str) -> dict[str, Any]:
-    """The `run_start` of a run that no engine began: what was asked, in the settings' mode."""
-    return {
-        "type": "run_start",
-        "session_id": session_id,
-        "question": QUESTION,
-        "mode": "heavy",
-        "models": {},
-        "time_budget_s": None,
-        "sources": [],
-        "routes": [],
-    }
-
-
-def _client(base_url: str) -> httpx.AsyncClient:
-    return httpx.AsyncClient(base_url=base_url, timeout=TIMEOUT)
-
-
-async def _replay(base_url: str, run_id: str) -> list[Event]:
-    async with _client(base_url) as client:
-        return await read_events(client, run_id)
-
-
-def _stored(env: dict[str, str], run_id: str) -> list[str]:
-    with psycopg.connect(env["SLEUTH_DATABASE_URL"]) as conn:
-        rows = conn.execute("SELECT json FROM packets WHERE run_id = %s ORDER BY seq", (run_id,)).fetchall()
-    return [row[0] for row in rows]
+from support.scaleout import TIMEOUT, GatedOrchestrator, client_for, obj, read_back, stored_packets, unstarted
+from support.sse import assert_contiguous, read_events, start_research
 
 
 @pytest.fixture
@@ -92,51 +41,12 @@ def hanging_llm() -> Iterator[ScriptedLLM]:
         yield llm
 
 
-async def test_stream_from_another_server_cut_and_resume_across_servers(
-    gated: tuple[GatedOrchestrator, ScriptedLLM], tmp_path: Path
-) -> None:
-    model, llm = gated
-    with cluster(llm, tmp_path / "logs") as running:
-        a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
-            run_id = await start_research(on_a, clarify=False)
-            first = await read_events(on_b, run_id, until_type="plan_done")  # cut here, mid-run
-            model.gate.set()
-            second = await read_events(on_a, run_id, last_event_id=first[-1].seq, limit=3)
-            rest = await read_events(on_b, run_id, last_event_id=second[-1].seq)
-            # `stop` is only sent once the outcome is stored: whoever gets it finds the run ended.
-            status = (await on_a.get(f"/api/runs/{run_id}")).json()["status"]
-        replay = await _replay(b.base_url, run_id)
-        stored = _stored(running.env, run_id)
-    streamed = first + second + rest
-    assert_contiguous(streamed)
-    assert [e.data for e in streamed] == [e.data for e in replay] == stored
-    assert _obj(streamed[-1]) == {"type": "stop", "reason": "completed"}
-    assert status == "completed"
-
-
-async def test_cancel_from_the_other_server_reaches_the_worker(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
-    with cluster(hanging_llm, tmp_path / "logs") as running:
-        a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
-            run_id = await start_research(on_a, clarify=False)
-            before = await read_events(on_a, run_id, until_type="plan_done")
-            cancelled = await on_b.post(f"/api/runs/{run_id}/cancel")
-            after = await read_events(on_a, run_id, last_event_id=before[-1].seq)
-            again = await on_a.post(f"/api/runs/{run_id}/cancel")
-    assert cancelled.status_code == 200
-    assert cancelled.json() == {"run_id": run_id, "status": "cancelled", "cancelled": True}
-    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
-    assert_contiguous(before + after)
-    assert again.json()["cancelled"] is False  # an ended run stays as it is
-
-
 async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
     # One worker taking one run at a time: the second run waits in the queue, where no worker
     # would hear a cancel until the first run ends.
     with cluster(hanging_llm, tmp_path / "logs", servers=2, workers=1, concurrency=1) as running:
         a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+        async with client_for(a.base_url) as on_a, client_for(b.base_url) as on_b:
             held = await start_research(on_a, clarify=False)
             await read_events(on_a, held, until_type="plan_done")
             queued = await start_research(on_a, clarify=False)
@@ -148,51 +58,20 @@ async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM,
             messages = (await on_a.get(f"/api/sessions/{run['session_id']}")).json()["messages"]
             still = (await on_b.get(f"/api/runs/{held}")).json()["status"]
             await on_a.post(f"/api/runs/{held}/cancel")
-        stored = _stored(running.env, queued)
+        stored = stored_packets(running.env, queued)
         with psycopg.connect(running.env["SLEUTH_DATABASE_URL"]) as conn:
             query = "SELECT count(*) FROM procrastinate_jobs WHERE args->>'run_id' = %s"
             left = conn.execute(query, (queued,)).fetchone()
     # The answer already says it ended: it did not wait for a worker to become free.
     assert cancelled.json() == {"run_id": queued, "status": "cancelled", "cancelled": True}
     # Every run starts with `run_start`, this one too: the question as asked, no model called yet.
-    assert [_obj(e) for e in events] == [_unstarted(run["session_id"]), {"type": "stop", "reason": "cancelled"}]
+    assert [obj(e) for e in events] == [unstarted(run["session_id"]), {"type": "stop", "reason": "cancelled"}]
     assert [e.data for e in events] == stored
     assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
     assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Research cancelled."]
     assert health["active_runs"] == 1  # its slot is free again; the held run keeps its own
     assert still == "running"
     assert left == (0,)  # withdrawn from the queue: no worker will ever take it
-
-
-async def test_a_cancel_whose_message_was_lost_still_reaches_the_worker(
-    hanging_llm: ScriptedLLM, tmp_path: Path
-) -> None:
-    with cluster(hanging_llm, tmp_path / "logs", servers=1) as running:
-        (server,) = running.servers
-        async with _client(server.base_url) as client:
-            run_id = await start_research(client, clarify=False)
-            before = await read_events(client, run_id, until_type="plan_done")
-            with running.redis() as redis_client:  # the cancel as a server leaves it, never published
-                redis_client.set(f"{running.prefix}:run:{run_id}:cancel", "1")
-            async with asyncio.timeout(TIMEOUT):  # the run hangs until it is cancelled
-                after = await read_events(client, run_id, last_event_id=before[-1].seq)
-    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
-    assert_contiguous(before + after)
-
-
-async def test_a_plan_answer_whose_message_was_lost_still_reaches_the_worker(tmp_path: Path) -> None:
-    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", servers=1) as running:
-        (server,) = running.servers
-        async with _client(server.base_url) as client:
-            run_id = await start_research(client, clarify=False, review_plan=True)
-            waiting = await read_events(client, run_id, until_type="plan_review")
-            answer = encode(ControlMessage("plan", run_id, PlanAnswer(approve=True, steps=None, feedback=None)))
-            with running.redis() as redis_client:  # claimed as a server claims it, never published
-                redis_client.set(f"{running.prefix}:run:{run_id}:plan:{waiting[-1].seq}", answer)
-            async with asyncio.timeout(TIMEOUT):  # unanswered, the review waits out its own timeout
-                rest = await read_events(client, run_id, last_event_id=waiting[-1].seq)
-    assert _obj(rest[0])["outcome"] == "approved"
-    assert _obj(rest[-1]) == {"type": "stop", "reason": "completed"}
 
 
 async def test_a_worker_subscribes_again_after_losing_its_control_connection(
@@ -203,7 +82,7 @@ async def test_a_worker_subscribes_again_after_losing_its_control_connection(
     with cluster(hanging_llm, tmp_path / "logs", servers=1, workers=1, SLEUTH_RUN_LEASE_S="600") as running:
         (server,) = running.servers
         (worker,) = running.workers
-        async with _client(server.base_url) as client:
+        async with client_for(server.base_url) as client:
             run_id = await start_research(client, clarify=False)
             before = await read_events(client, run_id, until_type="plan_done")
             with running.redis() as redis_client:
@@ -220,7 +99,7 @@ async def test_a_worker_subscribes_again_after_losing_its_control_connection(
                 after = await read_events(client, run_id, last_event_id=before[-1].seq)
     assert killed == [1]
     assert cancelled.json()["status"] == "cancelled"
-    assert _obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
+    assert obj(after[-1]) == {"type": "stop", "reason": "cancelled"}
 
 
 async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: Path) -> None:
@@ -228,7 +107,7 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
     # died after storing it but before queueing it.
     with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", servers=1, workers=0) as running:
         (server,) = running.servers
-        async with _client(server.base_url) as client:
+        async with client_for(server.base_url) as client:
             run_id = await start_research(client, clarify=False)
             with psycopg.connect(running.env["SLEUTH_DATABASE_URL"]) as conn:
                 conn.execute("DELETE FROM procrastinate_jobs WHERE queueing_lock = %s", (run_id,))
@@ -242,8 +121,8 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
                 return httpx.get(f"{server.base_url}/api/health", timeout=TIMEOUT).json()
 
             server.wait_until(lambda: health()["active_runs"] == 0, "both slots free")
-    assert [_obj(e) for e in events] == [
-        _unstarted(run["session_id"]),
+    assert [obj(e) for e in events] == [
+        unstarted(run["session_id"]),
         {"type": "error", "message": NOT_QUEUED_MESSAGE, "recoverable": False},
         {"type": "stop", "reason": "error"},
     ]
@@ -253,7 +132,7 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
 async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
     with cluster(hanging_llm, tmp_path / "logs") as running:
         a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
+        async with client_for(a.base_url) as on_a, client_for(b.base_url) as on_b:
             run_id = await start_research(on_a, clarify=False)
             before = await read_events(on_b, run_id, until_type="plan_done")
             pid = running.holder_pid(run_id)
@@ -267,8 +146,8 @@ async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: 
             await read_events(on_b, second, until_type="plan_done")
             survivor = running.holder_pid(second)
             await on_b.post(f"/api/runs/{second}/cancel")
-        replay = await _replay(a.base_url, run_id)
-    assert [_obj(e) for e in after[-2:]] == [
+        replay = await read_back(a.base_url, run_id)
+    assert [obj(e) for e in after[-2:]] == [
         {
             "type": "error",
             "message": LEASE_EXPIRED_MESSAGE,
@@ -288,60 +167,25 @@ async def test_a_killed_server_mid_stream_resumes_on_the_other(
     model, llm = gated
     with cluster(llm, tmp_path / "logs") as running:
         a, b = running.servers
-        async with _client(a.base_url) as on_a:
+        async with client_for(a.base_url) as on_a:
             run_id = await start_research(on_a, clarify=False)
             before = await read_events(on_a, run_id, until_type="plan_done")
         a.stop(signal.SIGKILL)
         model.gate.set()  # the run goes on on its worker, whatever happened to the server
-        async with _client(b.base_url) as on_b:
+        async with client_for(b.base_url) as on_b:
             after = await read_events(on_b, run_id, last_event_id=before[-1].seq)
             status = (await on_b.get(f"/api/runs/{run_id}")).json()["status"]
-        replay = await _replay(b.base_url, run_id)
+        replay = await read_back(b.base_url, run_id)
     assert_contiguous(before + after)
     assert [e.data for e in before + after] == [e.data for e in replay]
-    assert _obj(after[-1]) == {"type": "stop", "reason": "completed"} and status == "completed"
-
-
-async def test_the_run_limit_holds_across_servers(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
-    with cluster(hanging_llm, tmp_path / "logs", SLEUTH_MAX_RUNS="2") as running:
-        a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
-            first = await start_research(on_a, clarify=False)
-            await start_research(on_b, clarify=False)
-            sessions_before = len((await on_a.get("/api/sessions")).json())
-            refused = [await c.post("/api/research", json={"question": "A third one?"}) for c in (on_a, on_b)]
-            sessions_after = len((await on_b.get("/api/sessions")).json())
-            health = (await on_b.get("/api/health")).json()
-            await on_b.post(f"/api/runs/{first}/cancel")
-            accepted = await on_a.post("/api/research", json={"question": "Now?", "clarify": False})
-    assert [r.status_code for r in refused] == [429, 429]
-    assert all(r.headers["Retry-After"] for r in refused)
-    assert sessions_after == sessions_before == 2  # a refused run creates no session
-    assert health["active_runs"] == 2 and health["max_runs"] == 2
-    assert accepted.status_code == 202
-
-
-async def test_plan_review_answered_on_another_server(tmp_path: Path) -> None:
-    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs") as running:
-        a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
-            run_id = await start_research(on_a, clarify=False, review_plan=True)
-            waiting = await read_events(on_b, run_id, until_type="plan_review")
-            answered = await on_b.post(f"/api/runs/{run_id}/plan", json={"approve": True})
-            twice = await on_a.post(f"/api/runs/{run_id}/plan", json={"approve": True})
-            rest = await read_events(on_a, run_id, last_event_id=waiting[-1].seq)
-    assert answered.status_code == 200 and answered.json() == {"run_id": run_id, "accepted": True}
-    assert twice.status_code == 409  # one answer per review, whichever server it reaches
-    assert _obj(rest[0]) == {"type": "plan_reviewed", "outcome": "approved", "steps": _obj(waiting[-1])["steps"]}
-    assert _obj(rest[-1]) == {"type": "stop", "reason": "completed"}
-    assert_contiguous(waiting + rest)
+    assert obj(after[-1]) == {"type": "stop", "reason": "completed"} and status == "completed"
 
 
 async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
     with cluster(hanging_llm, tmp_path / "logs", servers=1, workers=1) as running:
         (server,) = running.servers
         (worker,) = running.workers
-        async with _client(server.base_url) as client:
+        async with client_for(server.base_url) as client:
             run_id = await start_research(client, clarify=False)
             before = await read_events(client, run_id, until_type="plan_done")
             worker.stop(signal.SIGTERM)
@@ -349,7 +193,7 @@ async def test_a_stopped_worker_ends_its_runs_as_interrupted(hanging_llm: Script
             run = (await client.get(f"/api/runs/{run_id}")).json()
             health = (await client.get("/api/health")).json()
     assert worker.proc.returncode == 0
-    assert [_obj(e) for e in after[-2:]] == [
+    assert [obj(e) for e in after[-2:]] == [
         {"type": "error", "message": "interrupted by server shutdown", "recoverable": False},
         {"type": "stop", "reason": "error"},
     ]
@@ -362,7 +206,7 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
     limit = {"SLEUTH_AUDIO_MAX_JOBS_CLUSTER": "1"}
     with ScriptedLLM(model) as llm, cluster(llm, tmp_path / "logs", workers=1, **limit) as running:
         a, b = running.servers
-        async with _client(a.base_url) as on_a:
+        async with client_for(a.base_url) as on_a:
             run_id = await start_research(on_a, clarify=False)
             await read_events(on_a, run_id)
             report_id = (await on_a.get(f"/api/runs/{run_id}")).json()["report_id"]
@@ -371,14 +215,14 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
         audio_id = started.json()["audio_id"]
         # The one audio job the cluster may make is on A: B gives that one for the same report and style,
         # and refuses another, although B itself makes none.
-        async with _client(b.base_url) as on_b:
+        async with client_for(b.base_url) as on_b:
             same_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "overview"})
             full_on_b = await on_b.post(f"/api/reports/{report_id}/audio", json={"style": "dialogue"})
         # A server starting while another makes audio leaves that job alone (its holder is alive).
         b.stop(signal.SIGTERM)
         c = ServerProcess(running.env, tmp_path / "logs" / "server-c.log")
         running.servers.append(c)
-        async with _client(c.base_url) as on_c:
+        async with client_for(c.base_url) as on_c:
             while_held = (await on_c.get(f"/api/audio/{audio_id}")).json()
             a.stop(signal.SIGKILL)
 
@@ -395,20 +239,3 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
     assert while_held["status"] == "pending"
     assert ended["status"] == "failed" and ended["error"] == LOST_MESSAGE
     assert again.status_code == 202 and again.json()["audio_id"] != audio_id
-
-
-async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(tmp_path: Path) -> None:
-    # The servers and workers share one data dir (as docker-compose's volume does): the library is there.
-    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", workers=1) as running:
-        a, b = running.servers
-        async with _client(a.base_url) as on_a, _client(b.base_url) as on_b:
-            text = b"# Notes\n\nThe descriptor protocol: __get__, __set__ and the __getattr__ fallback.\n"
-            uploaded = await on_a.post(
-                "/api/collections/notes/documents", files=[("files", ("notes.md", text, "text/markdown"))]
-            )
-            run_id = await start_research(on_b, sources=["notes"], clarify=False)
-            events = [json.loads(e.data) for e in await read_events(on_a, run_id)]
-    assert uploaded.status_code == 201, uploaded.text
-    urls = document_urls(events)
-    assert urls and all(url.startswith("corpus://notes/") for url in urls), urls
-    assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}

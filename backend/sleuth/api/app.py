@@ -51,10 +51,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         manager: RunService
         if settings.distributed:  # runs execute on `sleuth worker` processes
             manager = Dispatcher(settings, store)
-            app.state.model_checks = ModelChecks(settings)
+            app.state.model_checks = ModelChecks(manager.model_problem, once=False)
         else:
             manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine)
-            app.state.model_checks = ModelChecks(settings, engines=manager.model_problem)
+            app.state.model_checks = ModelChecks(manager.model_problem)
         app.state.store = store
         app.state.manager = manager
         owners = None
@@ -63,9 +63,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         app.state.audio = AudioJobs(settings, store, owners)
         await manager.start()
         await app.state.audio.recover()
-        # A broken setup is in the log before anyone asks. The model check needs litellm, which is
-        # slow to import (the engines' warm-up, or here when scaled out): it goes on in the
-        # background, so the server answers (health first) meanwhile.
+        # A broken setup is in the log before anyone asks. The model check is the engines', made
+        # after their warm-up: it is awaited in the background, so the server answers meanwhile.
         app.state.model_checks.start()
         for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
             if not check.ok:

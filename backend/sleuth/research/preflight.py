@@ -125,7 +125,7 @@ def check_sources(settings: Settings, request: ResearchRequest | None) -> Iterab
 
 
 # The checks that need no model client: the CLI makes them before `run_start`, the model check after;
-# the server makes the model check once (`api/model_checks.py`) and these for each request.
+# the server asks where runs execute for the model check (`runs/admission.py`) and makes these for each request.
 LOCAL_CHECKS: list[Checker] = [check_search, check_corpus, check_sources]
 CHECKS: list[Checker] = [check_models, *LOCAL_CHECKS]
 

@@ -1,13 +1,13 @@
-"""The server's model check: made once, off the start-up path, and reused by every request.
+"""The server's model check: asked of where runs execute, never of litellm in the API process.
 
-Whether the configured models can be called (known to litellm, keys present) depends only on the
-settings and the environment, which do not change while the server runs; asking litellm means
-importing it, seconds of CPU and hundreds of MiB. A server with engines asks them: each engine
-loads litellm anyway, checks the models after its warm-up and says so when it is ready, so the API
-process never imports litellm. A server without engines of its own (scaled out: runs go to `sleuth
-worker` processes) loads litellm on a background thread as it starts (`/api/health` answers
-meanwhile) and checks the models once it has loaded. Either way a request that starts a run waits
-for that one answer (at most once, just after start) instead of asking again.
+Whether the configured models can be called (known to litellm, keys present) depends on the
+settings and the environment of the process that calls them; asking litellm means importing it,
+seconds of CPU and hundreds of MiB. A server with engines asks them: each engine loads litellm
+anyway, checks the models after its warm-up and says so when it is ready. That answer does not
+change while the server runs, so a request that starts a run waits for it once, just after start,
+and every later one reuses it. Scaled out, runs execute on `sleuth worker` processes, each of which
+publishes its check when it is ready; the server reads the latest one for every request (`once`
+off), since workers come and go with their own environments.
 """
 
 from __future__ import annotations
@@ -16,53 +16,37 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from sleuth.config import Settings
-from sleuth.core import heavy
-from sleuth.llm.runtime import litellm_ready
-from sleuth.research.preflight import Check, check_models
-
 log = logging.getLogger(__name__)
 
 
 class ModelChecks:
-    def __init__(self, settings: Settings, engines: Callable[[], Awaitable[str | None]] | None = None) -> None:
-        """`engines`: the engines' answer (`RunManager.model_problem`); without it, litellm here."""
-        self._settings = settings
+    def __init__(self, engines: Callable[[], Awaitable[str | None]], *, once: bool = True) -> None:
+        """`engines`: why the configured models cannot be called where runs execute, None when they can
+        (`RunManager.model_problem`, `Dispatcher.model_problem`); `once`: its first answer holds."""
         self._engines = engines
-        self._checks: asyncio.Task[list[Check]] | None = None
+        self._once = once
+        self._checks: asyncio.Task[str | None] | None = None
 
     def start(self) -> None:
         """Begin checking the models (on the server's event loop)."""
-        if self._checks is None:
-            if self._engines is not None:
-                self._checks = asyncio.create_task(self._ask_engines(self._engines))
-                return
-            heavy.preload("litellm")  # the server makes no model call of its own: the import is enough
-            self._checks = asyncio.create_task(self._check())
+        if self._once and self._checks is None:
+            self._checks = asyncio.create_task(self._ask_engines())
 
     async def problem(self) -> str | None:
         """Why research cannot start with these models; None when every model can be called."""
+        if not self._once:
+            return await self._engines()
         self.start()
         assert self._checks is not None
-        checks = await asyncio.shield(self._checks)  # one request giving up must not cancel it for all
-        return next((check.detail for check in checks if not check.ok), None)
+        return await asyncio.shield(self._checks)  # one request giving up must not cancel it for all
 
     def stop(self) -> None:
-        """At shutdown: a check still under way is not waited for (its thread finishes on its own)."""
+        """At shutdown: a check still under way is not waited for."""
         if self._checks is not None:
             self._checks.cancel()
 
-    async def _ask_engines(self, engines: Callable[[], Awaitable[str | None]]) -> list[Check]:
-        problem = await engines()
-        return self._logged([Check("models", problem is None, problem or "configured")])
-
-    async def _check(self) -> list[Check]:
-        await litellm_ready()
-        return self._logged(await asyncio.to_thread(lambda: list(check_models(self._settings, None))))
-
-    @staticmethod
-    def _logged(checks: list[Check]) -> list[Check]:
-        for check in checks:
-            if not check.ok:
-                log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)
-        return checks
+    async def _ask_engines(self) -> str | None:
+        problem = await self._engines()
+        if problem is not None:
+            log.warning("research will be refused until this is fixed: models: %s", problem)
+        return problem

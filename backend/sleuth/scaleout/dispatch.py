@@ -90,6 +90,12 @@ class Dispatcher:
     def readiness(self) -> tuple[int, int]:
         return 0, 0  # this server runs no engines; workers do
 
+    async def model_problem(self) -> str | None:
+        """The model check of the worker that got ready last; None before any has (a queued run
+        waits for a worker, and the worker that takes it says what is wrong with its models)."""
+        problem = await self._redis.get(self._keys.model_problem)  # a str: the client decodes responses
+        return str(problem) if problem else None
+
     async def open_channel(self, run_id: str) -> RunChannel | None:
         return await self._channels.open(run_id)
 

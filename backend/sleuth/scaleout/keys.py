@@ -44,6 +44,11 @@ class RedisKeys:
         return RedisKeys(f"{self.prefix}:audio")
 
     @property
+    def model_problem(self) -> str:
+        """The model check of the worker that got ready last: "" when the models can be called, else why not."""
+        return f"{self.prefix}:models"
+
+    @property
     def claimed(self) -> str:
         """Set of runs a worker has taken and not yet ended: what the reaper checks leases of."""
         return f"{self.prefix}:claimed"

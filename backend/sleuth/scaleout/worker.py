@@ -71,6 +71,7 @@ class WorkerHost:
         """Take and execute runs until `stop` is set; then end the runs held as interrupted."""
         await asyncio.to_thread(ensure_queue_schema, self._database_url)
         await self.manager.start()  # engines warm up; runs of dead workers are reaped
+        checking = asyncio.create_task(self._publish_model_check())
         subscribed = asyncio.Event()
         unsubscribe = asyncio.Event()
         listening = asyncio.create_task(self._control.listen(self._on_control, subscribed, unsubscribe, self._catch_up))
@@ -102,10 +103,18 @@ class WorkerHost:
             await asyncio.wait([taking], timeout=grace_s)  # its jobs end as their runs just did
             await stop_task(taking, "taking jobs from the queue")
         unsubscribe.set()
+        await stop_task(checking, "publishing the model check")
         await stop_task(listening, "the control listener")
         for loop in self._background:
             await loop.stop()
         await self._redis.aclose()
+
+    async def _publish_model_check(self) -> None:
+        """For the API servers, which import no litellm: they refuse research while it says a problem."""
+        problem = await self.manager.model_problem()
+        await self._redis.set(self._keys.model_problem, problem or "")
+        if problem is not None:
+            log.warning("research will be refused until this is fixed: models: %s", problem)
 
     # -- one run ----------------------------------------------------------------------------
 
