@@ -18,9 +18,11 @@ from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
 from support.databases import TEST_DATABASE_URL, fresh_schema
 
-# Modules whose tests share nothing costly (each starts its own cluster) and take long: their tests
+# Modules whose tests share nothing costly (each starts its own processes) and take long: their tests
 # go to whichever worker is free.
-SPREAD_MODULES = frozenset({"tests/scaleout/test_scaleout.py"})
+SPREAD_MODULES = frozenset(
+    {"tests/scaleout/test_scaleout.py", "tests/api/test_restart.py", "tests/unit/test_startup.py"}
+)
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:

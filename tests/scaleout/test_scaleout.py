@@ -21,7 +21,7 @@ from sleuth.audio.jobs import LOST_MESSAGE
 from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel
-from support.cluster import cluster
+from support.cluster import EXPIRING_LEASE_S, cluster
 from support.processes import ServerProcess
 from support.scaleout import TIMEOUT, GatedOrchestrator, client_for, obj, read_back, stored_packets, unstarted
 from support.sse import assert_contiguous, read_events, start_research
@@ -105,7 +105,10 @@ async def test_a_worker_subscribes_again_after_losing_its_control_connection(
 async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: Path) -> None:
     # No worker: the run stays queued until the test takes its job away, as if its server had
     # died after storing it but before queueing it.
-    with ScriptedLLM(ResearchModel()) as llm, cluster(llm, tmp_path / "logs", servers=1, workers=0) as running:
+    with (
+        ScriptedLLM(ResearchModel()) as llm,
+        cluster(llm, tmp_path / "logs", servers=1, workers=0, SLEUTH_RUN_LEASE_S=EXPIRING_LEASE_S) as running,
+    ):
         (server,) = running.servers
         async with client_for(server.base_url) as client:
             run_id = await start_research(client, clarify=False)
@@ -130,7 +133,7 @@ async def test_runs_whose_server_died_while_launching_them_are_ended(tmp_path: P
 
 
 async def test_a_killed_worker_ends_its_run_when_the_lease_expires(hanging_llm: ScriptedLLM, tmp_path: Path) -> None:
-    with cluster(hanging_llm, tmp_path / "logs") as running:
+    with cluster(hanging_llm, tmp_path / "logs", SLEUTH_RUN_LEASE_S=EXPIRING_LEASE_S) as running:
         a, b = running.servers
         async with client_for(a.base_url) as on_a, client_for(b.base_url) as on_b:
             run_id = await start_research(on_a, clarify=False)
@@ -165,7 +168,7 @@ async def test_a_killed_server_mid_stream_resumes_on_the_other(
     gated: tuple[GatedOrchestrator, ScriptedLLM], tmp_path: Path
 ) -> None:
     model, llm = gated
-    with cluster(llm, tmp_path / "logs") as running:
+    with cluster(llm, tmp_path / "logs", workers=1) as running:
         a, b = running.servers
         async with client_for(a.base_url) as on_a:
             run_id = await start_research(on_a, clarify=False)

@@ -21,7 +21,10 @@ from support.processes import ServerProcess, WorkerProcess
 # makes sure both answer).
 DATABASE_URL = os.environ.get("SLEUTH_TEST_DATABASE_URL", "").strip() or "postgresql://postgres@127.0.0.1:5432/test"
 REDIS_URL = os.environ.get("SLEUTH_TEST_REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
-LEASE_S = 2.0
+# Long enough that a process starved by a loaded machine keeps its leases; the tests of what happens
+# when a lease lapses set their own (`EXPIRING_LEASE_S`), and wait that long for it.
+LEASE_S = 6.0
+EXPIRING_LEASE_S = "2"
 
 
 @dataclass
