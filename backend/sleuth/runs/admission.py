@@ -47,6 +47,11 @@ class ModelChecks:
         checks = await asyncio.shield(self._checks)  # one request giving up must not cancel it for all
         return next((check.detail for check in checks if not check.ok), None)
 
+    @property
+    def settled(self) -> bool:
+        """Whether the check has answered (research is admitted or refused without waiting for it)."""
+        return self._checks is not None and self._checks.done()
+
     def stop(self) -> None:
         """At shutdown: a check still under way is not waited for (its thread finishes on its own)."""
         if self._checks is not None:

@@ -90,6 +90,9 @@ class Dispatcher:
     def readiness(self) -> tuple[int, int]:
         return 0, 0  # this server runs no engines; workers do
 
+    async def until_warm(self) -> None:
+        return  # no engines here: the model check (litellm loading in this process) is what is awaited
+
     async def open_channel(self, run_id: str) -> RunChannel | None:
         return await self._channels.open(run_id)
 
