@@ -4,19 +4,72 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
+SHOW_SKIPPED="${SHOW_SKIPPED:-}"  # scripts/run sets it: a step with nothing to do says so too
+
+# Steps: what is about to take a while, then how long it took. A step that has nothing to do is
+# silent unless SHOW_SKIPPED is set.
+_now_ms() { date +%s%3N; }
+step() { STEP_STARTED="$(_now_ms)"; echo "==> $*"; }
+step_done() {  # $1: what was done (optional)
+  local ms=$(( $(_now_ms) - STEP_STARTED ))
+  printf '    %s in %d.%d s\n' "${1:-done}" $((ms / 1000)) $((ms % 1000 / 100))
+}
+step_skipped() { [ -z "$SHOW_SKIPPED" ] || echo "==> $*"; }
+
+# pip's output as progress: one line that counts the packages it collects and installs (rewritten in
+# place on a terminal, every tenth package otherwise). Everything pip says goes to the log $1.
+pip_progress() {
+  local log="$1" line collected=0 tty=""
+  [ -t 1 ] && tty=1
+  : > "$log"
+  while IFS= read -r line || [ -n "$line" ]; do  # the last line too, with no newline after it
+    printf '%s\n' "$line" >> "$log"
+    case "$line" in
+      Collecting*)
+        collected=$((collected + 1))
+        line="${line#Collecting }"
+        if [ -n "$tty" ]; then
+          printf '\r\033[K    collecting packages: %d (%s)' "$collected" "${line%% *}"
+        elif [ $((collected % 10)) = 1 ]; then
+          printf '    collecting packages: %d (%s)\n' "$collected" "${line%% *}"
+        fi
+        ;;
+      "Installing collected packages:"*)
+        [ -n "$tty" ] && printf '\r\033[K'
+        printf '    installing %d packages ...\n' "$collected"
+        ;;
+    esac
+  done
+  if [ -n "$tty" ] && [ "$collected" -gt 0 ]; then printf '\r\033[K'; fi
+  return 0
+}
+
+_pip() {  # pip with progress; on failure, the end of its log and where the rest is
+  local log="$VENV/pip.log"
+  if ! "$VENV/bin/pip" install --progress-bar off "$@" 2>&1 | pip_progress "$log"; then
+    tail -n 25 "$log" >&2
+    echo "pip failed (its whole output: $log)" >&2
+    exit 1
+  fi
+}
 
 ensure_venv() {  # $1: pip extras spec, e.g. "." or ".[dev]"
   local spec="$1" stamp="$VENV/.sleuth-installed"
   local want
   want="$(sha256sum pyproject.toml | cut -c1-16) $spec"
   if [ ! -x "$VENV/bin/python" ]; then
+    step "Creating the virtualenv .venv"
     "$PY" -m venv "$VENV"
-    "$VENV/bin/pip" install -q --upgrade pip
+    _pip -q --upgrade pip
+    step_done
   fi
   if [ ! -f "$stamp" ] || ! grep -qxF -- "$want" "$stamp"; then
-    echo "Installing Sleuth ($spec) into .venv ..."
-    "$VENV/bin/pip" install -q -e "$spec"
+    step "Installing Sleuth ($spec) and its Python packages into .venv (pip)"
+    _pip -e "$spec"
     echo "$want" > "$stamp"
+    step_done "installed"
+  else
+    step_skipped "Python packages: up to date in .venv"
   fi
 }
 
@@ -24,7 +77,9 @@ ensure_frontend_deps() {  # frontend/node_modules, installed when missing or old
   command -v npm >/dev/null || { echo "npm is needed to build the web UI (install Node.js 20+)." >&2; exit 1; }
   local fe="$ROOT/frontend"
   if [ ! -d "$fe/node_modules" ] || [ "$fe/package-lock.json" -nt "$fe/node_modules/.package-lock.json" ]; then
+    step "Installing the web UI's packages (npm ci)"
     (cd "$fe" && npm ci --no-audit --no-fund --loglevel=error)
+    step_done "installed"
   fi
 }
 
@@ -32,8 +87,11 @@ ensure_frontend() {  # build frontend/dist when missing or older than its source
   ensure_frontend_deps
   local fe="$ROOT/frontend"
   if [ ! -f "$fe/dist/index.html" ] || [ -n "$(find "$fe/src" "$fe/index.html" "$fe/vite.config.ts" "$fe/package.json" -newer "$fe/dist/index.html" 2>/dev/null | head -1)" ]; then
-    echo "Building the web UI ..."
+    step "Building the web UI (npm run build)"
     (cd "$fe" && npm run build --silent)
+    step_done "built"
+  else
+    step_skipped "Web UI: built and up to date"
   fi
 }
 
@@ -44,10 +102,14 @@ ensure_debian_packages() {  # $@: "command-or-file:package" pairs; installs what
     if [ "${probe#/}" != "$probe" ]; then [ -e "$probe" ] && continue; else command -v "$probe" >/dev/null && continue; fi
     missing+=("$pkg")
   done
-  [ "${#missing[@]}" = 0 ] && return 0
+  if [ "${#missing[@]}" = 0 ]; then
+    step_skipped "Debian packages: installed"
+    return 0
+  fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "Installing Debian packages: ${missing[*]} ..."
+    step "Installing Debian packages: ${missing[*]} (apt-get)"
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null
+    step_done "installed"
   else
     echo "Sleuth needs these Debian packages: sudo apt-get install -y ${missing[*]}" >&2; exit 1
   fi

@@ -5,6 +5,7 @@
 
 import { authHeaders, reportUnauthorized } from "./auth";
 import type * as R from "./rest.gen";
+import type { Readiness } from "./warmup";
 
 export type Mode = NonNullable<R.MessageCreate["mode"]>;
 
@@ -135,6 +136,12 @@ export interface SourceInfo {
   kind: R.SourceOut["kind"];
   documents: number | null;
   default: boolean;
+}
+
+/** Whether the server can run research at once (`/api/health`, open without a token). */
+export async function getReadiness(): Promise<Readiness> {
+  const raw = await call<R.HealthOut>("/health");
+  return { ready: raw.ready, engines: raw.engines, enginesReady: raw.engines_ready };
 }
 
 export async function listSources(): Promise<SourceInfo[]> {

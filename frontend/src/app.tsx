@@ -5,7 +5,7 @@ import { Composer } from "./components/Composer";
 import { phaseOf } from "./components/RunView";
 import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
-import { useFollowEnd, useHashSession, useSessionList } from "./hooks";
+import { useFollowEnd, useHashSession, useReadiness, useSessionList } from "./hooks";
 import { latestRun, statusLine, useSession } from "./session";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { onUnauthorized } from "./auth";
@@ -14,6 +14,7 @@ import { SourcePicker, useSourceChoice } from "./components/SourcePicker";
 import { errorText } from "./format";
 import { Thread } from "./components/Thread";
 import { TopBar } from "./components/TopBar";
+import { warmupText } from "./warmup";
 
 /** The page: the session list, the open session's thread, and the composer under it. */
 export function App() {
@@ -28,6 +29,7 @@ export function App() {
   const [chosenSources, setChosenSources] = useSourceChoice(sessionId);
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
   const thread = useFollowEnd<HTMLDivElement>(sessionId);
+  const readiness = useReadiness();
 
   const latest = latestRun(view);
   const { busy, awaitingAnswer } = latest;
@@ -144,6 +146,7 @@ export function App() {
           onSend={sendMessage}
           onStop={busy ? stop : null}
           preset={preset}
+          waiting={warmupText(readiness)}
           tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
           note={
             canFollowUp ? (

@@ -2,6 +2,7 @@ import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import * as api from "./api";
 import { errorText } from "./format";
+import { pollReadiness, type Readiness } from "./warmup";
 
 /** The session id in the URL (#/s/<id>), so a reload or a shared link reopens it. */
 export function useHashSession(): [string | null, (id: string | null) => void] {
@@ -62,6 +63,13 @@ export function useFollowEnd<E extends HTMLElement>(resetKey: unknown) {
   // Read by effects that act only while the reader is at the live end.
   const isFollowing = () => stick.current;
   return { ref, onScroll, follow, isFollowing };
+}
+
+/** The server's readiness, polled until it is ready; null until it first answers. */
+export function useReadiness(): Readiness | null {
+  const [readiness, setReadiness] = useState<Readiness | null>(null);
+  useEffect(() => pollReadiness(api.getReadiness, setReadiness), []);
+  return readiness;
 }
 
 /** The sidebar's session list, filtered by `query` when it has text; `refresh` reloads it. */

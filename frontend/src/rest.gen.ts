@@ -209,7 +209,14 @@ export interface ValidationError {
   ctx?: {};
 }
 export interface HealthOut {
+  /**
+   * The server answers (liveness); `ready` says whether it has warmed up.
+   */
   status: "ok";
+  /**
+   * A run sent now starts at once: every engine warmed up and the model check answered. Until then a run asked for waits for the engines; `status` says only that the server answers.
+   */
+  ready: boolean;
   version: string;
   active_runs: number;
   max_runs: number;

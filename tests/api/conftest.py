@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +18,7 @@ import uvicorn
 
 from sleuth.api.app import create_app
 from sleuth.config import Settings
+from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.manager import Engine
 from sleuth.store.database import Database
 from sleuth_testkit.engine import scripted_settings
@@ -48,9 +49,15 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(settings: Settings, *, engine: Engine | None = None) -> Iterator[LiveServer]:
-    """`engine`: a module-level stand-in for the research engine (it is sent to the engine process)."""
-    app = create_app(settings, engine=engine)
+def live_server(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    executor: Callable[[RunEvents], RunExecutor] | None = None,
+) -> Iterator[LiveServer]:
+    """`engine`: a module-level stand-in for the research engine (it is sent to the engine process);
+    `executor`: where runs execute, instead of the engine processes."""
+    app = create_app(settings, engine=engine, executor=executor)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -70,6 +70,7 @@ async def test_cancelling_a_queued_run_ends_it_at_once(hanging_llm: ScriptedLLM,
     assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
     assert [m["content"] for m in messages if m["role"] == "assistant"] == ["Research cancelled."]
     assert health["active_runs"] == 1  # its slot is free again; the held run keeps its own
+    assert health["ready"] is True  # scaled out, no engines here: the workers warm up and check
     assert still == "running"
     assert left == (0,)  # withdrawn from the queue: no worker will ever take it
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, Depends, FastAPI
@@ -22,6 +22,7 @@ from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import LOCAL_CHECKS, run_checks
 from sleuth.research.run import run_research
 from sleuth.runs.admission import ModelChecks
+from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.manager import Engine, RunManager
 from sleuth.runs.service import RunService
 from sleuth.scaleout.audio_owners import AudioOwners
@@ -35,10 +36,16 @@ DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a 
 `Last-Event-ID`). When `SLEUTH_API_TOKEN` is set, send `Authorization: Bearer <token>`."""
 
 
-def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
+def create_app(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    executor: Callable[[RunEvents], RunExecutor] | None = None,
+) -> FastAPI:
     """Build the app; its limits come from `settings`. `engine` defaults to the real research engine.
 
     `engine` runs in a separate process, so it must be a module-level function (sent by name).
+    `executor` builds where runs execute (`RunManager`'s; default: the engine processes).
     """
     engine = engine or run_research
 
@@ -53,7 +60,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
             manager = Dispatcher(settings, store)
             app.state.model_checks = ModelChecks(manager.model_problem, once=False)
         else:
-            manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine)
+            manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine, executor=executor)
             app.state.model_checks = ModelChecks(manager.model_problem)
         app.state.store = store
         app.state.manager = manager

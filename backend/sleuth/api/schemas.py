@@ -199,7 +199,11 @@ class PlanAnswerOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok"] = Field(description="The server answers (liveness); `ready` says whether it has warmed up.")
+    ready: bool = Field(
+        description="A run sent now starts at once: every engine warmed up and the model check answered. "
+        "Until then a run asked for waits for the engines; `status` says only that the server answers."
+    )
     version: str
     active_runs: int
     max_runs: int

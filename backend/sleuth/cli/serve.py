@@ -1,13 +1,63 @@
-"""`sleuth serve`: the API and web UI under uvicorn."""
+"""`sleuth serve`: the API and web UI under uvicorn.
+
+The address is printed once the server can run research (`api/readiness.py`), not when the port
+opens: until then the engines are warming up, and a user who opened the page at once would wait
+for them without knowing why. `/api/health` answers meanwhile, with `ready: false`.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import socket
+import time
+from collections.abc import Sequence
+
 import click
 import uvicorn
+from fastapi import FastAPI
 
 from sleuth.api.app import create_app
+from sleuth.api.readiness import until_ready
 from sleuth.cli.services import cli_check_redis
 from sleuth.cli.settings import cli_check_database, cli_settings
+
+READY = "Sleuth is ready:"  # the line that carries the address; scripts and tests look for it
+
+
+class AnnouncingServer(uvicorn.Server):
+    """uvicorn, saying that it warms up when the port opens and the address once research can run."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI, started_at: float) -> None:
+        super().__init__(config)
+        self._app = app
+        self._started_at = started_at
+        self._url = ""
+        self._announcing: asyncio.Task[None] | None = None
+
+    def _log_started_message(self, listeners: Sequence[socket.SocketType]) -> None:
+        host = self.config.host
+        port = listeners[0].getsockname()[1] if listeners else self.config.port  # the real one for --port 0
+        self._url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+        engines = self._app.state.manager.readiness()[1]
+        what = f"{engines} research engine{'s' if engines != 1 else ''}" if engines else "the model client"
+        click.echo(f"Sleuth is warming up ({what}); its address follows when it can run research ...")
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._announcing = asyncio.create_task(self._announce())
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._announcing is not None:
+            self._announcing.cancel()
+        await super().shutdown(sockets)
+
+    async def _announce(self) -> None:
+        problem = await until_ready(self._app.state)
+        elapsed = time.monotonic() - self._started_at
+        click.echo(f"{READY} {self._url}  (warmed up in {elapsed:.1f} s; Ctrl+C stops it)")
+        if problem is not None:
+            click.echo(f"Research is refused until this is fixed: {problem}")
 
 
 @click.command()
@@ -22,9 +72,16 @@ from sleuth.cli.settings import cli_check_database, cli_settings
 def serve(host: str, port: int, log_level: str) -> None:
     """Run the Sleuth server (API at /api, docs at /docs, web UI at /)."""
 
+    started_at = time.monotonic()
     settings = cli_settings()
     cli_check_database(settings)
     cli_check_redis(settings)
     app = create_app(settings)
     # uvicorn's own access log is off; ours (JSON lines under the data dir) replaces it.
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10
+    )
+    try:
+        AnnouncingServer(config, app, started_at).run()  # exits non-zero itself when it cannot start
+    except KeyboardInterrupt:
+        pass  # as `uvicorn.run`: Ctrl+C during start-up is a normal way to stop

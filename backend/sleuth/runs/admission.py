@@ -40,6 +40,12 @@ class ModelChecks:
         assert self._checks is not None
         return await asyncio.shield(self._checks)  # one request giving up must not cancel it for all
 
+    @property
+    def settled(self) -> bool:
+        """Whether the check has answered (research is admitted or refused without waiting for it);
+        one asked for every request is never waited for."""
+        return not self._once or (self._checks is not None and self._checks.done())
+
     def stop(self) -> None:
         """At shutdown: a check still under way is not waited for."""
         if self._checks is not None:

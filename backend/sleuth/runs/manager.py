@@ -72,6 +72,7 @@ class RunManager:
             on_ready=self._on_ready_threadsafe,
         )
         self._model_check: asyncio.Future[str | None] | None = None  # the first engine's, once it is warm
+        self._warmed: asyncio.Future[None] | None = None  # resolved by the next engine to warm up
         if executor is None:
             self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
         else:
@@ -150,6 +151,17 @@ class RunManager:
 
     def readiness(self) -> tuple[int, int]:
         return self._executor.readiness()
+
+    async def until_warm(self) -> None:
+        # An engine's readiness is set before its `Ready` is bounced onto this loop, so a `Ready`
+        # that arrives after this look resolves the future it waits on: no wake-up is lost.
+        while True:
+            ready, total = self._executor.readiness()
+            if ready >= total:
+                return
+            if self._warmed is None or self._warmed.done():
+                self._warmed = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._warmed)
 
     async def open_channel(self, run_id: str) -> RunChannel | None:
         return self.channel(run_id)
@@ -279,6 +291,8 @@ class RunManager:
     def _engine_checked(self, problem: str | None) -> None:
         if self._model_check is not None and not self._model_check.done():
             self._model_check.set_result(problem)
+        if self._warmed is not None and not self._warmed.done():
+            self._warmed.set_result(None)
 
     def _on_engine_exit_threadsafe(self, run_ids: list[str]) -> None:
         self._call_on_loop(lambda: asyncio.ensure_future(self._engine_exited(run_ids)))

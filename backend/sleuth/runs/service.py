@@ -69,6 +69,9 @@ class RunService(Protocol):
     def readiness(self) -> tuple[int, int]:
         """(ready, total) engines of this process, for health."""
 
+    async def until_warm(self) -> None:
+        """Return once every engine of this process has warmed up (at once when it has none)."""
+
     async def open_channel(self, run_id: str) -> RunChannel | None:
         """The live channel of a running run, or None when the store alone can serve it."""
 

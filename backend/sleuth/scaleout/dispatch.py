@@ -96,6 +96,9 @@ class Dispatcher:
         problem = await self._redis.get(self._keys.model_problem)  # a str: the client decodes responses
         return str(problem) if problem else None
 
+    async def until_warm(self) -> None:
+        return  # no engines here: the workers warm their own
+
     async def open_channel(self, run_id: str) -> RunChannel | None:
         return await self._channels.open(run_id)
 

@@ -15,13 +15,15 @@ interface Props {
   tools?: ComponentChildren;
   /** A line above the box (where to ask a follow-up instead). */
   note?: ComponentChildren;
+  /** Why a question sent now waits (the server is warming up); null when it does not. */
+  waiting?: string | null;
 }
 
 const MODE_KEY = "sleuth.mode";
 const CLARIFY_KEY = "sleuth.clarify";
 const REVIEW_KEY = "sleuth.reviewPlan";
 
-export function Composer({ busy, placeholder, onSend, onStop, preset, tools, note }: Props) {
+export function Composer({ busy, placeholder, onSend, onStop, preset, tools, note, waiting }: Props) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<Mode>(() => (localStorage.getItem(MODE_KEY) === "light" ? "light" : "heavy"));
   const [clarify, setClarify] = useState(() => localStorage.getItem(CLARIFY_KEY) !== "off");
@@ -91,6 +93,14 @@ export function Composer({ busy, placeholder, onSend, onStop, preset, tools, not
           {error}
         </p>
       ) : null}
+      {waiting ? (
+        <p class="notice notice-info warmup" role="status">
+          <span class="notice-icon" aria-hidden="true">
+            ◔
+          </span>
+          {waiting}
+        </p>
+      ) : null}
       {note ? <div class="composer-note muted small">{note}</div> : null}
       <label for="composer-input" class="sr-only">
         Research question
@@ -152,7 +162,7 @@ export function Composer({ busy, placeholder, onSend, onStop, preset, tools, not
           </button>
         ) : (
           <button type="submit" class="btn btn-primary" disabled={disabled || !text.trim()}>
-            {sending ? "Sending…" : "Research"}
+            {sending ? (waiting ? "Waiting for the engines…" : "Sending…") : "Research"}
           </button>
         )}
       </div>

@@ -1,4 +1,5 @@
-"""Liveness for load balancers and the Docker HEALTHCHECK (open even when a token is set)."""
+"""Liveness for load balancers and the Docker HEALTHCHECK (open even when a token is set), and
+readiness: whether a run sent now starts at once."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from importlib.metadata import version
 
 from fastapi import APIRouter, Request
 
+from sleuth.api.readiness import is_ready
 from sleuth.api.routes.deps import manager_of
 from sleuth.api.schemas import HealthOut
 
@@ -20,6 +22,7 @@ async def health(request: Request) -> HealthOut:
     ready, total = manager.readiness()
     return HealthOut(
         status="ok",
+        ready=is_ready(request.app.state),
         version=VERSION,
         active_runs=await manager.active_runs(),
         max_runs=manager.max_runs,
