@@ -1,9 +1,10 @@
-"""Start-up A/B: a CLI run's first packet and a server's first run, this code against another checkout (prints figures).
+"""Start-up A/B against another checkout: `sleuth --help`, a CLI run's first packet, a server's first run.
 
 Both sides run with the offline model and the built-in corpus, each in its own data directory,
 indexed by one unmeasured run before timing. The two sides alternate (A B, B A, ...) so both see the
 same load, and every figure is measured from the spawn of the process:
 
+  --help             `sleuth --help` -> its exit
   CLI first packet   `sleuth research --json --mode light --no-clarify QUESTION` -> its first stdout
                      line; also -> the first text a model streamed (litellm loaded and answering), and
                      the process's CPU at its first packet (the process is then killed: nothing a
@@ -11,14 +12,16 @@ same load, and every figure is measured from the spawn of the process:
   server first run   `sleuth serve` on a free port -> /api/health answers -> an engine is ready
                      (`engines_ready`, polled) -> a light research POSTed then -> its first SSE packet
 
-It prints the median of each figure per side and after ÷ before, with the load average at the start
-and the end.
+It prints the median of each figure per side and after ÷ before, the ratio of each pair, and the
+load average at the start and the end. It prints figures; nothing asserts them.
 
     PYTHONPATH=$PWD/backend .venv/bin/python bench/startup.py \\
-        --before-sleuth /path/to/before/.venv/bin/sleuth [--pairs 10] [--only cli|server]
+        --before-sleuth /path/to/before/.venv/bin/sleuth [--pairs 10] [--only help|cli|server]
 
 `--after-sleuth` defaults to this interpreter's `sleuth`; each side's `PYTHONPATH` is its
 `--*-pythonpath` (after: this process's own), so a worktree can run with another checkout's venv.
+Compare venvs with the same packages: an extra one can change what an import loads (httpx imports
+rich and pygments when they are installed, as the `dev` extra does).
 """
 
 from __future__ import annotations
@@ -110,6 +113,12 @@ def cli_first_packet(side: Side) -> dict[str, float]:
     return {key: figures[key] for key in ("first packet", "first model text", "CPU at first packet")}
 
 
+def help_exit(side: Side) -> dict[str, float]:
+    started = time.perf_counter()
+    subprocess.run([side.sleuth, "--help"], env=side.env(), cwd=side.data_dir, stdout=subprocess.DEVNULL, check=True)
+    return {"--help, spawn -> exit": time.perf_counter() - started}
+
+
 def _health(client: httpx.Client) -> dict[str, int] | None:
     try:
         response = client.get("/api/health", timeout=1)
@@ -153,9 +162,7 @@ def server_first_run(side: Side) -> dict[str, float]:
                         json.loads(line[5:])
                         break
             now = time.perf_counter()
-            figures["POST -> first packet"] = now - posted
-            figures["first packet"] = now - started
-            return figures
+            return {"first packet": now - started, **figures, "POST -> first packet": now - posted}
         except BaseException:
             log.seek(0)
             print(log.read().decode(errors="replace")[-3000:], file=sys.stderr)
@@ -177,7 +184,7 @@ def ab(
         order = sides if pair % 2 == 0 else sides[::-1]
         for side in order:
             results[side.name].append(measure(side))
-        before, after = (results[s.name][-1]["first packet"] for s in sides)
+        before, after = (next(iter(results[s.name][-1].values())) for s in sides)
         print(f"  {label} pair {pair + 1}: before {before:.3f} s, after {after:.3f} s; load {load_average()}")
     return results
 
@@ -190,8 +197,9 @@ def report(label: str, command: str, results: dict[str, list[dict[str, float]]],
         b = statistics.median(run[key] for run in before)
         a = statistics.median(run[key] for run in after)
         print(f"  {key:<22} {b:7.3f} s  {a:7.3f} s     {a / b:.3f}")
-    ratios = sorted(a["first packet"] / b["first packet"] for a, b in zip(after, before, strict=True))
-    print(f"  first packet, ratio per pair: {' '.join(f'{r:.2f}' for r in ratios)}")
+    main = next(iter(before[0]))
+    ratios = sorted(a[main] / b[main] for a, b in zip(after, before, strict=True))
+    print(f"  {main}, ratio per pair (sorted): {' '.join(f'{r:.2f}' for r in ratios)}")
     print(f"  load average: {load} -> {load_average()}")
 
 
@@ -202,7 +210,7 @@ def main() -> None:
     parser.add_argument("--after-sleuth", default=str(Path(sys.executable).with_name("sleuth")))
     parser.add_argument("--after-pythonpath", default=os.environ.get("PYTHONPATH"))
     parser.add_argument("--pairs", type=int, default=10)
-    parser.add_argument("--only", choices=["cli", "server"], default=None)
+    parser.add_argument("--only", choices=["help", "cli", "server"], default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as before_dir, tempfile.TemporaryDirectory() as after_dir:
         sides = (
@@ -211,11 +219,15 @@ def main() -> None:
         )
         for side in sides:
             index_once(side)
-        if args.only != "server":
+        if args.only in (None, "help"):
+            load = load_average()
+            results = ab("--help", sides, args.pairs, help_exit)
+            report("sleuth --help", "sleuth --help", results, load)
+        if args.only in (None, "cli"):
             load = load_average()
             results = ab("CLI", sides, args.pairs, cli_first_packet)
             report("CLI first packet", " ".join(research_command(sides[1])[1:]), results, load)
-        if args.only != "cli":
+        if args.only in (None, "server"):
             load = load_average()
             results = ab("server", sides, args.pairs, server_first_run)
             report("server first run", "sleuth serve; POST /api/research once an engine is ready", results, load)
