@@ -23,6 +23,25 @@ def test_the_command_line_loads_no_heavy_dependency_before_a_command_runs() -> N
     assert loaded == ""
 
 
+def test_research_imports_the_engine_before_litellm_starts_loading_beside_it() -> None:
+    # One interpreter lock: litellm loading meanwhile would slow the imports the first packet waits for.
+    out = _python(
+        "import gc, sys, threading, click\n"
+        "from sleuth.core import heavy\n"
+        "from sleuth.cli.main import main\n"
+        "seen = []\n"
+        "class Spy:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sleuth.research.run':\n"
+        "            seen.append((heavy.busy(), threading.active_count(), gc.isenabled()))\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Spy())\n"
+        "main.get_command(click.Context(main), 'research')\n"
+        "print(seen, heavy.busy() or 'litellm' in sys.modules)\n"
+    )
+    assert out == "[(False, 1, False)] True"
+
+
 def test_importing_one_light_submodule_does_not_load_its_package_siblings() -> None:
     loaded = _python(
         "import sys, sleuth.tools.web.credibility, sleuth.tools.extraction.errors, sleuth.tools.local.urls; "

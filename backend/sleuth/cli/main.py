@@ -19,7 +19,7 @@ class Entry:
     module: str
     attribute: str
     summary: str  # the first paragraph of the command's help: what `sleuth --help` lists
-    preload: bool = False  # runs the engine: litellm starts loading (core/heavy.py) before the module's imports
+    preload: bool = False  # runs the engine: litellm starts loading (core/heavy.py) once the module has imported
 
 
 # The command table: `sleuth --help` lists the commands without importing them (their modules
@@ -85,12 +85,13 @@ class CommandTable(click.Group):
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
-        if entry.preload:  # on the preload thread, while the engine's modules import and the run sets up
-            # Importing litellm and the engine makes hundreds of thousands of objects and no garbage:
+        if entry.preload:
+            # Importing the engine and litellm makes hundreds of thousands of objects and no garbage:
             # every collection meanwhile would walk all of them, on both threads' time.
             gc.disable()
-            heavy.preload("litellm", then=_resume_collector)
         command = getattr(import_module(entry.module), entry.attribute)
+        if entry.preload:  # once the engine has imported: both are work for one interpreter lock
+            heavy.preload("litellm", then=_resume_collector)
         assert isinstance(command, click.Command)
         return command
 
