@@ -22,6 +22,7 @@ from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest, ResearchResult
 from sleuth.tools.factory import build_toolbox
+from sleuth.tools.mcp.hub import close_loop_hub
 from sleuth.tools.toolbox import Toolbox
 
 T = TypeVar("T")
@@ -34,10 +35,19 @@ def run(main: Coroutine[Any, Any, T], slow_callback_ms: float | None = None) -> 
     (a "Executing ... took N seconds" warning on stderr): a step that long stalls every lane of the run.
     """
     if slow_callback_ms is None:
-        return asyncio.run(main)
+        return asyncio.run(_closing_servers(main))
     with asyncio.Runner(debug=True) as runner:
         runner.get_loop().slow_callback_duration = slow_callback_ms / 1000
-        return runner.run(main)
+        return runner.run(_closing_servers(main))
+
+
+async def _closing_servers(main: Coroutine[Any, Any, T]) -> T:
+    """`main`, then the MCP servers its runs started are closed by their owner (not left to the
+    loop's teardown, which would cancel them mid-shutdown)."""
+    try:
+        return await main
+    finally:
+        await close_loop_hub()
 
 
 class RunRefused(Exception):
