@@ -64,6 +64,8 @@ if TYPE_CHECKING:
     from mcp.client.streamable_http import streamable_http_client as streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client as create_mcp_http_client
     from mcp.shared.exceptions import MCPError as MCPError
+    from mcp_types import CONNECTION_CLOSED as CONNECTION_CLOSED
+    from mcp_types import REQUEST_TIMEOUT as REQUEST_TIMEOUT
     from mcp_types import CallToolResult as CallToolResult
     from mcp_types import EmbeddedResource as EmbeddedResource
     from mcp_types import ResourceLink as ResourceLink
@@ -145,6 +147,8 @@ WHERE: dict[str, str] = {
     "streamable_http_client": "mcp.client.streamable_http:streamable_http_client",
     "create_mcp_http_client": "mcp.shared._httpx_utils:create_mcp_http_client",
     "MCPError": "mcp.shared.exceptions:MCPError",
+    "CONNECTION_CLOSED": "mcp_types:CONNECTION_CLOSED",
+    "REQUEST_TIMEOUT": "mcp_types:REQUEST_TIMEOUT",
     "CallToolResult": "mcp_types:CallToolResult",
     "EmbeddedResource": "mcp_types:EmbeddedResource",
     "ResourceLink": "mcp_types:ResourceLink",

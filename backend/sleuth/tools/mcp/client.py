@@ -77,10 +77,11 @@ class Connection:
         try:
             result = await self._client.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
         except heavy.MCPError as exc:
-            message = str(exc) or type(exc).__name__
-            if "closed" in message.lower():
-                raise ConnectionLost(f"the connection was lost ({message})") from None
-            raise ToolError(message) from None
+            if exc.code == heavy.REQUEST_TIMEOUT:
+                raise ToolError(f"no answer within {timeout_s:g} s") from None
+            if exc.code == heavy.CONNECTION_CLOSED:
+                raise ConnectionLost(f"the connection was lost ({exc})") from None
+            raise ToolError(str(exc) or type(exc).__name__) from None
         except Exception as exc:  # a closed stream, a dead process: the SDK's own types vary by transport
             raise ConnectionLost(f"the connection was lost ({type(exc).__name__}: {exc})") from None
         return _output(result)

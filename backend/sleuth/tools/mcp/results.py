@@ -49,7 +49,8 @@ def output_text(output: ToolOutput) -> str:
 def result_page(tool: McpTool, arguments: dict[str, Any], output: ToolOutput) -> Page:
     """The document a call's result becomes, its text cut to the server's `max_output_chars`.
 
-    A result that is one embedded resource and nothing else is that resource, under its own URI.
+    A result that is one embedded resource with a web URI, and nothing else, is that resource, under
+    its own URI (checked as any cited web URL is); any other result is known by its `call_url`.
     Raises ToolError for a result the server marked as an error, or one with no text."""
     text = output_text(output)
     if output.is_error:
@@ -59,7 +60,8 @@ def result_page(tool: McpTool, arguments: dict[str, Any], output: ToolOutput) ->
     if len(text) > tool.max_output_chars:
         text = text[: tool.max_output_chars].rstrip() + f"\n\n[cut at {tool.max_output_chars} characters]"
     only_resource = len(output.resources) == 1 and not output.texts and not output.links
-    url = output.resources[0].uri if only_resource else call_url(tool.server, tool.tool, arguments)
+    web = only_resource and output.resources[0].uri.startswith(("https://", "http://"))
+    url = output.resources[0].uri if web else call_url(tool.server, tool.tool, arguments)
     snippet = " ".join(text.split())[:SNIPPET_CHARS]
     document = Document.from_url(url, title=_title(tool, arguments), snippet=snippet, source=f"mcp:{tool.server}")
     return Page(document=document, text=text)
