@@ -57,7 +57,13 @@ async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(llm: Sc
     first = agent_requests(llm)[0]
     mcp_names = tool_names(first) - BUILT_IN - {"think_tool"}
     # prefixed: the fixture's own `search` is no clash with the built-in; `huge` is excluded
-    assert mcp_names == {"fixture__lookup_notes", "fixture__readme", "fixture__stall", "fixture__crash", "fixture__search"}
+    assert mcp_names == {
+        "fixture__lookup_notes",
+        "fixture__readme",
+        "fixture__stall",
+        "fixture__crash",
+        "fixture__search",
+    }
     cited = [s for s in run.result.sources if s.url.startswith("mcp://fixture/lookup_notes?args=")]
     assert len(cited) == 1 and cited[0].source == "mcp:fixture"
     assert cited[0].title == "fixture · lookup_notes: descriptors"

@@ -69,6 +69,5 @@ class McpModel(ResearchModel):
         listed = sources_in(user_text(body).replace(" — ", "\nURL: "))
         numbers = [n for n, _, url in listed if url.startswith("mcp://")] or [n for n, _, _ in listed]
         cite = f"[{numbers[0]}]" if numbers else ""
-        return Reply(
-            text=f"Data descriptors define __get__ and __set__ and take precedence over the instance dictionary {cite}.\n"
-        )
+        sentence = "Data descriptors define __get__ and __set__ and take precedence over the instance dictionary"
+        return Reply(text=f"{sentence} {cite}.\n")

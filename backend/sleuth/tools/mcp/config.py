@@ -25,7 +25,7 @@ DEFAULT_MAX_OUTPUT_CHARS = 20_000
 # A server's name is the prefix of its tools' names (`<server>__<tool>`): the characters providers accept.
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_KNOWN_KEYS = frozenset(
+_KEYS = frozenset(
     {
         "command",
         "args",
@@ -33,17 +33,17 @@ _KNOWN_KEYS = frozenset(
         "cwd",
         "url",
         "headers",
-        "type",
-        "transport",
         "include",
         "exclude",
         "init_timeout_s",
         "call_timeout_s",
         "max_output_chars",
         "enabled",
-        "description",
     }
 )
+# Keys other MCP clients write in the same file: accepted and left alone (`disabled` is honoured), so
+# a file from another client works; any other key is a typo worth saying.
+_FOREIGN_KEYS = frozenset({"type", "transport", "disabled", "autoApprove", "alwaysAllow", "timeout", "description"})
 
 
 class McpConfigError(ValueError):
@@ -167,10 +167,12 @@ def _server(name: str, entry: object, environ: Mapping[str, str]) -> ServerConfi
     if not isinstance(entry, dict):
         return ServerConfig(name=name, transport="stdio", problem="its entry must be an object")
     try:
-        unknown = sorted(set(entry) - _KNOWN_KEYS)
+        unknown = sorted(set(entry) - _KEYS - _FOREIGN_KEYS)
         if unknown:
             raise _Bad(f"unknown key(s): {', '.join(unknown)}")
-        enabled = entry.get("enabled", True)
+        if str(entry.get("type") or entry.get("transport") or "").lower() == "sse":
+            raise _Bad("the SSE transport is not supported; use the server's streamable HTTP URL")
+        enabled = entry.get("enabled", not entry.get("disabled", False))
         if not isinstance(enabled, bool):
             raise _Bad('"enabled" must be true or false')
         include = frozenset(_strings(entry, "include", environ)) if "include" in entry else None
