@@ -95,10 +95,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
     args = parser.parse_args(argv)
     server = fixture_server(args.name, hang=args.hang, exit_after_calls=args.exit_after_calls)
+    print(f"fixture server {args.name} starting", file=sys.stderr, flush=True)  # tests count the starts
     if args.http is None:
         server.run("stdio")
     else:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
+    print(f"fixture server {args.name} stopped", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ whose report cites an MCP tool's result, with the fixture server as a stdio subp
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sleuth_testkit.model import ScriptedLLM
@@ -70,7 +71,9 @@ def test_doctor_checks_every_server(tmp_path: Path) -> None:
 
 
 def test_a_cli_research_run_cites_an_mcp_result(tmp_path: Path) -> None:
-    env = servers_env(tmp_path, {"fixture": stdio_entry(), "stuck": stdio_entry("--hang", init_timeout_s=1)})
+    env = servers_env(
+        tmp_path, {"fixture": stdio_entry(), "stuck": stdio_entry("--hang", "--name", "stuck", init_timeout_s=1)}
+    )
     with ScriptedLLM(McpModel()) as llm:
         env |= {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": llm.base_url, "SLEUTH_API_KEY": "sk-x"}
         done = sleuth(["research", "--json", "--no-clarify", "--mode", "light", QUESTION], env, tmp_path)
@@ -83,3 +86,6 @@ def test_a_cli_research_run_cites_an_mcp_result(tmp_path: Path) -> None:
     notices = [p["obj"]["detail"] for p in packets if p["obj"]["type"] == "degraded"]
     assert "MCP server stuck is unavailable: did not start within 1 s" in notices
     assert packets[-1]["obj"]["reason"] == "completed"
+    # the command closed the server it started before it returned
+    log = (Path(os.environ["SLEUTH_DATA_DIR"]) / "logs" / "mcp-servers.log").read_text(encoding="utf-8")
+    assert "fixture server fixture stopped" in log.splitlines()
