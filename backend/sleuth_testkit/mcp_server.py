@@ -4,7 +4,8 @@ subprocess (`python -m sleuth_testkit.mcp_server`), or over streamable HTTP on a
 
 Its tools: `lookup_notes` (text a report can cite), `readme` (an embedded resource and a resource
 link), `huge` (output longer than any sensible cap), `stall` (never answers: a call timeout),
-`crash` (the server reports an error), `search` (a name a built-in tool has). `--hang` never
+`crash` (the server reports an error), `odd` (an input schema that is not JSON Schema), `search` (a
+name a built-in tool has). `--hang` never
 finishes starting (an init timeout); `--exit-after-calls N` exits after N calls (a server killed
 mid-run).
 """
@@ -79,11 +80,20 @@ def fixture_server(name: str = "fixture", *, hang: bool = False, exit_after_call
         counted()
         raise ValueError("the fixture crashed on purpose")
 
+    @server.tool(description="A tool whose input schema is not valid JSON Schema.")
+    def odd(value: str = "") -> str:
+        counted()
+        return f"odd {value}"
+
     @server.tool(description="A tool whose name a built-in tool has too.")
     def search(query: str) -> str:
         counted()
         return f"fixture search for {query}"
 
+    # A server may list any schema: this one is not JSON Schema at all.
+    odd_tool = server._tool_manager.get_tool("odd")
+    assert odd_tool is not None
+    odd_tool.parameters = {"type": "object", "properties": {"value": {"type": "strng"}}}
     return server
 
 

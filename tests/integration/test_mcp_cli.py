@@ -30,7 +30,7 @@ def test_list_shows_each_server_its_state_and_tools(tmp_path: Path) -> None:
     done = sleuth(["mcp", "list"], env, tmp_path)
     assert done.returncode == 1, done.stderr  # a server is unavailable
     lines = done.stdout.splitlines()
-    assert lines[0] == "notes  ready  stdio  5 of 6 tools"
+    assert lines[0] == "notes  ready  stdio  6 of 7 tools"
     assert "  notes__lookup_notes  Look up the fixture notes about a Python topic, such as descriptors." in lines
     assert not any("notes__crash" in line for line in lines)
     assert "stuck  unavailable  stdio  (did not start within 1 s)" in lines
@@ -66,7 +66,7 @@ def test_doctor_checks_every_server(tmp_path: Path) -> None:
     env = servers_env(tmp_path, {"notes": stdio_entry(), "stuck": stdio_entry("--hang", init_timeout_s=1)})
     done = sleuth(["doctor"], env, tmp_path)
     assert done.returncode == 1
-    assert "✓ mcp notes: 6 of 6 tools offered (stdio)" in done.stdout.splitlines()
+    assert "✓ mcp notes: 7 of 7 tools offered (stdio)" in done.stdout.splitlines()
     assert "✗ mcp stuck: did not start within 1 s" in done.stdout.splitlines()
 
 

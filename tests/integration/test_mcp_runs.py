@@ -62,8 +62,13 @@ async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(llm: Sc
         "fixture__readme",
         "fixture__stall",
         "fixture__crash",
+        "fixture__odd",
         "fixture__search",
     }
+    # a schema that is not JSON Schema is offered as an open object, so no argument check can break on it
+    odd = next(t["function"] for t in first["tools"] if t["function"]["name"] == "fixture__odd")
+    assert odd["parameters"] == {"type": "object", "properties": {}}
+    assert odd["description"] == "[MCP server fixture] A tool whose input schema is not valid JSON Schema."
     cited = [s for s in run.result.sources if s.url.startswith("mcp://fixture/lookup_notes?args=")]
     assert len(cited) == 1 and cited[0].source == "mcp:fixture"
     assert cited[0].title == "fixture · lookup_notes: descriptors"
@@ -101,10 +106,21 @@ async def test_include_lists_the_only_tools_agents_see(llm: ScriptedLLM) -> None
 
 
 async def test_agents_see_at_most_the_configured_number_of_tools_chosen_by_their_task(llm: ScriptedLLM) -> None:
-    servers = [memory_server(f"s{i}", call_timeout_s=0.3) for i in range(3)]  # 18 tools
+    servers = [memory_server(f"s{i}", call_timeout_s=0.3) for i in range(3)]  # 21 tools
     async for _ in _hub(*servers):
         await run_engine(scripted_settings(llm, mcp_max_tools_per_agent=4), QUESTION)
     names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
     # the task is "descriptor notes lookup": every server's lookup_notes first, then the best of the rest
     assert len(names) == 4
     assert {"s0__lookup_notes", "s1__lookup_notes", "s2__lookup_notes"} <= names
+
+
+async def test_an_oversized_result_is_cut_where_the_server_says() -> None:
+    with ScriptedLLM(McpModel(calls=[("fixture__huge", {})])) as llm:
+        async for _ in _hub(memory_server(max_output_chars=500)):
+            run = await run_engine(scripted_settings(llm), QUESTION)
+        answer = last_tool_texts(agent_requests(llm)[1])[0]
+    assert answer.startswith("[1] fixture · huge\nURL: mcp://fixture/huge?args=")
+    assert answer.endswith("[cut at 500 characters]\n") or answer.rstrip().endswith("[cut at 500 characters]")
+    assert len(answer) < 700
+    assert run.stop_reason == "completed"

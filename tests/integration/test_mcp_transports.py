@@ -19,7 +19,7 @@ from sleuth.tools.mcp.hub import McpHub
 from sleuth_testkit.net import free_port
 from support.mcp import BACKEND, stdio_server, write_servers
 
-FIXTURE_TOOLS = ["lookup_notes", "readme", "huge", "stall", "crash", "search"]
+FIXTURE_TOOLS = ["lookup_notes", "readme", "huge", "stall", "crash", "odd", "search"]
 
 
 async def test_a_stdio_server_lists_and_answers_and_a_slow_tool_times_out() -> None:

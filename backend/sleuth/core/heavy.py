@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from fpdf.html import HTML2FPDF as HTML2FPDF
     from fpdf.line_break import TextLine as TextLine
     from jsonschema import Draft202012Validator as Draft202012Validator
+    from jsonschema.exceptions import SchemaError as SchemaError
     from litellm.llms.custom_llm import CustomLLM as CustomLLM
     from litellm.types.llms.openai import ChatCompletionToolCallChunk as ChatCompletionToolCallChunk
     from litellm.types.llms.openai import ChatCompletionUsageBlock as ChatCompletionUsageBlock
@@ -111,6 +112,7 @@ WHERE: dict[str, str] = {
     "LimitReachedError": "pypdf.errors:LimitReachedError",
     "PyPdfError": "pypdf.errors:PyPdfError",
     "Draft202012Validator": "jsonschema:Draft202012Validator",
+    "SchemaError": "jsonschema.exceptions:SchemaError",
     "MarkdownIt": "markdown_it:MarkdownIt",
     "StateCore": "markdown_it.rules_core:StateCore",
     "Token": "markdown_it.token:Token",

@@ -82,11 +82,17 @@ def exposed_name(server: str, tool: str, taken: set[str]) -> str:
     return name
 
 
-def _parameters(schema: dict[str, Any]) -> dict[str, Any]:
-    """A tool's input schema as a function's parameters: an object, with properties."""
-    parameters = {key: value for key, value in schema.items() if key not in ("$schema", "title")}
+def _parameters(server: str, info: ToolInfo) -> dict[str, Any]:
+    """A tool's input schema as a function's parameters: an object, with properties. A schema that
+    is not valid JSON Schema becomes an open object (the arguments are checked against it)."""
+    parameters = {key: value for key, value in info.input_schema.items() if key not in ("$schema", "title")}
     parameters["type"] = "object"
     parameters.setdefault("properties", {})
+    try:
+        heavy.Draft202012Validator.check_schema(parameters)
+    except heavy.SchemaError as exc:
+        log.warning("MCP server %s: tool %s has an invalid input schema (%s)", server, info.name, exc.message)
+        return {"type": "object", "properties": {}}
     return parameters
 
 
@@ -167,7 +173,7 @@ class McpHub:
                             server=status.name,
                             tool=info.name,
                             description=_describe(status.name, info),
-                            parameters=_parameters(info.input_schema),
+                            parameters=_parameters(status.name, info),
                             call_timeout_s=status.config.call_timeout_s,
                             max_output_chars=status.config.max_output_chars,
                         )
