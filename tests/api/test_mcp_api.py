@@ -22,6 +22,11 @@ async def test_a_run_through_the_api_cites_an_mcp_result_and_shows_the_notice(tm
     )
     with ScriptedLLM(McpModel()) as llm, live_server(scripted_settings(llm, mcp_config=path)) as server:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
+            listed = (await client.get("/api/sources")).json()
+            assert [s for s in listed if s["kind"] == "mcp"] == [
+                {"name": "fixture", "kind": "mcp", "documents": None, "default": True},
+                {"name": "stuck", "kind": "mcp", "documents": None, "default": True},
+            ]
             packets = []
             for _ in range(2):  # the second run uses the servers the first one's engine started
                 run_id = await start_research(client, "How do descriptors work?", clarify=False, mode="light")

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
+from sleuth.stream.results import ResearchRequest
 from sleuth.tools.mcp.hub import McpHub, install_hub
+from sleuth.tools.sources import check_sources, list_sources, select
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import ScriptedLLM, tool_names
 from sleuth_testkit.scenarios import last_tool_texts
-from support.mcp import McpModel, memory_server
+from support.mcp import McpModel, memory_server, write_servers
 
 QUESTION = "How do Python descriptors and __getattr__ interact?"
 BUILT_IN = {"search", "open_url", "generate_report"}
@@ -124,3 +127,24 @@ async def test_an_oversized_result_is_cut_where_the_server_says() -> None:
     assert answer.endswith("[cut at 500 characters]\n") or answer.rstrip().endswith("[cut at 500 characters]")
     assert len(answer) < 700
     assert run.stop_reason == "completed"
+
+
+async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedLLM, tmp_path: Path) -> None:
+    path = write_servers(
+        tmp_path / "mcp.json",
+        {"fixture": {"command": "unused"}, "other": {"command": "unused"}, "off": {"command": "x", "enabled": False}},
+    )
+    settings = scripted_settings(llm, mcp_config=path)
+    # the names the API and the CLI accept and list
+    mcp = [(s.name, s.default) for s in list_sources(settings) if s.kind == "mcp"]
+    assert mcp == [("fixture", True), ("other", True)]
+    assert check_sources(settings, ["python-reference", "fixture"]) == ["python-reference", "fixture"]
+    chosen = select(settings, ["fixture"])
+    assert (chosen.mcp, chosen.collections, chosen.local) == (("fixture",), (), False)
+    async for _ in _hub(memory_server(call_timeout_s=0.3), memory_server("other", call_timeout_s=0.3)):
+        run = await run_engine(settings, ResearchRequest(question=QUESTION, sources=["fixture"]))
+    assert run.stop_reason == "completed"
+    assert run.of("run_start")[0].obj.sources == ["fixture"]  # type: ignore[union-attr]
+    names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
+    assert names and all(name.startswith("fixture__") for name in names)
+    assert any(s.url.startswith("mcp://fixture/") for s in run.result.sources)

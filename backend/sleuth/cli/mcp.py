@@ -14,14 +14,14 @@ from sleuth.config import Settings
 from sleuth.research.preflight import Check
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.config import config_path
-from sleuth.tools.mcp.hub import McpHub, server_log
+from sleuth.tools.mcp.hub import McpHub
 from sleuth.tools.mcp.results import output_text
 
 NONE_CONFIGURED = "No MCP servers are configured (SLEUTH_MCP_CONFIG, or mcp.json in the data dir; see docs/mcp.md)."
 
 
 async def _started(settings: Settings) -> McpHub:
-    hub = McpHub.from_settings(settings, errlog=server_log(settings))
+    hub = McpHub.from_settings(settings)
     await hub.started()
     return hub
 

@@ -27,8 +27,8 @@ def build_toolbox(settings: Settings, sources: Sequence[str] | None = None) -> T
     local_search, local_reader = build_local_tools(settings, chosen.collections)
     providers: list[SearchProvider] = [local_search] if chosen.local else []
     providers.extend(web_providers)
-    if not providers:
+    if not providers and not chosen.mcp:
         raise ValueError("SLEUTH_SEARCH names no search provider.")
     readers: list[PageReader] = [local_reader, web_reader]
     names = list(sources) if sources is not None else default_names(settings)
-    return Toolbox(providers=providers, readers=readers, sources=names, mcp=loop_hub(settings))
+    return Toolbox(providers=providers, readers=readers, sources=names, mcp=loop_hub(settings), mcp_servers=chosen.mcp)

@@ -251,7 +251,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
     hub = state.toolbox.mcp
     if hub is not None:
         await hub.started()
-        picked = pick_tools(hub.tools(), lane.task, state.settings.mcp_max_tools_per_agent)
+        picked = pick_tools(state.toolbox.mcp_tools(), lane.task, state.settings.mcp_max_tools_per_agent)
         lane.mcp_tools = {tool.name: tool for tool in picked}
     tools = ts.agent_tools(with_think) + [tool.schema for tool in lane.mcp_tools.values()]
     names = [t["function"]["name"] for t in tools]

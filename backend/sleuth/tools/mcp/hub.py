@@ -116,20 +116,27 @@ class McpHub:
         self.problem = problem  # the file could not be used at all
         self._guard = guard or SsrfGuard()
         self._errlog = errlog or sys.stderr
+        self._owned_log: TextIO | None = None  # a log file this hub opened, closed with it
         self._closing = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._tools: list[McpTool] | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings, errlog: TextIO | None = None) -> McpHub:
-        """The servers `settings` configure; a file that cannot be used leaves none, and says why."""
+    def from_settings(cls, settings: Settings) -> McpHub:
+        """The servers `settings` configure; a file that cannot be used leaves none, and says why.
+        Stdio servers' stderr goes to `<data dir>/logs/mcp-servers.log`."""
         guard = SsrfGuard(AllowList.parse(settings.mcp_allow_hosts))
         try:
             config = load_config(settings)
         except McpConfigError as exc:
-            return cls([], guard=guard, errlog=errlog, problem=str(exc))
-        return cls(config.servers, guard=guard, errlog=errlog)
+            return cls([], guard=guard, problem=str(exc))
+        if not any(server.transport == "stdio" and server.problem is None for server in config.servers):
+            return cls(config.servers, guard=guard)
+        log_file = _server_log(settings)
+        hub = cls(config.servers, guard=guard, errlog=log_file)
+        hub._owned_log = log_file if log_file is not sys.stderr else None
+        return hub
 
     @property
     def configured(self) -> bool:
@@ -150,6 +157,9 @@ class McpHub:
         self._closing.set()
         if self._owner is not None:
             await asyncio.gather(self._owner, return_exceptions=True)
+        if self._owned_log is not None:
+            self._owned_log.close()
+            self._owned_log = None
 
     def unavailable(self) -> list[ServerStatus]:
         return [status for status in self.statuses if status.state == "unavailable"]
@@ -209,14 +219,20 @@ class McpHub:
             status.reason = reason
 
     async def _own(self) -> None:
-        if any(status.config.enabled and status.config.problem is None for status in self.statuses):
-            # The SDK loads a web stack of its own: imported on the preload thread, never on this loop.
-            await heavy.ready("mcp", "mcp_types")
-        holders = [
-            asyncio.create_task(self._hold(status), name=f"sleuth-mcp-{status.name}") for status in self.statuses
-        ]
-        await asyncio.gather(*holders, return_exceptions=True)
-        self._started.set()  # no servers, or all of them failed before `started` was set
+        try:
+            if any(status.config.enabled and status.config.problem is None for status in self.statuses):
+                # The SDK loads a web stack of its own: imported on the preload thread, never on this loop.
+                await heavy.ready("mcp", "mcp_types")
+            holders = [
+                asyncio.create_task(self._hold(status), name=f"sleuth-mcp-{status.name}") for status in self.statuses
+            ]
+            await asyncio.gather(*holders, return_exceptions=True)
+        finally:
+            # Whatever ended the owner (no servers, a bug, the loop's teardown), nobody waits on it.
+            for status in self.statuses:
+                if status.state == "starting":
+                    status.state, status.reason = "unavailable", "the MCP client stopped before it started"
+            self._started.set()
 
     async def _hold(self, status: ServerStatus) -> None:
         config = status.config
@@ -278,7 +294,7 @@ def loop_hub(settings: Settings) -> McpHub | None:
         return None
     hub = _HUBS.get(loop)
     if hub is None:
-        hub = McpHub.from_settings(settings, errlog=server_log(settings))
+        hub = McpHub.from_settings(settings)
         _HUBS[loop] = hub
     if not hub.configured:
         return None
@@ -298,11 +314,11 @@ async def close_loop_hub() -> None:
         await hub.close()
 
 
-def server_log(settings: Settings) -> TextIO:
+def _server_log(settings: Settings) -> TextIO:
     """Where stdio servers' stderr goes: a file under the data dir, not the terminal or the server's log."""
     folder = settings.data_dir.expanduser() / "logs"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        return open(os.path.join(folder, "mcp-servers.log"), "a", encoding="utf-8")  # noqa: SIM115 - lives with the hub
+        return open(os.path.join(folder, "mcp-servers.log"), "a", encoding="utf-8")  # noqa: SIM115 - closed with the hub
     except OSError:
         return sys.stderr
