@@ -133,6 +133,19 @@ class Settings(BaseSettings):
         default="",
         description="Comma list of host names (wiki.corp, *.corp), IPs or CIDRs that may be fetched although private.",
     )
+    mcp_config: Path | None = Field(
+        default=None,
+        description='The MCP servers file (`{"mcpServers": {...}}`, docs/mcp.md); unset: `<data dir>/mcp.json` '
+        "when it exists.",
+    )
+    mcp_allow_hosts: str = Field(
+        default="",
+        description="Comma list of host names, IPs or CIDRs an MCP server's URL may point at although private "
+        "(the web fetches' guard refuses them otherwise).",
+    )
+    mcp_max_tools_per_agent: int = Field(
+        default=15, ge=0, description="MCP tools one research agent sees at most, chosen by its task's words."
+    )
     credibility_threshold: float = Field(
         default=0.2, ge=0, le=1, description="Sources at or below this are not fetched."
     )

@@ -342,7 +342,8 @@ export interface Degraded {
     | "report_timeout"
     | "deadline"
     | "plan_review_timeout"
-    | "output_cut";
+    | "output_cut"
+    | "tool_unavailable";
   detail: string;
 }
 export interface Error {

@@ -467,9 +467,9 @@ export interface SourceOut {
    */
   name: string;
   /**
-   * `local`: a collection in the corpus; `web`: a search provider.
+   * `local`: a collection in the corpus; `web`: a search provider; `mcp`: an MCP server whose tools the agents may call (docs/mcp.md).
    */
-  kind: "local" | "web";
+  kind: "local" | "web" | "mcp";
   /**
    * Documents in a local collection.
    */

@@ -148,6 +148,7 @@ ELSEWHERE = {
     "doctor_probe": "tests/integration/test_cli_preflight.py",
     "responses/agent_limit": "tests/integration/test_modes.py",
     "responses/agent_no_time": "tests/integration/test_time_budget.py",
+    "responses/mcp_result": "tests/integration/test_mcp_runs.py",
 }
 
 

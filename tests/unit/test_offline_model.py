@@ -312,7 +312,10 @@ def report_prompt(task: str, sources: list[dict[str, Any]], max_tokens: int, for
 
 async def test_agent_searches_then_opens_best_results_then_reports() -> None:
     messages = [
-        {"role": "system", "content": render("agent", today=TODAY, think_tool=True, max_cycles=6, max_items=3)},
+        {
+            "role": "system",
+            "content": render("agent", today=TODAY, think_tool=True, mcp_tools=False, max_cycles=6, max_items=3),
+        },
         {"role": "user", "content": TASK},
         agent_turn(1),
     ]
@@ -369,7 +372,10 @@ async def test_agent_searches_then_opens_best_results_then_reports() -> None:
 
 async def test_agent_reports_on_its_last_round_whatever_it_has() -> None:
     messages = [
-        {"role": "system", "content": render("agent", today=TODAY, think_tool=False, max_cycles=3, max_items=3)},
+        {
+            "role": "system",
+            "content": render("agent", today=TODAY, think_tool=False, mcp_tools=False, max_cycles=3, max_items=3),
+        },
         {"role": "user", "content": TASK},
         agent_turn(3, max_cycles=3),
     ]

@@ -68,7 +68,12 @@ CASES: list[tuple[str, dict[str, Any], type[PromptFacts], dict[str, Any]]] = [
     ("orchestrator_turn", {"cycle": 3, "max_cycles": 7, "time_left_s": 95.5, "plan": PLAN, "uncovered": [2],
                            "attempts": {1: 1, 2: 2}, "reminder": ""}, OrchestratorTurnFacts,
      {"cycle": 3, "max_cycles": 7, "time_left_s": 95.5, "uncovered_steps": [2], "attempts": {1: 1, 2: 2}}),
-    ("agent", {"today": TODAY, "think_tool": False, "max_cycles": 5, "max_items": 3}, AgentFacts, {"max_cycles": 5}),
+    (
+        "agent",
+        {"today": TODAY, "think_tool": False, "mcp_tools": False, "max_cycles": 5, "max_items": 3},
+        AgentFacts,
+        {"max_cycles": 5},
+    ),
     ("agent_turn", {"cycle": 4, "max_cycles": 5, "time_left_s": 30.0}, AgentTurnFacts,
      {"cycle": 4, "max_cycles": 5, "time_left_s": 30.0}),
     ("intermediate_report", {"today": TODAY, "task": "Find X.", "max_tokens": 4321, "forced": True}, AgentReportFacts,
@@ -104,7 +109,7 @@ def test_the_offline_reader_finds_every_declared_value(
 
 def test_a_misspelt_or_missing_value_fails_to_render() -> None:
     with pytest.raises(ValueError):
-        render("agent", today=TODAY, think_tool=False, max_cycles="five", max_items=3)  # not a number
+        render("agent", today=TODAY, think_tool=False, mcp_tools=False, max_cycles="five", max_items=3)  # not a number
     with pytest.raises(Exception, match="undefined"):
         render("agent_turn", cycle=1, max_cycle=2, time_left_s=3.0)
 

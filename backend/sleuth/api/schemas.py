@@ -217,7 +217,10 @@ class ErrorOut(BaseModel):
 
 class SourceOut(BaseModel):
     name: str = Field(description="What to put in `sources` when starting research.")
-    kind: Literal["local", "web"] = Field(description="`local`: a collection in the corpus; `web`: a search provider.")
+    kind: Literal["local", "web", "mcp"] = Field(
+        description="`local`: a collection in the corpus; `web`: a search provider; `mcp`: an MCP server whose "
+        "tools the agents may call (docs/mcp.md)."
+    )
     documents: int | None = Field(default=None, description="Documents in a local collection.")
     default: bool = Field(description="Searched when a request names no sources.")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.cli.mcp import server_checks
 from sleuth.config import Role, Settings, SettingsError, load_settings
 from sleuth.core.clock import SystemClock
 from sleuth.llm.gateway import LLMError, LLMGateway, ModelAccessError
@@ -88,7 +89,7 @@ async def _probes(settings: Settings) -> list[Check]:
 @click.command()
 @click.option("--probe", is_flag=True, help="Also make one tiny real call to each configured model.")
 def doctor(probe: bool) -> None:
-    """Check the settings, the database, the models, the search providers and the corpus."""
+    """Check the settings, the database, the models, the search providers, the corpus and the MCP servers."""
 
     color = sys.stdout.isatty()
     try:
@@ -103,6 +104,7 @@ def doctor(probe: bool) -> None:
         _redis(settings),
         _server(settings),
         *run_checks(settings),
+        *server_checks(settings),
     ]
     for check in checks:
         click.echo(_mark(check, color))

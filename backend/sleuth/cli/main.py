@@ -34,7 +34,7 @@ COMMANDS: dict[str, Entry] = {
     "doctor": Entry(
         "sleuth.cli.doctor",
         "doctor",
-        "Check the settings, the database, the models, the search providers and the corpus.",
+        "Check the settings, the database, the models, the search providers, the corpus and the MCP servers.",
     ),
     "eval": Entry(
         "sleuth.cli.eval",
@@ -46,6 +46,9 @@ COMMANDS: dict[str, Entry] = {
         "sleuth.cli.index",
         "index",
         "Add DIRECTORY (md, txt, rst, html, pdf files) to the local corpus searched by `local`.",
+    ),
+    "mcp": Entry(
+        "sleuth.cli.mcp", "mcp", "List the configured MCP servers and their tools, or call one tool to try it."
     ),
     "narrate": Entry(
         "sleuth.cli.reports", "narrate", "Speak a stored report: read aloud, a short overview, or a two-voice dialogue."

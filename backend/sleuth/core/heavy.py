@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from fpdf.html import HTML2FPDF as HTML2FPDF
     from fpdf.line_break import TextLine as TextLine
     from jsonschema import Draft202012Validator as Draft202012Validator
+    from jsonschema.exceptions import SchemaError as SchemaError
     from litellm.llms.custom_llm import CustomLLM as CustomLLM
     from litellm.types.llms.openai import ChatCompletionToolCallChunk as ChatCompletionToolCallChunk
     from litellm.types.llms.openai import ChatCompletionUsageBlock as ChatCompletionUsageBlock
@@ -58,6 +59,19 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt as MarkdownIt
     from markdown_it.rules_core import StateCore as StateCore
     from markdown_it.token import Token as Token
+    from mcp.client.client import Client as _McpClient
+    from mcp.client.stdio import StdioServerParameters as StdioServerParameters
+    from mcp.client.stdio import stdio_client as stdio_client
+    from mcp.client.streamable_http import streamable_http_client as streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client as create_mcp_http_client
+    from mcp.shared.exceptions import MCPError as MCPError
+    from mcp_types import CONNECTION_CLOSED as CONNECTION_CLOSED
+    from mcp_types import REQUEST_TIMEOUT as REQUEST_TIMEOUT
+    from mcp_types import CallToolResult as CallToolResult
+    from mcp_types import EmbeddedResource as EmbeddedResource
+    from mcp_types import ResourceLink as ResourceLink
+    from mcp_types import TextContent as TextContent
+    from mcp_types import TextResourceContents as TextResourceContents
     from procrastinate.schema import SchemaManager as SchemaManager
     from psycopg.abc import Buffer as Buffer
     from psycopg.conninfo import conninfo_to_dict as conninfo_to_dict
@@ -74,6 +88,7 @@ if TYPE_CHECKING:
     # Two classes named Document: python-docx's factory keeps its name, the class it makes gets
     # another (an assignment: an import under a new name is not exported to the type checker).
     DocxDocument = _DocxDocument
+    McpClient = _McpClient  # the SDK's `Client`, by a name that says whose
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +112,7 @@ WHERE: dict[str, str] = {
     "LimitReachedError": "pypdf.errors:LimitReachedError",
     "PyPdfError": "pypdf.errors:PyPdfError",
     "Draft202012Validator": "jsonschema:Draft202012Validator",
+    "SchemaError": "jsonschema.exceptions:SchemaError",
     "MarkdownIt": "markdown_it:MarkdownIt",
     "StateCore": "markdown_it.rules_core:StateCore",
     "Token": "markdown_it.token:Token",
@@ -127,6 +143,19 @@ WHERE: dict[str, str] = {
     "DDGSException": "ddgs.exceptions:DDGSException",
     "RatelimitException": "ddgs.exceptions:RatelimitException",
     "TimeoutException": "ddgs.exceptions:TimeoutException",
+    "McpClient": "mcp.client.client:Client",
+    "StdioServerParameters": "mcp.client.stdio:StdioServerParameters",
+    "stdio_client": "mcp.client.stdio:stdio_client",
+    "streamable_http_client": "mcp.client.streamable_http:streamable_http_client",
+    "create_mcp_http_client": "mcp.shared._httpx_utils:create_mcp_http_client",
+    "MCPError": "mcp.shared.exceptions:MCPError",
+    "CONNECTION_CLOSED": "mcp_types:CONNECTION_CLOSED",
+    "REQUEST_TIMEOUT": "mcp_types:REQUEST_TIMEOUT",
+    "CallToolResult": "mcp_types:CallToolResult",
+    "EmbeddedResource": "mcp_types:EmbeddedResource",
+    "ResourceLink": "mcp_types:ResourceLink",
+    "TextContent": "mcp_types:TextContent",
+    "TextResourceContents": "mcp_types:TextResourceContents",
 }
 
 # The libraries, by the name `preload`, `ready` and `on_load` take: each one's top-level package.

@@ -67,8 +67,24 @@ def new_state(
     return state
 
 
+async def _tool_notices(state: RunState) -> None:
+    """A `degraded` notice for every MCP server the run cannot use (the file's own problem too).
+    Servers start with the process, each bounded by its start-up timeout, so this rarely waits."""
+    hub = state.toolbox.mcp
+    if hub is None:
+        return
+    await hub.started()
+    if hub.problem:
+        state.emit(Degraded(level="tool_unavailable", detail=hub.problem))
+    for status in hub.unavailable():
+        state.emit(
+            Degraded(level="tool_unavailable", detail=f"MCP server {status.name} is unavailable: {status.reason}")
+        )
+
+
 async def _pipeline(state: RunState, reviewer: PlanReviewer | None, check_models: bool) -> _Outcome:
     await litellm_ready()  # a CLI run starts while litellm is still loading on another thread
+    await _tool_notices(state)
     if check_models:
         problem = await asyncio.to_thread(model_problem, state.settings)
         if problem:

@@ -34,6 +34,7 @@ from sleuth.stream.emitter import Emitter
 from sleuth.stream.ending import closing, unstarted_run_start
 from sleuth.stream.packets import Packet, Placement, StopReason
 from sleuth.stream.results import ResearchRequest, ResearchResult
+from sleuth.tools.mcp.hub import close_loop_hub, loop_hub
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,7 @@ class _Worker:
         # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
         warming = asyncio.create_task(warm_up(self._settings, own_process=self._own_process))
         warming.add_done_callback(lambda _: commands.put_nowait(_WarmedUp()))
+        loop_hub(self._settings)  # the MCP servers start now, beside the warm-up, not with the first run
         waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():
             match await commands.get():
@@ -157,6 +159,7 @@ class _Worker:
                         await asyncio.wait(list(self._drivers), timeout=10)
                     stopping.set()
         warming.cancel()
+        await close_loop_hub()  # the MCP servers the runs shared, closed by their owner
 
     def _warmed(self, warming: asyncio.Task[str | None]) -> None:
         problem = None

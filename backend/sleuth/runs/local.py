@@ -22,6 +22,7 @@ from sleuth.stream.emitter import Emitter, PacketSink
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchRequest, ResearchResult
 from sleuth.tools.factory import build_toolbox
+from sleuth.tools.mcp.hub import close_loop_hub
 from sleuth.tools.toolbox import Toolbox
 
 T = TypeVar("T")
@@ -33,11 +34,15 @@ def run(main: Coroutine[Any, Any, T], slow_callback_ms: float | None = None) -> 
     With `slow_callback_ms`, asyncio's debug mode logs every callback that holds the loop that long
     (a "Executing ... took N seconds" warning on stderr): a step that long stalls every lane of the run.
     """
-    if slow_callback_ms is None:
-        return asyncio.run(main)
-    with asyncio.Runner(debug=True) as runner:
-        runner.get_loop().slow_callback_duration = slow_callback_ms / 1000
-        return runner.run(main)
+    with asyncio.Runner(debug=True if slow_callback_ms is not None else None) as runner:
+        if slow_callback_ms is not None:
+            runner.get_loop().slow_callback_duration = slow_callback_ms / 1000
+        try:
+            return runner.run(main)
+        finally:
+            # The MCP servers its runs started are closed by their owner, on the same loop, not left
+            # to the loop's teardown (which would cancel them mid-shutdown).
+            runner.run(close_loop_hub())
 
 
 class RunRefused(Exception):

@@ -17,6 +17,7 @@ DegradedLevel = Literal[
     "deadline",
     "plan_review_timeout",
     "output_cut",
+    "tool_unavailable",
 ]
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from sleuth.config import Settings
 from sleuth.tools.base import PageReader, SearchProvider
 from sleuth.tools.local.providers import build_local_tools
+from sleuth.tools.mcp.hub import loop_hub
 from sleuth.tools.sources import default_names, select
 from sleuth.tools.toolbox import Toolbox
 from sleuth.tools.web.factory import build_web_tools
@@ -17,6 +18,7 @@ def build_toolbox(settings: Settings, sources: Sequence[str] | None = None) -> T
 
     `sources` (names from `sleuth.tools.sources.list_sources`, checked by the caller) restricts the
     search to exactly those; None searches what the settings configure.
+    The MCP servers are this event loop's (`tools/mcp/hub.py`), started on first use and shared.
     Raises ValueError for an unknown provider name in `SLEUTH_SEARCH`.
     """
     chosen = select(settings, sources)
@@ -25,8 +27,8 @@ def build_toolbox(settings: Settings, sources: Sequence[str] | None = None) -> T
     local_search, local_reader = build_local_tools(settings, chosen.collections)
     providers: list[SearchProvider] = [local_search] if chosen.local else []
     providers.extend(web_providers)
-    if not providers:
+    if not providers and not chosen.mcp:
         raise ValueError("SLEUTH_SEARCH names no search provider.")
     readers: list[PageReader] = [local_reader, web_reader]
     names = list(sources) if sources is not None else default_names(settings)
-    return Toolbox(providers=providers, readers=readers, sources=names)
+    return Toolbox(providers=providers, readers=readers, sources=names, mcp=loop_hub(settings), mcp_servers=chosen.mcp)

@@ -1,7 +1,9 @@
-"""The searchable sources a request may choose from: local collections and configured web providers.
+"""The sources a request may choose from: local collections, configured web providers, and MCP
+servers (whose tools the agents may call).
 
 One place decides what a source name means, so the API, the CLI and the engine agree: a name is a
-web provider listed in SLEUTH_SEARCH, or a local collection in the corpus index.
+web provider listed in SLEUTH_SEARCH, a local collection in the corpus index, or a server of the MCP
+servers file.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from sleuth.tools.local.corpus import db_path_for, unreadable_index
 from sleuth.tools.local.schema import connect
 from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, slugify
+from sleuth.tools.mcp.config import McpConfigError, load_config
 from sleuth.tools.web.factory import NOT_WEB, PROVIDERS, provider_names
 
-SourceKind = Literal["local", "web"]
+SourceKind = Literal["local", "web", "mcp"]
 
 
 class UnknownSource(ValueError):
@@ -39,11 +42,23 @@ class SourceInfo:
 
 @dataclass(frozen=True)
 class Selection:
-    """What one run searches: local collections (None: the settings' default scope) and web providers."""
+    """What one run searches: local collections (None: the settings' default scope) and web
+    providers; and whose MCP tools its agents may call (None: every configured server's)."""
 
     collections: tuple[str, ...] | None
     web: tuple[str, ...]
     local: bool  # whether the `local` provider is searched at all
+    mcp: tuple[str, ...] | None = None
+
+
+def mcp_server_names(settings: Settings) -> list[str]:
+    """The MCP servers a request may name: the enabled entries of the servers file (whether they
+    start is the engine's to find out; a file that cannot be read names none, and each run says why)."""
+    try:
+        servers = load_config(settings).servers
+    except McpConfigError:
+        return []
+    return [server.name for server in servers if server.enabled]
 
 
 def web_provider_names(settings: Settings) -> list[str]:
@@ -71,6 +86,7 @@ def list_sources(settings: Settings) -> list[SourceInfo]:
     web_default = set(web_provider_names(settings))
     sources = [SourceInfo(s.name, "local", s.documents, s.name in local_default) for s in stats]
     sources += [SourceInfo(name, "web", None, name in web_default) for name in web_provider_names(settings)]
+    sources += [SourceInfo(name, "mcp", None, True) for name in mcp_server_names(settings)]
     return sources
 
 
@@ -89,7 +105,7 @@ def default_names(settings: Settings) -> list[str]:
                 local = _local_default(settings, store, kinds)
         except sqlite3.Error:
             local = [settings.corpus or BUILTIN_COLLECTION]
-    return local + web_provider_names(settings)
+    return local + web_provider_names(settings) + mcp_server_names(settings)
 
 
 def clean_names(names: Sequence[str]) -> list[str]:
@@ -109,7 +125,7 @@ def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
             collections = store.kinds()  # names only: no counting per request
     except sqlite3.Error as exc:
         raise UnknownSource(unreadable_index(exc)) from exc
-    known = {*collections, *web_provider_names(settings)}
+    known = {*collections, *web_provider_names(settings), *mcp_server_names(settings)}
     for name in wanted:
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"
@@ -126,6 +142,8 @@ def select(settings: Settings, names: Sequence[str] | None) -> Selection:
     configured = web_provider_names(settings)
     if names is None:
         return Selection(None, tuple(configured), "local" in provider_names(settings))
+    servers = set(mcp_server_names(settings))
     web = tuple(name for name in names if name in PROVIDERS)
-    collections = tuple(name for name in names if name not in PROVIDERS and name not in NOT_WEB)
-    return Selection(collections, web, bool(collections))
+    mcp = tuple(name for name in names if name in servers)
+    collections = tuple(name for name in names if name not in PROVIDERS and name not in NOT_WEB and name not in servers)
+    return Selection(collections, web, bool(collections), mcp)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from sleuth.stream.documents import Document, normalise_url
 from sleuth.tools.base import Page, PageReader, QuestionRouted, SearchProvider, SourceRoute, ToolError
+from sleuth.tools.mcp.hub import McpHub, McpTool
 
 
 @dataclass
@@ -21,6 +22,14 @@ class Toolbox:
     readers: list[PageReader]
     sources: list[str] = field(default_factory=list)  # the source names searched, for `run_start`
     routes: list[SourceRoute] = field(default_factory=list)  # how the run's question was routed, for `run_start`
+    mcp: McpHub | None = None  # the process's MCP servers, whose tools the agents may call
+    mcp_servers: tuple[str, ...] | None = None  # the servers a request chose; None: all of them
+
+    def mcp_tools(self) -> list[McpTool]:
+        """The MCP tools this run's agents may call (once the servers have started)."""
+        if self.mcp is None:
+            return []
+        return [tool for tool in self.mcp.tools() if self.mcp_servers is None or tool.server in self.mcp_servers]
 
     def for_question(self, question: str) -> Toolbox:
         """This toolbox with its searches sent to the sources that fit `question` (where a provider

@@ -7,6 +7,7 @@ const LEVEL_TEXT: Record<string, string> = {
   report_timeout: "Report cut short",
   deadline: "Deadline reached",
   plan_review_timeout: "Plan not reviewed in time",
+  tool_unavailable: "Tool server unavailable",
 };
 
 export function NoticeView({ notice, compact }: { notice: NoticeT; compact?: boolean }) {

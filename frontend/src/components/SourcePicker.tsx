@@ -85,7 +85,7 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
             <label key={s.name} class="source-option">
               <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
               <span class="source-name">{s.name}</span>
-              <span class="muted small">{s.kind === "web" ? "web search" : `${s.documents ?? 0} document${s.documents === 1 ? "" : "s"}`}</span>
+              <span class="muted small">{s.kind === "web" ? "web search" : s.kind === "mcp" ? "MCP tools" : `${s.documents ?? 0} document${s.documents === 1 ? "" : "s"}`}</span>
             </label>
           ))}
           <div class="source-picker-actions">

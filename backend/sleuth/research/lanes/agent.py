@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,8 @@ from sleuth.stream.packets import (
     SectionEnd,
 )
 from sleuth.tools.base import Page, ToolError
+from sleuth.tools.mcp.hub import McpTool
+from sleuth.tools.mcp.results import call_url, pick_tools, result_page
 from sleuth.tools.toolbox import SearchOutcome
 
 
@@ -61,6 +64,7 @@ class Lane:
     citations: Numbering = field(default_factory=Numbering)
     page_text: dict[str, str] = field(default_factory=dict)  # document id -> text the agent read
     asked: list[str] = field(default_factory=list)  # every search query, to focus long pages on them
+    mcp_tools: dict[str, McpTool] = field(default_factory=dict)  # the MCP tools this agent was given, by name
     _sub: int = 0
 
     def next_sub(self) -> int:
@@ -160,6 +164,50 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
     return render("responses/open_url_results", pages=pages, errors=errors)
 
 
+async def _call_mcp(lane: Lane, call: ToolCall, tool: McpTool) -> str:
+    """One MCP tool call: its result becomes a document of the run, numbered and read like an
+    opened page (the claim check finds its text where it finds pages'); a failure or timeout is an
+    answer the agent reads, and the lane goes on."""
+    state = lane.state
+    hub = state.toolbox.mcp
+    sub = lane.next_sub()
+    arguments = call.parsed or {}
+    lane.emit(SearchStart(provider=f"mcp:{tool.server}"), sub)
+    lane.emit(SearchQueries(queries=[f"{tool.tool} {json.dumps(arguments, ensure_ascii=False)}"]), sub)
+
+    async def compute() -> Page:
+        if hub is None:
+            raise ToolError("no MCP servers are connected")
+        output = await hub.call(tool.server, tool.tool, arguments, tool.call_timeout_s)
+        return result_page(tool, arguments, output)
+
+    try:
+        page = await state.url_cache.get(normalise_url(call_url(tool.server, tool.tool, arguments)), compute)
+    except ToolError as exc:
+        lane.emit(SearchDocuments(documents=[]), sub)
+        lane.emit(Error(message=f"MCP tool {tool.name} failed: {exc}", recoverable=True), sub)
+        return render("responses/mcp_result", error=str(exc), name=tool.name)
+
+    async def same() -> Page:
+        return page
+
+    # A result that is a resource is known by the resource's URI too: the claim check looks it up there.
+    await state.url_cache.get(normalise_url(page.document.url), same)
+    document = state.registry.add(page.document, fetched=True)
+    cap = state.limits.page_max_tokens
+    text = truncate_tokens(focused_text(page.text, [lane.task, *lane.asked], cap, count_tokens), cap)
+    lane.page_text[document.id] = text
+    lane.emit(SearchDocuments(documents=[document]), sub)
+    return render(
+        "responses/mcp_result",
+        error=None,
+        number=lane.citations.number(document),
+        title=document.title,
+        url=document.url,
+        text=text,
+    )
+
+
 async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]], bool]:
     """Execute one turn's tool calls concurrently; returns tool messages (in call order) and whether to report."""
     wants_report = False
@@ -178,10 +226,14 @@ async def _run_tools(lane: Lane, result: LLMResult) -> tuple[list[dict[str, Any]
         if call.resolved_name == ts.GENERATE_REPORT:
             wants_report = True
             return render("responses/generate_report_ack")
+        if call.resolved_name in lane.mcp_tools:
+            return await _call_mcp(lane, call, lane.mcp_tools[call.resolved_name])
         return render(
             "responses/tool_unavailable",
             name=call.name,
-            available=", ".join(t["function"]["name"] for t in ts.agent_tools(not state.reasoning_model)),
+            available=", ".join(
+                [t["function"]["name"] for t in ts.agent_tools(not state.reasoning_model)] + list(lane.mcp_tools)
+            ),
         )
 
     contents = await asyncio.gather(*(answer(call) for call in result.tool_calls))
@@ -196,7 +248,12 @@ async def _research(lane: Lane, force_at: float) -> bool:
     """The search/read loop. Returns True when it was stopped by the force-report deadline."""
     state = lane.state
     with_think = not state.reasoning_model
-    tools = ts.agent_tools(with_think)
+    hub = state.toolbox.mcp
+    if hub is not None:
+        await hub.started()
+        picked = pick_tools(state.toolbox.mcp_tools(), lane.task, state.settings.mcp_max_tools_per_agent)
+        lane.mcp_tools = {tool.name: tool for tool in picked}
+    tools = ts.agent_tools(with_think) + [tool.schema for tool in lane.mcp_tools.values()]
     names = [t["function"]["name"] for t in tools]
     messages: list[dict[str, Any]] = [
         {
@@ -205,6 +262,7 @@ async def _research(lane: Lane, force_at: float) -> bool:
                 "agent",
                 today=state.today,
                 think_tool=with_think,
+                mcp_tools=bool(lane.mcp_tools),
                 max_cycles=state.agent_max_cycles,
                 max_items=ts.MAX_ITEMS_PER_CALL,
             ),

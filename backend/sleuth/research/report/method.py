@@ -30,7 +30,8 @@ Confidence = Literal["high", "medium", "low"]
 # Degradations after which the report may be missing whole parts of the research.
 SEVERE = {"deadline", "report_timeout", "orchestrator_force_report", "agent_hard_timeout"}
 # A plan nobody reviewed in time still runs in full: named in the note, no cost to confidence.
-HARMLESS = {"plan_review_timeout"}
+# An MCP server that could not be used: the run researched with the rest, as it would without it.
+HARMLESS = {"plan_review_timeout", "tool_unavailable"}
 # Shares of the question's subject words the checked cited sentences contain: below the first the
 # report is about something else, below the second it leaves part of the question unaddressed.
 OFF_TOPIC_SHARE = 0.34

@@ -187,10 +187,11 @@ def credibility(url: str) -> Credibility:
 def is_unsafe_citation_url(url: str) -> str | None:
     """Why `url` must not appear as a citation (shortener, IP host, non-http scheme), or None if safe.
 
-    `corpus://` is Sleuth's own local corpus and is always safe.
+    `corpus://` is Sleuth's own local corpus and `mcp://` a result of a configured MCP server's tool
+    (tools/mcp/results.py): both are always safe.
     """
     scheme, host = _host(url)
-    if scheme == "corpus":
+    if scheme in ("corpus", "mcp"):
         return None
     unsafe = _unsafe(scheme, host)
     return unsafe.reason if unsafe is not None else None

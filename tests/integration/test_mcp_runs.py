@@ -1,0 +1,150 @@
+"""MCP tools in a research run (the fixture server in memory): agents see them under prefixed
+names, a result is a source the report cites and the claim check verifies, a failing or slow tool
+is an answer the agent reads, and a server that cannot start is a notice, never a hang."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from sleuth.stream.results import ResearchRequest
+from sleuth.tools.mcp.hub import McpHub, install_hub
+from sleuth.tools.sources import check_sources, list_sources, select
+from sleuth_testkit.engine import run_engine, scripted_settings
+from sleuth_testkit.model import ScriptedLLM, tool_names
+from sleuth_testkit.scenarios import last_tool_texts
+from support.mcp import McpModel, memory_server, write_servers
+
+QUESTION = "How do Python descriptors and __getattr__ interact?"
+BUILT_IN = {"search", "open_url", "generate_report"}
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    model = McpModel(
+        calls=[
+            ("fixture__lookup_notes", {"topic": "descriptors"}),
+            ("fixture__stall", {}),
+            ("fixture__crash", {}),
+        ]
+    )
+    with ScriptedLLM(model) as scripted:
+        yield scripted
+
+
+async def _hub(*servers: object) -> AsyncIterator[McpHub]:
+    hub = McpHub(list(servers))  # type: ignore[arg-type]
+    install_hub(hub)
+    try:
+        yield hub
+    finally:
+        await hub.close()
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[McpHub]:
+    async for made in _hub(memory_server(call_timeout_s=0.3, exclude=frozenset({"huge"}))):
+        yield made
+
+
+def agent_requests(llm: ScriptedLLM) -> list[dict]:  # type: ignore[type-arg]
+    return [body for body in llm.requests if "generate_report" in tool_names(body) and "search" in tool_names(body)]
+
+
+async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(llm: ScriptedLLM, hub: McpHub) -> None:
+    run = await run_engine(scripted_settings(llm), QUESTION)
+    assert run.stop_reason == "completed"
+    first = agent_requests(llm)[0]
+    mcp_names = tool_names(first) - BUILT_IN - {"think_tool"}
+    # prefixed: the fixture's own `search` is no clash with the built-in; `huge` is excluded
+    assert mcp_names == {
+        "fixture__lookup_notes",
+        "fixture__readme",
+        "fixture__stall",
+        "fixture__crash",
+        "fixture__odd",
+        "fixture__search",
+    }
+    # a schema that is not JSON Schema is offered as an open object, so no argument check can break on it
+    odd = next(t["function"] for t in first["tools"] if t["function"]["name"] == "fixture__odd")
+    assert odd["parameters"] == {"type": "object", "properties": {}}
+    assert odd["description"] == "[MCP server fixture] A tool whose input schema is not valid JSON Schema."
+    cited = [s for s in run.result.sources if s.url.startswith("mcp://fixture/lookup_notes?args=")]
+    assert len(cited) == 1 and cited[0].source == "mcp:fixture"
+    assert cited[0].title == "fixture · lookup_notes: descriptors"
+    marker = f"[{cited[0].number}]"
+    verdicts = [c for c in run.result.claims if c.marker == marker]
+    assert verdicts and all(c.supported for c in verdicts), verdicts
+    # what the agent read back: the result numbered like a page, the timeout and the crash as failures
+    answers = last_tool_texts(agent_requests(llm)[1])
+    assert answers[0].startswith("[1] fixture · lookup_notes: descriptors\nURL: mcp://fixture/lookup_notes?args=")
+    assert "data descriptors define __get__" in answers[0]
+    assert answers[1].startswith("The tool fixture__stall failed:") and "no answer within 0.3 s" in answers[1]
+    assert answers[2].startswith("The tool fixture__crash failed: the tool reported an error")
+    errors = [p.obj.message for p in run.of("error")]  # type: ignore[union-attr]
+    assert any(m.startswith("MCP tool fixture__stall failed") for m in errors), errors
+    assert all(p.obj.recoverable for p in run.of("error"))  # type: ignore[union-attr]
+    searched = [p.obj.provider for p in run.of("search_start")]  # type: ignore[union-attr]
+    assert searched.count("mcp:fixture") == 3
+
+
+async def test_a_server_that_hangs_at_start_up_is_a_notice_and_the_run_goes_on(llm: ScriptedLLM) -> None:
+    async for hub in _hub(memory_server(call_timeout_s=0.3), memory_server("stuck", hang=True, init_timeout_s=0.2)):
+        run = await asyncio.wait_for(run_engine(scripted_settings(llm), QUESTION), 60)
+        assert run.stop_reason == "completed"
+        notices = [p.obj for p in run.of("degraded") if p.obj.level == "tool_unavailable"]  # type: ignore[union-attr]
+        assert [n.detail for n in notices] == ["MCP server stuck is unavailable: did not start within 0.2 s"]  # type: ignore[union-attr]
+        assert not any(name.startswith("stuck__") for name in tool_names(agent_requests(llm)[0]))
+        assert [s.state for s in hub.statuses] == ["ready", "unavailable"]
+
+
+async def test_include_lists_the_only_tools_agents_see(llm: ScriptedLLM) -> None:
+    async for _ in _hub(memory_server(include=frozenset({"lookup_notes", "readme"}), call_timeout_s=0.3)):
+        await run_engine(scripted_settings(llm), QUESTION)
+    names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
+    assert names == {"fixture__lookup_notes", "fixture__readme"}
+
+
+async def test_agents_see_at_most_the_configured_number_of_tools_chosen_by_their_task(llm: ScriptedLLM) -> None:
+    servers = [memory_server(f"s{i}", call_timeout_s=0.3) for i in range(3)]  # 21 tools
+    async for _ in _hub(*servers):
+        await run_engine(scripted_settings(llm, mcp_max_tools_per_agent=4), QUESTION)
+    names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
+    # the task is "descriptor notes lookup": every server's lookup_notes first, then the best of the rest
+    assert len(names) == 4
+    assert {"s0__lookup_notes", "s1__lookup_notes", "s2__lookup_notes"} <= names
+
+
+async def test_an_oversized_result_is_cut_where_the_server_says() -> None:
+    with ScriptedLLM(McpModel(calls=[("fixture__huge", {})])) as llm:
+        async for _ in _hub(memory_server(max_output_chars=500)):
+            run = await run_engine(scripted_settings(llm), QUESTION)
+        answer = last_tool_texts(agent_requests(llm)[1])[0]
+    assert answer.startswith("[1] fixture · huge\nURL: mcp://fixture/huge?args=")
+    assert answer.endswith("[cut at 500 characters]\n") or answer.rstrip().endswith("[cut at 500 characters]")
+    assert len(answer) < 700
+    assert run.stop_reason == "completed"
+
+
+async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedLLM, tmp_path: Path) -> None:
+    path = write_servers(
+        tmp_path / "mcp.json",
+        {"fixture": {"command": "unused"}, "other": {"command": "unused"}, "off": {"command": "x", "enabled": False}},
+    )
+    settings = scripted_settings(llm, mcp_config=path)
+    # the names the API and the CLI accept and list
+    mcp = [(s.name, s.default) for s in list_sources(settings) if s.kind == "mcp"]
+    assert mcp == [("fixture", True), ("other", True)]
+    assert check_sources(settings, ["python-reference", "fixture"]) == ["python-reference", "fixture"]
+    chosen = select(settings, ["fixture"])
+    assert (chosen.mcp, chosen.collections, chosen.local) == (("fixture",), (), False)
+    async for _ in _hub(memory_server(call_timeout_s=0.3), memory_server("other", call_timeout_s=0.3)):
+        run = await run_engine(settings, ResearchRequest(question=QUESTION, sources=["fixture"]))
+    assert run.stop_reason == "completed"
+    assert run.of("run_start")[0].obj.sources == ["fixture"]  # type: ignore[union-attr]
+    names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
+    assert names and all(name.startswith("fixture__") for name in names)
+    assert any(s.url.startswith("mcp://fixture/") for s in run.result.sources)

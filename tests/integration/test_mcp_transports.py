@@ -1,0 +1,130 @@
+"""The fixture MCP server as a stdio subprocess and over streamable HTTP on a loopback port: tools
+listed and called, a call timeout, a start-up that hangs, a server killed mid-run, and the SSRF
+guard in front of HTTP servers."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from sleuth.config import Settings
+from sleuth.tools.base import ToolError
+from sleuth.tools.mcp.client import ConnectionLost
+from sleuth.tools.mcp.config import ServerConfig
+from sleuth.tools.mcp.hub import McpHub
+from sleuth_testkit.net import free_port
+from support.mcp import BACKEND, stdio_server, write_servers
+
+FIXTURE_TOOLS = ["lookup_notes", "readme", "huge", "stall", "crash", "odd", "search"]
+
+
+async def test_a_stdio_server_lists_and_answers_and_a_slow_tool_times_out() -> None:
+    hub = McpHub([stdio_server(call_timeout_s=0.5, exclude=frozenset({"crash"}))])
+    try:
+        await asyncio.wait_for(hub.started(), 60)
+        (status,) = hub.statuses
+        assert (status.state, status.listed) == ("ready", len(FIXTURE_TOOLS))
+        assert [t.name for t in hub.tools()] == [f"fixture__{n}" for n in FIXTURE_TOOLS if n != "crash"]
+        output = await hub.call("fixture", "lookup_notes", {"topic": "slots"})
+        assert output.texts[0].startswith("Fixture notes on slots:")
+        readme = await hub.call("fixture", "readme", {})
+        assert [r.uri for r in readme.resources] == ["notes://fixture/readme"]
+        assert readme.links == [("notes://fixture/changelog", "changelog")]
+        with pytest.raises(ToolError, match=r"no answer within 0\.5 s"):
+            await hub.call("fixture", "stall", {})
+        # the server is still there after a timeout
+        assert (await hub.call("fixture", "search", {"query": "q"})).texts == ["fixture search for q"]
+    finally:
+        await asyncio.wait_for(hub.close(), 30)
+
+
+async def test_a_stdio_server_hanging_at_start_up_is_unavailable_after_its_timeout() -> None:
+    hub = McpHub([stdio_server("stuck", "--hang", init_timeout_s=1), stdio_server()])
+    try:
+        await asyncio.wait_for(hub.started(), 60)
+        assert [(s.name, s.state, s.reason) for s in hub.statuses] == [
+            ("stuck", "unavailable", "did not start within 1 s"),
+            ("fixture", "ready", ""),
+        ]
+        with pytest.raises(ToolError, match="MCP server stuck is unavailable: did not start within 1 s"):
+            await hub.call("stuck", "lookup_notes", {"topic": "x"})
+    finally:
+        await asyncio.wait_for(hub.close(), 30)
+
+
+async def test_a_server_killed_mid_run_is_a_failed_call_then_unavailable() -> None:
+    hub = McpHub([stdio_server("dying", "--exit-after-calls", "1", call_timeout_s=30)])
+    try:
+        await asyncio.wait_for(hub.started(), 60)
+        await hub.call("dying", "lookup_notes", {"topic": "x"})
+        with pytest.raises(ConnectionLost, match="the connection was lost"):
+            await asyncio.wait_for(hub.call("dying", "lookup_notes", {"topic": "y"}), 30)
+        assert hub.statuses[0].state == "unavailable" and hub.tools() == []
+    finally:
+        await asyncio.wait_for(hub.close(), 30)
+
+
+async def test_a_command_that_does_not_exist_is_unavailable_with_the_reason() -> None:
+    hub = McpHub([ServerConfig(name="ghost", transport="stdio", command="/no/such/cmd")])
+    await asyncio.wait_for(hub.started(), 60)
+    assert hub.statuses[0].state == "unavailable" and hub.statuses[0].reason.startswith("could not start: ")
+    await hub.close()
+
+
+@pytest.fixture
+async def http_server() -> AsyncIterator[int]:
+    """The fixture server over streamable HTTP on 127.0.0.1, ready once uvicorn says it is listening."""
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "sleuth_testkit.mcp_server",
+        "--http",
+        str(port),
+        env={"PYTHONPATH": BACKEND, "PATH": "/usr/bin:/bin"},
+        stderr=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stderr is not None
+    try:
+
+        async def listening() -> None:
+            assert process.stderr is not None
+            while line := await process.stderr.readline():
+                if b"Uvicorn running on" in line:
+                    return
+            raise AssertionError("the fixture HTTP server exited before listening")
+
+        await asyncio.wait_for(listening(), 60)
+        yield port
+    finally:
+        process.kill()
+        await process.wait()
+
+
+async def test_a_streamable_http_server_behind_the_ssrf_guard(http_server: int, tmp_path: Path) -> None:
+    path = write_servers(
+        tmp_path / "mcp.json",
+        {"web": {"url": f"http://127.0.0.1:{http_server}/mcp", "headers": {"X-Token": "t"}, "call_timeout_s": 0.5}},
+    )
+    refused = McpHub.from_settings(Settings(data_dir=tmp_path, mcp_config=path))
+    await asyncio.wait_for(refused.started(), 60)
+    assert refused.statuses[0].state == "unavailable"
+    assert refused.statuses[0].reason == "could not start: refused: 127.0.0.1 is a loopback address"
+    await refused.close()
+
+    allowed = McpHub.from_settings(Settings(data_dir=tmp_path, mcp_config=path, mcp_allow_hosts="127.0.0.1"))
+    try:
+        await asyncio.wait_for(allowed.started(), 60)
+        assert allowed.statuses[0].state == "ready"
+        assert [t.name for t in allowed.tools()] == [f"web__{n}" for n in FIXTURE_TOOLS]
+        output = await allowed.call("web", "lookup_notes", {"topic": "http"})
+        assert output.texts[0].startswith("Fixture notes on http:")
+        with pytest.raises(ToolError, match=r"no answer within 0\.5 s"):
+            await allowed.call("web", "stall", {})
+    finally:
+        await asyncio.wait_for(allowed.close(), 30)
