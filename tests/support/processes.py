@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,10 +18,16 @@ BIND_ATTEMPTS = 3
 
 def sleuth_command(*args: str) -> list[str]:
     """`sleuth ARGS`; `python -m sleuth ARGS` (the same click group) if the console script cannot load."""
+    return [*_sleuth(), *args]
+
+
+@functools.cache
+def _sleuth() -> tuple[str, ...]:
+    # Asked once per test process: the answer holds for the whole run.
     script = Path(sys.executable).parent / "sleuth"
     if script.exists() and subprocess.run([script, "--help"], capture_output=True).returncode == 0:
-        return [str(script), *args]
-    return [sys.executable, "-m", "sleuth", *args]
+        return (str(script),)
+    return (sys.executable, "-m", "sleuth")
 
 
 def serve_command(port: int) -> list[str]:
