@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +26,26 @@ SPREAD_MODULES = frozenset(
 )
 
 
-def isolate(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
-    """SLEUTH_ENGINE_PROCESSES is the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test
-    tests/api`), 0 unless it says otherwise: a server's engine runs on a thread of its process, so
-    a test server starts no engine process (each one imports and warms litellm); the tests of
-    process isolation (the pool, a killed engine or server) ask for processes themselves."""
+@contextmanager
+def isolated(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Iterator[None]:
+    """No SLEUTH_* setting of the developer's, a data dir of its own, and with SLEUTH_TEST_DATABASE_URL
+    a fresh PostgreSQL schema (settings and `sleuth` subprocesses alike). SLEUTH_ENGINE_PROCESSES is
+    the test run's own choice (`SLEUTH_ENGINE_PROCESSES=2 scripts/test tests/api`), 0 unless it says
+    otherwise: a server's engine runs on a thread of its process, so a test server starts no engine
+    process (each one imports and warms litellm); the tests of process isolation (the pool, a killed
+    engine or server) ask for processes themselves."""
     engines = os.environ.get("SLEUTH_ENGINE_PROCESSES", "0")
     for key in list(os.environ):
         if key.startswith("SLEUTH_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("SLEUTH_ENGINE_PROCESSES", engines)
     monkeypatch.setenv("SLEUTH_DATA_DIR", str(data_dir))
+    if TEST_DATABASE_URL is None:
+        yield
+        return
+    with fresh_schema(TEST_DATABASE_URL) as url:
+        monkeypatch.setenv("SLEUTH_DATABASE_URL", url)
+        yield
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -64,17 +74,11 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _isolated_module_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The same isolation for what a module's tests share (a server, a cluster): autouse fixtures
-    come first in their scope, so a module-scoped server starts in it, with its own store on
-    PostgreSQL too, and in-thread engines unless the test run asks otherwise."""
+    """What a module's tests share (a server, a cluster) starts isolated too: autouse fixtures come
+    first in their scope, so a module-scoped server starts in this environment."""
     monkeypatch = pytest.MonkeyPatch()
     try:
-        isolate(monkeypatch, tmp_path_factory.mktemp("module-data"))
-        if TEST_DATABASE_URL is None:
-            yield
-            return
-        with fresh_schema(TEST_DATABASE_URL) as url:
-            monkeypatch.setenv("SLEUTH_DATABASE_URL", url)
+        with isolated(monkeypatch, tmp_path_factory.mktemp("module-data")):
             yield
     finally:
         monkeypatch.undo()
@@ -82,16 +86,9 @@ def _isolated_module_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No test reads the developer's .env or ~/.sleuth (`support.isolation`). With
-    SLEUTH_TEST_DATABASE_URL, every test stores into its own fresh PostgreSQL schema (settings and
-    `sleuth` subprocesses alike)."""
-    isolate(monkeypatch, tmp_path / "data")
+    """No test reads the developer's .env or ~/.sleuth, nor another test's store."""
     monkeypatch.chdir(tmp_path)
-    if TEST_DATABASE_URL is None:
-        yield
-        return
-    with fresh_schema(TEST_DATABASE_URL) as url:
-        monkeypatch.setenv("SLEUTH_DATABASE_URL", url)
+    with isolated(monkeypatch, tmp_path / "data"):
         yield
 
 
