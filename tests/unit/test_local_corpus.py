@@ -19,9 +19,12 @@ from sleuth.cli.index import index
 from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.tools.base import PageReader, SearchProvider, ToolError
+from sleuth.tools.local import retrieval
 from sleuth.tools.local.corpus import FolderChecks, LocalCorpus, db_path_for
 from sleuth.tools.local.providers import build_local_tools
+from sleuth.tools.local.query import fts_query
 from sleuth.tools.local.retrieval import HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN
+from sleuth.tools.local.schema import connect
 from sleuth.tools.toolbox import Toolbox
 
 NASTY_QUERIES = [
@@ -138,6 +141,18 @@ def shared_corpus(tmp_path_factory: pytest.TempPathFactory) -> LocalCorpus:
 @given(st.text(max_size=200))
 def test_arbitrary_text_never_raises(shared_corpus: LocalCorpus, query: str) -> None:
     assert len(shared_corpus.search(query, 3)) <= 3
+
+
+def test_snippets_are_read_from_the_full_text_index_first(shared_corpus: LocalCorpus) -> None:
+    # Left to the planner, the snippet query walked every chunk and asked the index about each one.
+    statements: list[str] = []
+    with closing(connect(shared_corpus.db_path)) as conn:
+        conn.set_trace_callback(statements.append)
+        assert retrieval.search(conn, fts_query("descriptor __get__ attribute"), retrieval.Scope(None), 6)
+        conn.set_trace_callback(None)
+        snippets = next(sql for sql in statements if "snippet(" in sql)
+        outer = conn.execute("EXPLAIN QUERY PLAN " + snippets).fetchall()[0]
+    assert "chunks_fts VIRTUAL TABLE" in outer["detail"], outer["detail"]
 
 
 async def test_reader_returns_the_full_topic_text(tools: tuple[SearchProvider, PageReader]) -> None:

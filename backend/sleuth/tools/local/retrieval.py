@@ -67,14 +67,16 @@ def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> li
     if not best:
         return []
     order = {row["chunk_id"]: (rank, row["score"]) for rank, row in enumerate(best)}
-    # Snippets only for the winners: snippet() re-tokenises text, too costly for every match.
+    # Snippets only for the winners: snippet() re-tokenises text, too costly for every match. CROSS
+    # JOIN keeps the full-text table first: left to the planner, it walks every chunk and asks the
+    # full-text index about each one.
     rows = conn.execute(
         f"""
         SELECT chunks_fts.rowid AS chunk_id, d.url, d.title, ch.heading,
                snippet(chunks_fts, 2, ?, ?, ?, {SNIPPET_TOKENS}) AS snippet
         FROM chunks_fts
-        JOIN chunks ch ON ch.id = chunks_fts.rowid
-        JOIN documents d ON d.id = ch.document_id
+        CROSS JOIN chunks ch ON ch.id = chunks_fts.rowid
+        CROSS JOIN documents d ON d.id = ch.document_id
         WHERE chunks_fts MATCH ? AND chunks_fts.rowid IN ({",".join("?" * len(order))})
         """,
         (HIGHLIGHT_OPEN, HIGHLIGHT_CLOSE, ELLIPSIS, match, *order),
