@@ -129,6 +129,16 @@ async def _search(lane: Lane, call: ToolCall) -> str:
     return response + ("\n\n" + render("agent_nudge") if documents else "")
 
 
+def _read(lane: Lane, page: Page, asked: list[str]) -> tuple[Document, str]:
+    """`page` as this agent reads it: registered with the run as fetched, focused on `asked` and
+    capped at the page budget, its text kept for the claim check."""
+    document = lane.state.registry.add(page.document, fetched=True)
+    cap = lane.state.limits.page_max_tokens
+    text = truncate_tokens(focused_text(page.text, asked, cap, count_tokens), cap)
+    lane.page_text[document.id] = text
+    return document, text
+
+
 async def _open_url(lane: Lane, call: ToolCall) -> str:
     state = lane.state
     sub = lane.next_sub()
@@ -150,10 +160,7 @@ async def _open_url(lane: Lane, call: ToolCall) -> str:
             state.tally.read_failed(normalise_url(url), result)
             errors.append(f"{url}: {result}" if isinstance(result, ToolError) else f"{url}: {type(result).__name__}")
             continue
-        document = state.registry.add(result.document, fetched=True)
-        cap = state.limits.page_max_tokens
-        text = truncate_tokens(focused_text(result.text, lane.asked or [lane.task], cap, count_tokens), cap)
-        lane.page_text[document.id] = text
+        document, text = _read(lane, result, lane.asked or [lane.task])
         documents.append(document)
         pages.append(
             {"number": lane.citations.number(document), "title": document.title, "url": document.url, "text": text}
@@ -193,10 +200,7 @@ async def _call_mcp(lane: Lane, call: ToolCall, tool: McpTool) -> str:
 
     # A result that is a resource is known by the resource's URI too: the claim check looks it up there.
     await state.url_cache.get(normalise_url(page.document.url), same)
-    document = state.registry.add(page.document, fetched=True)
-    cap = state.limits.page_max_tokens
-    text = truncate_tokens(focused_text(page.text, [lane.task, *lane.asked], cap, count_tokens), cap)
-    lane.page_text[document.id] = text
+    document, text = _read(lane, page, [lane.task, *lane.asked])
     lane.emit(SearchDocuments(documents=[document]), sub)
     return render(
         "responses/mcp_result",
