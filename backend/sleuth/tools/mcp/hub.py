@@ -166,7 +166,8 @@ class McpHub:
 
     def tools(self) -> list[McpTool]:
         """Every tool of the ready servers, with unique exposed names (in configuration order)."""
-        return [tool for tool in self.tools_listed() if self._status(tool.server).state == "ready"]
+        ready = {status.name for status in self.statuses if status.state == "ready"}
+        return [tool for tool in self.tools_listed() if tool.server in ready]
 
     def tools_listed(self) -> list[McpTool]:
         """Every tool the servers offered when they started, whatever their state now."""
@@ -190,9 +191,6 @@ class McpHub:
                     )
             self._tools = tools
         return self._tools
-
-    def _status(self, server: str) -> ServerStatus:
-        return next(status for status in self.statuses if status.name == server)
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout_s: float | None = None
