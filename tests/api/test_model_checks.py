@@ -15,29 +15,21 @@ from sleuth.runs.executor import RunEvents
 from sleuth.runs.manager import RunManager
 from sleuth.runs.messages import Ready
 from sleuth.store.store import Store
+from support.engines import NoRuns
 
 PROBLEM = "the model openai/x needs OPENAI_API_KEY (for a key, SLEUTH_API_KEY works too)"
 
 
-class WarmsOnAThread:
+class WarmsOnAThread(NoRuns):
     """Where runs execute: one engine that warms up on a thread of its own and says `Ready` with
     its model check, as an engine process's reader thread does."""
 
     def __init__(self, events: RunEvents) -> None:
-        self.events = events
+        super().__init__(events)
         self.thread = threading.Thread(target=lambda: events.on_ready(Ready(model_problem=PROBLEM)))
 
     def start(self) -> None:
         self.thread.start()
-
-    def start_run(self, run_id: str, request: object) -> None:
-        raise OSError("no runs here")
-
-    def answer_plan(self, run_id: str, answer: object) -> None:
-        raise OSError("no runs here")
-
-    def cancel(self, run_id: str) -> None:
-        pass
 
     def stop(self, timeout: float) -> None:
         self.thread.join(timeout)

@@ -22,6 +22,7 @@ from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
+from support.engines import NoRuns
 
 TIMEOUT_S = 60
 
@@ -105,31 +106,16 @@ async def test_health_is_not_ready_while_warming_and_a_run_asked_meanwhile_waits
             assert (ready["ready"], ready["engines_ready"], ready["engines"]) == (True, 1, 1)
 
 
-class Warming:
-    """Engines that warm up when the test says, one at a time."""
+class Warming(NoRuns):
+    """Two engines that warm up when the test says, one at a time."""
 
     def __init__(self, events: RunEvents) -> None:
-        self.events = events
+        super().__init__(events)
         self.warm = 0
 
     def warm_one(self) -> None:
         self.warm += 1
         self.events.on_ready(Ready())
-
-    def start(self) -> None:
-        pass
-
-    def start_run(self, run_id: str, request: ResearchRequest) -> None:
-        raise OSError("no runs here")
-
-    def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
-        raise OSError("no runs here")
-
-    def cancel(self, run_id: str) -> None:
-        pass
-
-    def stop(self, timeout: float) -> None:
-        pass
 
     def readiness(self) -> tuple[int, int]:
         return self.warm, 2

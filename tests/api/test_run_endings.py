@@ -11,16 +11,14 @@ import httpx
 
 from conftest import QUESTION, live_server, read_events, start_research
 from sleuth.config import Settings
-from sleuth.research.planning.review import PlanAnswer
 from sleuth.research.run import run_research
-from sleuth.runs.executor import RunEvents
 from sleuth.runs.manager import ENGINE_EXIT_MESSAGE, RunManager
 from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
-from support.engines import FAILED_BEFORE_START, failing_engine
+from support.engines import FAILED_BEFORE_START, NoRuns, failing_engine
 from support.invariants import check_stored
 
 
@@ -47,29 +45,10 @@ async def test_a_run_whose_engine_raised_before_it_began_still_starts_with_run_s
     assert (stop.obj.type, stop.obj.reason) == ("stop", "error")
 
 
-class DeadOnArrival:
+class DeadOnArrival(NoRuns):
     """Where runs execute when the engine process dies just as a run is handed to it."""
 
-    def __init__(self, events: RunEvents) -> None:
-        self.events = events
-
-    def start(self) -> None:
-        pass
-
-    def start_run(self, run_id: str, request: ResearchRequest) -> None:
-        raise OSError("the engine process has exited")
-
-    def answer_plan(self, run_id: str, answer: PlanAnswer) -> None:
-        raise OSError("the engine process has exited")
-
-    def cancel(self, run_id: str) -> None:
-        pass
-
-    def stop(self, timeout: float) -> None:
-        pass
-
-    def readiness(self) -> tuple[int, int]:
-        return 0, 1
+    refusal = "the engine process has exited"
 
 
 async def test_a_run_whose_engine_died_as_it_was_handed_over_starts_and_ends() -> None:
