@@ -143,6 +143,7 @@ async def test_a_job_that_fails_midway_leaves_no_partial_file(tmp_path: Path) ->
     assert list(tmp_path.iterdir()) == []
 
 
+@needs_espeak  # without a speaker each job fails at once, and a failed audio is made again
 async def test_a_burst_of_requests_for_one_audio_starts_one_job_and_gives_it_to_all(tmp_path: Path) -> None:
     store = Store(tmp_path)
     jobs = AudioJobs(Settings(audio_max_jobs=2), store, encoding=WavEncoding())

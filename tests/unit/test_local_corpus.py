@@ -143,16 +143,59 @@ def test_arbitrary_text_never_raises(shared_corpus: LocalCorpus, query: str) -> 
     assert len(shared_corpus.search(query, 3)) <= 3
 
 
-def test_snippets_are_read_from_the_full_text_index_first(shared_corpus: LocalCorpus) -> None:
-    # Left to the planner, the snippet query walked every chunk and asked the index about each one.
+def test_snippets_ask_the_full_text_index_for_each_winner_by_id(shared_corpus: LocalCorpus) -> None:
+    # Left to the planner, or given the ids as a list, the snippet query reads every match.
     statements: list[str] = []
     with closing(connect(shared_corpus.db_path)) as conn:
         conn.set_trace_callback(statements.append)
         assert retrieval.search(conn, fts_query("descriptor __get__ attribute"), retrieval.Scope(None), 6)
         conn.set_trace_callback(None)
         snippets = next(sql for sql in statements if "snippet(" in sql)
-        outer = conn.execute("EXPLAIN QUERY PLAN " + snippets).fetchall()[0]
-    assert "chunks_fts VIRTUAL TABLE" in outer["detail"], outer["detail"]
+        plan = [row["detail"] for row in conn.execute("EXPLAIN QUERY PLAN " + snippets).fetchall()]
+    outer = plan[plan.index("SCAN winners") + 1 :]
+    assert outer[0].startswith("SCAN chunks_fts VIRTUAL TABLE INDEX 0:="), plan  # rowid = one winner
+
+
+def _every_match_ranked(conn: sqlite3.Connection, match: str, scope: retrieval.Scope, limit: int) -> list[str]:
+    """The documents a search must return, by ranking every match (what the search avoids doing)."""
+    rows = conn.execute(
+        f"""SELECT s.chunk_id, s.score, d.url, c.name, c.kind FROM (
+            SELECT rowid AS chunk_id, bm25(chunks_fts, {retrieval.BM25_WEIGHTS}) AS score
+            FROM chunks_fts WHERE chunks_fts MATCH ?) s
+        JOIN chunks ch ON ch.id = s.chunk_id JOIN documents d ON d.id = ch.document_id
+        JOIN collections c ON c.id = d.collection_id ORDER BY s.score, s.chunk_id""",
+        (match,),
+    ).fetchall()
+    wanted = [r["url"] for r in rows if (r["kind"] != "env" if scope.names is None else r["name"] in scope.names)]
+    return list(dict.fromkeys(wanted))[:limit]
+
+
+def test_a_search_reads_the_best_chunks_and_finds_what_ranking_every_match_finds(tmp_path: Path) -> None:
+    # A second collection whose every chunk mentions the words: the built-in reference's best
+    # chunks fall in few documents, and a search of it alone must read past the other's.
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i in range(120):
+        (folder / f"n{i}.md").write_text(f"# Attribute lookup {i}\n\n" + "descriptor attribute lookup class " * 40)
+    assert (
+        CliRunner().invoke(index, [str(folder), "--name", "notes"], env={"SLEUTH_DATA_DIR": str(tmp_path)}).exit_code
+        == 0
+    )
+    corpus = LocalCorpus(tmp_path / "corpus.db", None)
+    corpus.ensure_ready()
+    questions = ["descriptor __get__ attribute lookup", "exception finally return", "class attribute", "yield"]
+    scopes = [retrieval.Scope(None), retrieval.Scope(("python-reference",)), retrieval.Scope(("notes",))]
+    statements: list[str] = []
+    with closing(connect(corpus.db_path)) as conn:
+        conn.set_trace_callback(statements.append)
+        for question, scope, limit in [(q, s, n) for q in questions for s in scopes for n in (1, 6, 30)]:
+            match = fts_query(question)
+            assert match is not None
+            found = [hit.url for hit in retrieval.search(conn, match, scope, limit)]
+            assert found == _every_match_ranked(conn, match, scope, limit), (question, scope, limit)
+    # Most searches stop at the first depth; the notes' 120 documents crowd out the reference's.
+    ranked_everything = [sql for sql in statements if "ROW_NUMBER()" in sql]
+    assert 0 < len(ranked_everything) < len(questions) * len(scopes) * 3 / 2
 
 
 async def test_reader_returns_the_full_topic_text(tools: tuple[SearchProvider, PageReader]) -> None:

@@ -13,7 +13,12 @@ SNIPPET_TOKENS = 40  # FTS5 allows at most 64
 
 # bm25 column weights (title, heading, body): a term in the title or heading says more about
 # what a passage is about than the same term in running text.
-_WEIGHTS = "4.0, 2.0, 1.0"
+BM25_WEIGHTS = "4.0, 2.0, 1.0"
+
+# How many of the best chunks are read first, per document asked for. A search keeps the best chunk
+# of each document, so it needs more chunks than documents; it reads deeper only when the best ones
+# fall in too few documents (or out of scope), and past the last depth ranks every match.
+_DEPTHS = (8, 64)
 
 
 @dataclass(frozen=True)
@@ -41,19 +46,84 @@ class StoredText:
 
 def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[Hit]:
     """The best-scoring chunk of each of the top `limit` documents, best first."""
+    best = _best_chunks(conn, match, scope, limit)
+    if not best:
+        return []
+    order = {chunk_id: (rank, score) for rank, (chunk_id, score) in enumerate(best)}
+    # Snippets only for the winners: snippet() re-tokenises text, too costly for every match. The
+    # winners' ids come first (CROSS JOIN keeps the order), so the full-text table is asked for one
+    # row at a time; given the ids as a constraint, or left to the planner, it reads every match.
+    rows = conn.execute(
+        f"""
+        SELECT chunks_fts.rowid AS chunk_id, d.url, d.title, ch.heading,
+               snippet(chunks_fts, 2, ?, ?, ?, {SNIPPET_TOKENS}) AS snippet
+        FROM (VALUES {",".join(["(?)"] * len(order))}) winners
+        CROSS JOIN chunks_fts ON chunks_fts.rowid = winners.column1
+        CROSS JOIN chunks ch ON ch.id = chunks_fts.rowid
+        CROSS JOIN documents d ON d.id = ch.document_id
+        WHERE chunks_fts MATCH ?
+        """,
+        (HIGHLIGHT_OPEN, HIGHLIGHT_CLOSE, ELLIPSIS, *order, match),
+    ).fetchall()
+    return [
+        Hit(row["url"], row["title"], row["heading"], " ".join(row["snippet"].split()), order[row["chunk_id"]][1])
+        for row in sorted(rows, key=lambda row: order[row["chunk_id"]][0])
+    ]
+
+
+def _best_chunks(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
+    """(chunk id, score) of the best chunk of each of the top `limit` documents in `scope`, best first.
+
+    Ranking every match costs as much as there are matches, and a question's common words match
+    most of a big index; the best chunks alone are a top-N that SQLite keeps without sorting the
+    rest. Their first chunk per document, in rank order, is each document's best chunk, so reading
+    a prefix of the ranking gives the same answer as ranking everything, once it holds `limit`
+    documents in scope or every match.
+    """
+    for per_document in _DEPTHS:
+        depth = limit * per_document
+        top = conn.execute(
+            f"""
+            SELECT t.chunk_id, t.score, ch.document_id, c.name, c.kind
+            FROM (
+                SELECT rowid AS chunk_id, bm25(chunks_fts, {BM25_WEIGHTS}) AS score
+                FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?
+            ) t
+            CROSS JOIN chunks ch ON ch.id = t.chunk_id
+            CROSS JOIN documents d ON d.id = ch.document_id
+            CROSS JOIN collections c ON c.id = d.collection_id
+            ORDER BY t.score, t.chunk_id
+            """,
+            (match, depth),
+        ).fetchall()
+        best: dict[int, tuple[int, float]] = {}
+        for row in top:
+            if _in_scope(scope, row["name"], row["kind"]):
+                best.setdefault(row["document_id"], (row["chunk_id"], row["score"]))
+        if len(best) >= limit or len(top) < depth:
+            return list(best.values())[:limit]
+    return _rank_every_match(conn, match, scope, limit)
+
+
+def _in_scope(scope: Scope, name: str, kind: str) -> bool:
+    return kind != "env" if scope.names is None else name in scope.names
+
+
+def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
+    """`_best_chunks` for a scope that holds few of the best chunks: every match ranked, grouped by document."""
     params: tuple[str, ...] = ()
     if scope.names is None:
         where = "c.kind != 'env'"
     else:
         where, params = f"c.name IN ({','.join('?' * len(scope.names)) or 'NULL'})", scope.names
-    best = conn.execute(
+    rows = conn.execute(
         f"""
         WITH hits AS (
-            SELECT rowid AS chunk_id, bm25(chunks_fts, {_WEIGHTS}) AS score
+            SELECT rowid AS chunk_id, bm25(chunks_fts, {BM25_WEIGHTS}) AS score
             FROM chunks_fts WHERE chunks_fts MATCH ?
         ), ranked AS (
             SELECT h.chunk_id, h.score,
-                   ROW_NUMBER() OVER (PARTITION BY ch.document_id ORDER BY h.score, ch.seq) AS place
+                   ROW_NUMBER() OVER (PARTITION BY ch.document_id ORDER BY h.score, h.chunk_id) AS place
             FROM hits h
             JOIN chunks ch ON ch.id = h.chunk_id
             JOIN documents d ON d.id = ch.document_id
@@ -64,28 +134,7 @@ def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> li
         """,
         (match, *params, limit),
     ).fetchall()
-    if not best:
-        return []
-    order = {row["chunk_id"]: (rank, row["score"]) for rank, row in enumerate(best)}
-    # Snippets only for the winners: snippet() re-tokenises text, too costly for every match. CROSS
-    # JOIN keeps the full-text table first: left to the planner, it walks every chunk and asks the
-    # full-text index about each one.
-    rows = conn.execute(
-        f"""
-        SELECT chunks_fts.rowid AS chunk_id, d.url, d.title, ch.heading,
-               snippet(chunks_fts, 2, ?, ?, ?, {SNIPPET_TOKENS}) AS snippet
-        FROM chunks_fts
-        CROSS JOIN chunks ch ON ch.id = chunks_fts.rowid
-        CROSS JOIN documents d ON d.id = ch.document_id
-        WHERE chunks_fts MATCH ? AND chunks_fts.rowid IN ({",".join("?" * len(order))})
-        """,
-        (HIGHLIGHT_OPEN, HIGHLIGHT_CLOSE, ELLIPSIS, match, *order),
-    ).fetchall()
-    hits = [
-        Hit(row["url"], row["title"], row["heading"], " ".join(row["snippet"].split()), order[row["chunk_id"]][1])
-        for row in rows
-    ]
-    return sorted(hits, key=lambda hit: hit.score)
+    return [(row["chunk_id"], row["score"]) for row in rows]
 
 
 def document(conn: sqlite3.Connection, collection: str, path: str) -> StoredText | None:
