@@ -13,7 +13,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.logs import AccessLogMiddleware
-from sleuth.api.routes import audio, health, library, reports, research, runs, sessions
+from sleuth.api.openai_schemas import OPENAI_PREFIX
+from sleuth.api.routes import audio, chat, health, library, reports, research, runs, sessions
 from sleuth.api.routes.health import VERSION
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.audio.jobs import AudioJobs
@@ -97,6 +98,7 @@ def create_app(
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
+    app.include_router(chat.router, prefix=OPENAI_PREFIX.rstrip("/"), dependencies=[Depends(check_token)])
     mount_web_ui(app, find_web_dist(settings.web_dist))
 
     # Counts the bytes as they are read, so a chunked body without Content-Length is cut off too.

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sleuth.api.openai_schemas import OPENAI_PREFIX, error_body
 from sleuth.store.database import DatabaseError
 from sleuth.store.errors import Conflict, NotFound
 
@@ -25,8 +28,19 @@ def install_error_handlers(app: FastAPI) -> None:
         sentences = [f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err['msg']}" for err in errors]
         # `input` can echo a huge or secret value back; the location and message are enough.
         detail = [{k: v for k, v in err.items() if k not in ("input", "ctx", "url")} for err in errors]
+        if _is_openai(request):
+            return JSONResponse(status_code=400, content=error_body(400, "; ".join(sentences)))
         return JSONResponse(
             status_code=422, content=jsonable_encoder({"detail": detail, "message": "; ".join(sentences)})
+        )
+
+    # The OpenAI-compatible routes answer in OpenAI's error shape, which its client libraries read.
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if not _is_openai(request):
+            return await http_exception_handler(request, exc)
+        return JSONResponse(
+            status_code=exc.status_code, content=error_body(exc.status_code, str(exc.detail)), headers=exc.headers
         )
 
     # A store write that depended on a row another request changed meanwhile (a message to a
@@ -40,6 +54,10 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(
             status_code=409, content={"detail": RACE_MESSAGE if isinstance(exc, DatabaseError) else str(exc)}
         )
+
+
+def _is_openai(request: Request) -> bool:
+    return request.url.path.startswith(OPENAI_PREFIX)
 
 
 def _plain(message: str) -> str:

@@ -1,4 +1,4 @@
-"""The packet stream of one run as SSE bytes: replay from the store, then live, then close.
+"""The packet stream of one run (as SSE bytes, or as rows): replay from the store, then live, then close.
 
 Frames are `event: packet`, `id: <seq>`, `data: <packet JSON>`. The generator keeps one
 cursor, `pos` (the next seq to send), so nothing is sent twice and nothing is skipped, also
@@ -34,22 +34,31 @@ HEARTBEAT = b": heartbeat\n"
 async def packet_stream(
     manager: RunService, store: Store, run_id: str, *, after: int, heartbeat_s: float
 ) -> AsyncIterator[bytes]:
-    channel = await manager.open_channel(run_id)
-    if channel is None:
-        async for chunk in _from_store(store, run_id, after + 1, heartbeat_s):
-            yield chunk
-        return
-    async for rows in channel_rows(channel, store, after=after, wait_s=heartbeat_s):
+    async for rows in run_rows(manager, store, run_id, after=after, heartbeat_s=heartbeat_s):
         yield encode(rows) if rows else HEARTBEAT
 
 
-async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -> AsyncIterator[bytes]:
+async def run_rows(
+    manager: RunService, store: Store, run_id: str, *, after: int, heartbeat_s: float
+) -> AsyncIterator[list[PacketRow]]:
+    """A run's packets after seq `after`, in batches, up to and including `stop`; an empty batch
+    after `heartbeat_s` without one."""
+    channel = await manager.open_channel(run_id)
+    if channel is None:
+        async for rows in _from_store(store, run_id, after + 1, heartbeat_s):
+            yield rows
+        return
+    async for rows in channel_rows(channel, store, after=after, wait_s=heartbeat_s):
+        yield rows
+
+
+async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -> AsyncIterator[list[PacketRow]]:
     """A finished run (replay and close), or one being written by another worker (tail the store)."""
     quiet_since = time.monotonic()
     while True:
         rows = await asyncio.to_thread(store.packets_after, run_id, pos - 1, PAGE)
         if rows:
-            yield encode(rows)
+            yield rows
             pos = rows[-1].seq + 1
             if rows[-1].type == "stop":
                 return
@@ -60,12 +69,12 @@ async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -
             # Read once more: its last packets may have been committed between the two reads.
             rows = await asyncio.to_thread(store.packets_after, run_id, pos - 1, PAGE)
             if rows:
-                yield encode(rows)
+                yield rows
                 pos = rows[-1].seq + 1
                 if rows[-1].type != "stop":
                     continue
             return
         if time.monotonic() - quiet_since >= heartbeat_s:
-            yield HEARTBEAT
+            yield []
             quiet_since = time.monotonic()
         await asyncio.sleep(STORE_POLL_S)

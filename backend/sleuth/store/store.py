@@ -340,6 +340,15 @@ class Store:
                     return str(source["url"])
         return None
 
+    def waiting_for_answers(self, limit: int) -> list[tuple[str, list[str]]]:
+        """(session id, questions) of the latest runs that stopped to ask and still wait, newest first."""
+        rows = self.database.fetch_all(
+            "SELECT session_id, clarification_questions FROM runs WHERE status = 'waiting_for_input'"
+            " ORDER BY created_at DESC LIMIT ?",
+            (limit,),
+        )
+        return [(str(row["session_id"]), list(json.loads(row["clarification_questions"] or "[]"))) for row in rows]
+
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
         rows = self.database.fetch_all(

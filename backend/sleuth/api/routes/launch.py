@@ -15,7 +15,7 @@ from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.runs.requests import NoReport, PlannedRun, followup_request, plan_run
 from sleuth.runs.service import SessionBusy, TooManyRuns
 from sleuth.store.records import MessageRecord, now_iso, session_title
-from sleuth.stream.results import ResearchRequest
+from sleuth.stream.results import PriorReport, ResearchRequest
 from sleuth.tools import sources
 
 
@@ -76,6 +76,7 @@ async def start_run(
     review_plan: bool = False,
     followup: bool = False,
     report_id: str | None = None,
+    prior: list[PriorReport] | None = None,
 ) -> RunCreated:
     """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
     store = store_of(request)
@@ -97,6 +98,7 @@ async def start_run(
             clarify=clarify,
             time_budget_s=time_budget_s,
             sources=chosen,
+            prior=prior,
         )
     planned.request.review_plan = review_plan
     await check_preflight(request, planned.request)
