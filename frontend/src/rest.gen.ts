@@ -6,9 +6,12 @@ export interface RestSchemas {
   AudioProgress?: AudioProgress;
   Body_upload_documents_api_collections__name__documents_post?: BodyUploadDocumentsApiCollections_Name_DocumentsPost;
   CancelOut?: CancelOut;
+  ChatMessage?: ChatMessage;
+  ChatRequest?: ChatRequest;
   ClaimVerdict?: ClaimVerdict;
   Code?: Code;
   CollectionOut?: CollectionOut;
+  ContentPart?: ContentPart;
   DocumentEntryOut?: DocumentEntryOut;
   DocumentOut?: DocumentOut;
   ErrorOut?: ErrorOut;
@@ -20,6 +23,8 @@ export interface RestSchemas {
   MessageCreate?: MessageCreate;
   MessageOut?: MessageOut;
   MethodNote?: MethodNote;
+  ModelCard?: ModelCard;
+  ModelList?: ModelList;
   NumberedSource?: NumberedSource;
   Paragraph?: Paragraph;
   PlanAnswerIn?: PlanAnswerIn;
@@ -34,6 +39,7 @@ export interface RestSchemas {
   SessionDetail?: SessionDetail;
   SessionOut?: SessionOut;
   SessionUpdate?: SessionUpdate;
+  SleuthOptions?: SleuthOptions;
   SourceOut?: SourceOut;
   Table?: Table;
   Term?: Term;
@@ -90,6 +96,37 @@ export interface CancelOut {
    * False when the run had already ended.
    */
   cancelled: boolean;
+}
+export interface ChatMessage {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  content?: string | ContentPart[] | null;
+}
+export interface ContentPart {
+  type: string;
+  text?: string | null;
+}
+export interface ChatRequest {
+  model: string;
+  /**
+   * @minItems 1
+   * @maxItems 1000
+   */
+  messages: ChatMessage[];
+  stream?: boolean;
+  max_completion_tokens?: number | null;
+  max_tokens?: number | null;
+  metadata?: {
+    [k: string]: string;
+  } | null;
+  sleuth?: SleuthOptions | null;
+}
+/**
+ * What a chat request can say about the research, as the extra body field `sleuth`.
+ */
+export interface SleuthOptions {
+  time_budget_s?: number | null;
+  sources?: string[] | null;
+  clarify?: boolean | null;
 }
 /**
  * The check of one citation marker on one sentence of the final report.
@@ -334,6 +371,16 @@ export interface MethodNote {
    * The note as markdown; it is also the end of the report's markdown.
    */
   text: string;
+}
+export interface ModelCard {
+  id: string;
+  object?: "model";
+  created?: number;
+  owned_by?: string;
+}
+export interface ModelList {
+  object?: "list";
+  data: ModelCard[];
 }
 /**
  * A document with its citation number in the final report.
