@@ -136,6 +136,10 @@ export interface SourceInfo {
   kind: R.SourceOut["kind"];
   documents: number | null;
   default: boolean;
+  /** MCP servers: the tools agents see (once ready), and whether runs can use it. */
+  tools: number | null;
+  state: R.SourceOut["state"];
+  reason: string | null;
 }
 
 /** Whether the server can run research at once (`/api/health`, open without a token). */
@@ -146,7 +150,15 @@ export async function getReadiness(): Promise<Readiness> {
 
 export async function listSources(): Promise<SourceInfo[]> {
   const body = await call<R.SourceOut[]>("/sources");
-  return body.map((s) => ({ name: s.name, kind: s.kind, documents: s.documents ?? null, default: s.default }));
+  return body.map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    documents: s.documents ?? null,
+    default: s.default,
+    tools: s.tools ?? null,
+    state: s.state ?? null,
+    reason: s.reason ?? null,
+  }));
 }
 
 export interface CollectionInfo {
@@ -162,9 +174,10 @@ export async function listCollections(): Promise<CollectionInfo[]> {
 
 export type OpenedDocument = R.DocumentOut;
 
-/** A document's text and its blocks to read (`GET /api/documents?url=`). */
-export async function getDocument(url: string): Promise<OpenedDocument> {
-  const raw = await call<R.DocumentOut>(`/documents?url=${encodeURIComponent(url)}`);
+/** A document's text and its blocks to read (`GET /api/documents?url=`), in the session that read it. */
+export async function getDocument(url: string, sessionId: string | null = null): Promise<OpenedDocument> {
+  const session = sessionId ? `&session_id=${encodeURIComponent(sessionId)}` : "";
+  const raw = await call<R.DocumentOut>(`/documents?url=${encodeURIComponent(url)}${session}`);
   return { ...raw, url: raw.url || url };
 }
 

@@ -43,6 +43,7 @@ export interface RestSchemas {
   SourceOut?: SourceOut;
   Table?: Table;
   Term?: Term;
+  ToolDocument?: ToolDocument;
   UploadOut?: UploadOut;
   UploadRefusedOut?: UploadRefusedOut;
   ValidationError?: ValidationError;
@@ -525,6 +526,28 @@ export interface SourceOut {
    * Searched when a request names no sources.
    */
   default: boolean;
+  /**
+   * An MCP server's tools the agents see, once it is ready.
+   */
+  tools?: number | null;
+  /**
+   * An MCP server's availability where runs execute: `starting` until they have started it (or tried to), then `ready` or `unavailable` (`reason` says why).
+   */
+  state?: ("starting" | "ready" | "unavailable") | null;
+  /**
+   * Why an MCP server is unavailable.
+   */
+  reason?: string | null;
+}
+/**
+ * The text of a document a tool call returned (an MCP result), as the run read it: kept with the
+ * run so the viewer opens it without calling the tool again.
+ */
+export interface ToolDocument {
+  id: string;
+  url: string;
+  title: string;
+  text: string;
 }
 export interface UploadOut {
   /**

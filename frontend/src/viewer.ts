@@ -6,6 +6,8 @@ export interface ViewerRequest {
   title: string;
   /** Text to highlight in the document: the passages it was cited for. */
   passages: string[];
+  /** The session whose run read it: a tool's result (mcp://) opens only there. */
+  sessionId: string | null;
 }
 
 type Listener = (request: ViewerRequest) => void;

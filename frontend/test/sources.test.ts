@@ -3,6 +3,8 @@ import { citingSentences, highlight, snippetPieces } from "../src/passages";
 import { initialRunState, reduce } from "../src/timeline/reducer";
 import type { Packet } from "../src/types";
 import { viewerRequest } from "../src/viewerRequest";
+import type { SourceInfo } from "../src/api";
+import { sourceDetail } from "../src/sources";
 
 const runStart = (extra: Record<string, unknown>): Packet =>
   ({
@@ -68,11 +70,41 @@ describe("passages", () => {
     const req = viewerRequest(
       { id: "d", url: "corpus://kb/a.md", title: "A", snippet: "…the «descriptor» protocol is defined here…", source: "local", number: 1 },
       "The descriptor protocol is defined here [1].",
+      "s_1",
     );
     expect(req).toEqual({
       url: "corpus://kb/a.md",
       title: "A",
       passages: ["The descriptor protocol is defined here", "the descriptor protocol is defined here"],
+      sessionId: "s_1",
     });
+  });
+});
+
+describe("sourceDetail", () => {
+  const mcp = (extra: Partial<SourceInfo>): SourceInfo => ({
+    name: "notes",
+    kind: "mcp",
+    documents: null,
+    default: true,
+    tools: null,
+    state: null,
+    reason: null,
+    ...extra,
+  });
+  it("counts a ready MCP server's tools", () => {
+    expect(sourceDetail(mcp({ state: "ready", tools: 3 }))).toEqual({ text: "MCP: 3 tools", problem: null });
+    expect(sourceDetail(mcp({ state: "ready", tools: 1 }))).toEqual({ text: "MCP: 1 tool", problem: null });
+  });
+  it("says why an MCP server is unavailable, and when it is still starting", () => {
+    expect(sourceDetail(mcp({ state: "unavailable", reason: "did not start within 1 s" }))).toEqual({
+      text: "MCP: unavailable",
+      problem: "did not start within 1 s",
+    });
+    expect(sourceDetail(mcp({ state: "starting" })).text).toBe("MCP: starting…");
+  });
+  it("keeps documents for collections and a label for web providers", () => {
+    expect(sourceDetail({ ...mcp({}), kind: "local", documents: 1 }).text).toBe("1 document");
+    expect(sourceDetail({ ...mcp({}), kind: "web" }).text).toBe("web search");
   });
 });

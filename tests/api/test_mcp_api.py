@@ -22,16 +22,34 @@ async def test_a_run_through_the_api_cites_an_mcp_result_and_shows_the_notice(tm
     )
     with ScriptedLLM(McpModel()) as llm, live_server(scripted_settings(llm, mcp_config=path)) as server:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
-            listed = (await client.get("/api/sources")).json()
-            assert [s for s in listed if s["kind"] == "mcp"] == [
-                {"name": "fixture", "kind": "mcp", "documents": None, "default": True},
-                {"name": "stuck", "kind": "mcp", "documents": None, "default": True},
-            ]
             packets = []
             for _ in range(2):  # the second run uses the servers the first one's engine started
                 run_id = await start_research(client, "How do descriptors work?", clarify=False, mode="light")
-                events = await read_events(client, run_id, until_type="stop")
+                events = await read_events(client, run_id)
                 packets.append([json.loads(event.data) for event in events])
+            # The engine has said how its servers started (before its first run went on): the API
+            # process, which starts none, lists them as the engine sees them.
+            listed = (await client.get("/api/sources")).json()
+    assert [s for s in listed if s["kind"] == "mcp"] == [
+        {
+            "name": "fixture",
+            "kind": "mcp",
+            "documents": None,
+            "default": True,
+            "tools": 7,
+            "state": "ready",
+            "reason": None,
+        },
+        {
+            "name": "stuck",
+            "kind": "mcp",
+            "documents": None,
+            "default": True,
+            "tools": None,
+            "state": "unavailable",
+            "reason": "did not start within 1 s",
+        },
+    ]
     # stdio servers' stderr goes to one log under the data dir: the fixture was started once for
     # both runs, and closed by its owner when the server shut its engine down
     log = (server.settings.data_dir / "logs" / "mcp-servers.log").read_text(encoding="utf-8").splitlines()
@@ -47,3 +65,28 @@ async def test_a_run_through_the_api_cites_an_mcp_result_and_shows_the_notice(tm
         assert report["unsupported_claims"] == []
         notices = [p["obj"]["detail"] for p in run if p["obj"]["type"] == "degraded"]
         assert notices == ["MCP server stuck is unavailable: did not start within 1 s"]
+
+
+async def test_an_mcp_result_opens_in_the_viewer_only_in_the_session_that_read_it(tmp_path: Path) -> None:
+    path = write_servers(tmp_path / "mcp.json", {"fixture": stdio_entry()})
+    with ScriptedLLM(McpModel()) as llm, live_server(scripted_settings(llm, mcp_config=path)) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
+            run_id = await start_research(client, "How do descriptors work?", clarify=False, mode="light")
+            # read to the end of the stream: the run's outcome (and what its tools returned) is stored by then
+            run = [json.loads(event.data) for event in await read_events(client, run_id)]
+            session_id = run[0]["obj"]["session_id"]
+            report = next(p["obj"] for p in run if p["obj"]["type"] == "report")
+            source = next(s for s in report["sources"] if s["url"].startswith("mcp://fixture/lookup_notes?args="))
+            other = (await client.post("/api/sessions", json={})).json()["id"]
+            by_url = await client.get("/api/documents", params={"url": source["url"], "session_id": session_id})
+            by_id = await client.get(f"/api/documents/{source['id']}", params={"session_id": session_id})
+            elsewhere = await client.get("/api/documents", params={"url": source["url"], "session_id": other})
+            no_session = await client.get("/api/documents", params={"url": source["url"]})
+    assert by_url.status_code == 200, by_url.text
+    opened = by_url.json()
+    assert opened["url"] == source["url"] and opened["id"] == source["id"]
+    assert opened["title"] == "fixture · lookup_notes: descriptors"
+    assert opened["text"].startswith("Fixture notes on descriptors: data descriptors define __get__")
+    assert by_id.json() == opened
+    assert elsewhere.status_code == 404 and "no run of this session read it" in elsewhere.json()["detail"]
+    assert no_session.status_code == 404 and "give session_id" in no_session.json()["detail"]

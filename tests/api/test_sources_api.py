@@ -48,7 +48,15 @@ async def test_sources_lists_collections_and_uploads_are_searched_alone(server: 
         await upload_two_collections(client)
         listed = (await client.get("/api/sources")).json()
         by_name = {s["name"]: s for s in listed}
-        assert by_name["alpha"] == {"name": "alpha", "kind": "local", "documents": 3, "default": True}
+        assert by_name["alpha"] == {
+            "name": "alpha",
+            "kind": "local",
+            "documents": 3,
+            "default": True,
+            "tools": None,
+            "state": None,
+            "reason": None,
+        }
         assert by_name["python-reference"]["documents"] > 50
         run_id = await start_research(client, sources=["alpha"], clarify=False)
         events = [json.loads(e.data) for e in await read_events(client, run_id)]

@@ -21,7 +21,7 @@ from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.recovery import RESTART_MESSAGE, end_run_as_interrupted, recover_orphaned_runs, this_host
 from sleuth.store.store import Store
 from sleuth.stream.packets import parse_packet
-from sleuth.stream.results import ResearchResult
+from sleuth.stream.results import ResearchResult, ToolDocument
 from support.databases import table_columns
 from support.invariants import check_stored
 from support.reports import store_report
@@ -115,10 +115,26 @@ def _rewind_schema(database: Database, version: int) -> None:
             tx.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
 
 
+def test_what_a_runs_tools_returned_is_kept_for_its_session_and_goes_with_it(store: Store) -> None:
+    notes = ToolDocument(id="d_notes", url="mcp://notes/read?args=ab12", title="notes · read: q3", text="Q3: OAuth.")
+    result = ResearchResult(
+        status="completed", stop_reason="completed", question="q", report_id="rep_t", tool_documents=[notes]
+    )
+    session_id = store_report(store, result)
+    other = store_report(store, result.model_copy(update={"report_id": "rep_u", "tool_documents": []}))
+    assert store.tool_document(session_id, url=notes.url) == notes
+    assert store.tool_document(session_id, doc_id="d_notes") == notes
+    assert store.tool_document(other, url=notes.url) is None  # read by another session's run only
+    assert store.tool_document(session_id, url="mcp://notes/read?args=ffff") is None
+    store.delete_session(session_id)
+    assert store.tool_document(session_id, url=notes.url) is None
+
+
 def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_newest(store: Store) -> None:
     version = next(n for n, m in enumerate(MIGRATIONS, 1) if m.name == "audio_once")
     database = store.database
     database.execute("DROP INDEX audio_live")
+    database.execute("DROP TABLE tool_documents")  # a later migration, applied again with this one
     _rewind_schema(database, version - 1)
     rows = [  # id, style, status, created_at: duplicates an earlier Sleuth made
         ("a_old_done", "narration", "done", "2026-01-01T00:00:01"),

@@ -15,7 +15,7 @@ from sleuth.config import Settings
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.client import ConnectionLost
 from sleuth.tools.mcp.config import ServerConfig
-from sleuth.tools.mcp.hub import McpHub
+from sleuth.tools.mcp.hub import McpHub, ServerState, states_from_json, states_json
 from sleuth_testkit.net import free_port
 from support.mcp import BACKEND, stdio_server, write_servers
 
@@ -58,12 +58,18 @@ async def test_a_stdio_server_hanging_at_start_up_is_unavailable_after_its_timeo
 
 async def test_a_server_killed_mid_run_is_a_failed_call_then_unavailable() -> None:
     hub = McpHub([stdio_server("dying", "--exit-after-calls", "1", call_timeout_s=30)])
+    said: list[tuple[ServerState, ...]] = []
+    hub.watch(said.append)  # what an engine tells its server: once started, then when one is lost
     try:
         await asyncio.wait_for(hub.started(), 60)
+        assert said == [(ServerState("dying", "ready", "", len(FIXTURE_TOOLS)),)]
         await hub.call("dying", "lookup_notes", {"topic": "x"})
         with pytest.raises(ConnectionLost, match="the connection was lost"):
             await asyncio.wait_for(hub.call("dying", "lookup_notes", {"topic": "y"}), 30)
         assert hub.statuses[0].state == "unavailable" and hub.tools() == []
+        assert [states[0].state for states in said] == ["ready", "unavailable"]
+        assert said[1][0].reason.startswith("the connection was lost") and said[1][0].tools == 0
+        assert states_from_json(states_json(said[1])) == said[1]
     finally:
         await asyncio.wait_for(hub.close(), 30)
 

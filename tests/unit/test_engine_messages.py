@@ -8,11 +8,18 @@ from typing import get_args
 import pytest
 
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.messages import AnswerPlan, CancelRun, Command, McpStates, Ready, Reply, RunDone, Shutdown, StartRun
 from sleuth.store.packet_writer import StoredPacket
-from sleuth.stream.results import ResearchRequest, ResearchResult
+from sleuth.stream.results import ResearchRequest, ResearchResult, ToolDocument
+from sleuth.tools.mcp.hub import ServerState
 
-RESULT = ResearchResult(status="completed", stop_reason="completed", question="Why?", markdown="Because [1].")
+RESULT = ResearchResult(
+    status="completed",
+    stop_reason="completed",
+    question="Why?",
+    markdown="Because [1].",
+    tool_documents=[ToolDocument(id="d_1", url="mcp://notes/read?args=ab12", title="notes · read", text="Because.")],
+)
 
 MESSAGES: list[Command | Reply] = [
     StartRun("r_1", ResearchRequest(question="Why?", session_id="s_1", mode="heavy", sources=["python"])),
@@ -25,6 +32,7 @@ MESSAGES: list[Command | Reply] = [
     RunDone("r_1", RESULT.model_dump_json(), None, False, "completed"),
     RunDone("r_1", None, "RuntimeError: boom", False, "error"),
     RunDone("r_1", None, None, True, None),
+    McpStates((ServerState("notes", "ready", "", 3), ServerState("tracker", "unavailable", "did not start within 1 s"))),
 ]
 
 

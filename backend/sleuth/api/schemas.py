@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_fiel
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.core.text import clean_label, has_visible_text
-from sleuth.stream.results import ResearchResult
+from sleuth.stream.results import ResearchResult, ToolDocument
 from sleuth.tools.extraction.blocks import TextBlock
 
 
@@ -168,6 +168,7 @@ class ReportOut(ResearchResult):
     run_id: str
     session_id: str
     created_at: str
+    tool_documents: list[ToolDocument] = Field(default_factory=list, exclude=True)
 
 
 class PlanAnswerIn(_Request):
@@ -223,6 +224,13 @@ class SourceOut(BaseModel):
     )
     documents: int | None = Field(default=None, description="Documents in a local collection.")
     default: bool = Field(description="Searched when a request names no sources.")
+    tools: int | None = Field(default=None, description="An MCP server's tools the agents see, once it is ready.")
+    state: Literal["starting", "ready", "unavailable"] | None = Field(
+        default=None,
+        description="An MCP server's availability where runs execute: `starting` until they have started it "
+        "(or tried to), then `ready` or `unavailable` (`reason` says why).",
+    )
+    reason: str | None = Field(default=None, description="Why an MCP server is unavailable.")
 
 
 class CollectionOut(_FromRecord):

@@ -141,6 +141,7 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         input_tokens=state.totals.input_tokens,
         output_tokens=state.totals.output_tokens,
         cost_usd=round(state.totals.cost_usd, 6),
+        tool_documents=list(state.tool_documents.values()),
     )
 
 

@@ -19,7 +19,7 @@ from sleuth.research.sources import Numbering, SourceRegistry, UnsafeUrlCheck
 from sleuth.research.time.deadlines import Pace, RunDeadlines
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Packet, PacketObj, Placement, Report
-from sleuth.stream.results import ResearchRequest
+from sleuth.stream.results import ResearchRequest, ToolDocument
 from sleuth.tools.base import Page, SourceBlocked
 from sleuth.tools.toolbox import SearchOutcome, Toolbox
 
@@ -144,6 +144,7 @@ class RunState:
     pace: Pace = field(default_factory=Pace)
     tally: RunTally = field(default_factory=RunTally)
     published: Report | None = None  # the `report` packet, once sent
+    tool_documents: dict[str, ToolDocument] = field(default_factory=dict)  # MCP results read, by URL
     _reasoning: bool | None = field(default=None, init=False, repr=False)
     _limits: ModeLimits | None = field(default=None, init=False, repr=False)
 

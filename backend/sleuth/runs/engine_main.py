@@ -26,7 +26,18 @@ from dataclasses import dataclass
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanInbox
 from sleuth.research.preflight import model_problem
-from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.messages import (
+    AnswerPlan,
+    CancelRun,
+    Command,
+    Engine,
+    McpStates,
+    Ready,
+    Reply,
+    RunDone,
+    Shutdown,
+    StartRun,
+)
 from sleuth.runs.pipes import EnginePipe
 from sleuth.runs.warmup import warm_engine
 from sleuth.store.packet_writer import StoredPacket
@@ -127,7 +138,9 @@ class _Worker:
         # ends it at once (its task is cancelled before it starts, so it needs nothing warm).
         warming = asyncio.create_task(warm_up(self._settings, own_process=self._own_process))
         warming.add_done_callback(lambda _: commands.put_nowait(_WarmedUp()))
-        loop_hub(self._settings)  # the MCP servers start now, beside the warm-up, not with the first run
+        hub = loop_hub(self._settings)  # the MCP servers start now, beside the warm-up, not with the first run
+        if hub is not None:
+            hub.watch(lambda states: self._send(McpStates(states)))
         waiting: dict[str, ResearchRequest] = {}
         while not stopping.is_set():
             match await commands.get():

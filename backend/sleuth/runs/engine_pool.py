@@ -106,6 +106,7 @@ class EnginePool:
             on_done=self._on_done,
             on_exit=lambda: self._on_exit(holder[0], index),
             on_ready=self._events.on_ready,
+            on_mcp=self._events.on_mcp,
             name=f"sleuth-engine-{index}",
         )
         holder.append(process)

@@ -26,7 +26,18 @@ from typing import Any
 from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_main import thread_main, worker_main
-from sleuth.runs.messages import AnswerPlan, CancelRun, Command, Engine, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.messages import (
+    AnswerPlan,
+    CancelRun,
+    Command,
+    Engine,
+    McpStates,
+    Ready,
+    Reply,
+    RunDone,
+    Shutdown,
+    StartRun,
+)
 from sleuth.runs.pipes import EnginePipe, thread_pipe
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
@@ -44,6 +55,7 @@ class EngineProcess:
         on_done: Callable[[RunDone], None],
         on_exit: Callable[[], None],
         on_ready: Callable[[Ready], None] | None = None,
+        on_mcp: Callable[[McpStates], None] | None = None,
         name: str = "sleuth-engine",
     ) -> None:
         self._settings = settings
@@ -52,6 +64,7 @@ class EngineProcess:
         self._on_done = on_done
         self._on_exit = on_exit
         self._on_ready = on_ready
+        self._on_mcp = on_mcp
         self._name = name
         # spawn, not fork: the server process has threads (writer, uvicorn), which fork would
         # copy in whatever state their locks happen to be in.
@@ -137,6 +150,9 @@ class EngineProcess:
                         self.ready.set()
                         if self._on_ready is not None:
                             self._on_ready(message)
+                    case McpStates():
+                        if self._on_mcp is not None:
+                            self._on_mcp(message)
         except (EOFError, OSError):
             pass
         if not self._stopping:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.messages import Ready, RunDone
+from sleuth.runs.messages import McpStates, Ready, RunDone
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
@@ -26,6 +26,7 @@ class RunEvents:
     on_done: Callable[[RunDone], None]  # a run ended (its `stop` was sent before this)
     on_exit: Callable[[list[str]], None]  # these runs were lost with the process that ran them
     on_ready: Callable[[Ready], None] = lambda _ready: None  # an engine warmed up, with its model check
+    on_mcp: Callable[[McpStates], None] = lambda _states: None  # an engine's MCP servers started, or one was lost
 
 
 class RunExecutor(Protocol):

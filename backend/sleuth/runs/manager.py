@@ -21,13 +21,14 @@ from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.engine_pool import EnginePool
 from sleuth.runs.executor import RunEvents, RunExecutor
-from sleuth.runs.messages import Engine, Ready, RunDone
+from sleuth.runs.messages import Engine, McpStates, Ready, RunDone
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
 from sleuth.store.records import MessageRecord, RunKind, RunRecord, RunStatus, now_iso
 from sleuth.store.recovery import CANCELLED_REPLY, SHUTDOWN_MESSAGE, end_run_as_interrupted, recover_orphaned_runs
 from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest, ResearchResult
+from sleuth.tools.mcp.hub import ServerState
 
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
 
@@ -70,8 +71,10 @@ class RunManager:
             on_done=self._on_done_threadsafe,
             on_exit=self._on_engine_exit_threadsafe,
             on_ready=self._on_ready_threadsafe,
+            on_mcp=self._on_mcp,
         )
         self._model_check: asyncio.Future[str | None] | None = None  # the first engine's, once it is warm
+        self._mcp_states: tuple[ServerState, ...] | None = None  # the engines' latest word on their MCP servers
         self._warmed: asyncio.Future[None] | None = None  # resolved by the next engine to warm up
         if executor is None:
             self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
@@ -121,6 +124,10 @@ class RunManager:
         Waits for the first engine to warm up (after `start`)."""
         assert self._model_check is not None, "start() first"
         return await asyncio.shield(self._model_check)
+
+    async def mcp_states(self) -> tuple[ServerState, ...] | None:
+        """The MCP servers as the engine that spoke last sees them; None until one has started them."""
+        return self._mcp_states
 
     @property
     def active_count(self) -> int:
@@ -287,6 +294,10 @@ class RunManager:
 
     def _on_ready_threadsafe(self, ready: Ready) -> None:
         self._call_on_loop(lambda: self._engine_checked(ready.model_problem))
+
+    def _on_mcp(self, message: McpStates) -> None:
+        """Engine reader thread: one assignment, read whole by the loop."""
+        self._mcp_states = message.servers
 
     def _engine_checked(self, problem: str | None) -> None:
         if self._model_check is not None and not self._model_check.done():

@@ -3,7 +3,7 @@
 They cross a `multiprocessing` pipe (pickled), so each is a frozen dataclass of plain values and
 pydantic models. The server sends `Command`s; the engine answers with `Reply`s: `Ready` once, a
 `StoredPacket` per packet (serialised once, in the engine; the server stores and sends that very
-text), and `RunDone` when a run has ended.
+text), `RunDone` when a run has ended, and `McpStates` when its MCP servers have started or one is lost.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from sleuth.research.planning.review import PlanAnswer, PlanReviewer
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.results import ResearchRequest, ResearchResult
+from sleuth.tools.mcp.hub import ServerState
 
 # -- server -> engine -------------------------------------------------------------------------
 
@@ -73,7 +74,15 @@ class RunDone:
         return ResearchResult.model_validate_json(self.result_json) if self.result_json else None
 
 
-Reply = Ready | StoredPacket | RunDone
+@dataclass(frozen=True, slots=True)
+class McpStates:
+    """The engine's MCP servers: sent once they have all started or failed, and again when one is
+    lost. The server asks its engines, as it does the model check, rather than start servers itself."""
+
+    servers: tuple[ServerState, ...]
+
+
+Reply = Ready | StoredPacket | RunDone | McpStates
 
 
 class Engine(Protocol):

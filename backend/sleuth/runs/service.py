@@ -14,6 +14,7 @@ from sleuth.runs.channel import RunChannel
 from sleuth.store.records import MessageRecord, RunKind, RunRecord, now_iso
 from sleuth.store.recovery import this_host
 from sleuth.stream.results import ResearchRequest
+from sleuth.tools.mcp.hub import ServerState
 
 PlanDelivery = Literal["sent", "not_live", "not_waiting"]
 
@@ -65,6 +66,9 @@ class RunService(Protocol):
 
     async def session_in_use(self, session_id: str) -> bool:
         """Whether the session has a run in progress."""
+
+    async def mcp_states(self) -> tuple[ServerState, ...] | None:
+        """The MCP servers where runs execute, as they last said; None until they have started them."""
 
     def readiness(self) -> tuple[int, int]:
         """(ready, total) engines of this process, for health."""

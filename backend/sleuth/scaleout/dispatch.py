@@ -29,6 +29,7 @@ from sleuth.store.records import MessageRecord, RunKind, RunRecord
 from sleuth.store.recovery import this_host
 from sleuth.store.store import Store
 from sleuth.stream.results import ResearchRequest
+from sleuth.tools.mcp.hub import ServerState, states_from_json
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,11 @@ class Dispatcher:
         waits for a worker, and the worker that takes it says what is wrong with its models)."""
         problem = await self._redis.get(self._keys.model_problem)  # a str: the client decodes responses
         return str(problem) if problem else None
+
+    async def mcp_states(self) -> tuple[ServerState, ...] | None:
+        """The MCP servers as the worker that spoke last sees them; None before any has started them."""
+        text = await self._redis.get(self._keys.mcp_states)
+        return states_from_json(str(text)) if text else None
 
     async def until_warm(self) -> None:
         return  # no engines here: the workers warm their own

@@ -49,6 +49,11 @@ class RedisKeys:
         return f"{self.prefix}:models"
 
     @property
+    def mcp_states(self) -> str:
+        """The MCP servers of the worker that spoke last, as JSON (`tools/mcp/hub.py` `states_json`)."""
+        return f"{self.prefix}:mcp"
+
+    @property
     def claimed(self) -> str:
         """Set of runs a worker has taken and not yet ended: what the reaper checks leases of."""
         return f"{self.prefix}:claimed"

@@ -36,6 +36,7 @@ from sleuth.scaleout.reaper import Reaper
 from sleuth.scaleout.streams import PacketStreams
 from sleuth.store.recovery import SHUTDOWN_MESSAGE, this_host
 from sleuth.store.store import Store
+from sleuth.tools.mcp.hub import ServerState, states_json
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,9 @@ class WorkerHost:
         self._background = [
             Periodic(self._renew_once, every / 3, what="renewing run leases"),
             Periodic(self._reaper.reap_once, every / 2, what="reaping expired runs"),
+            Periodic(self._publish_mcp_states, every / 3, what="publishing the MCP servers' states"),
         ]
+        self._published_mcp: tuple[ServerState, ...] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -115,6 +118,13 @@ class WorkerHost:
         await self._redis.set(self._keys.model_problem, problem or "")
         if problem is not None:
             log.warning("research will be refused until this is fixed: models: %s", problem)
+
+    async def _publish_mcp_states(self) -> None:
+        """For the API servers, which start no MCP server: what this worker's engines said last."""
+        states = await self.manager.mcp_states()
+        if states is not None and states != self._published_mcp:
+            await self._redis.set(self._keys.mcp_states, states_json(states))
+            self._published_mcp = states
 
     # -- one run ----------------------------------------------------------------------------
 

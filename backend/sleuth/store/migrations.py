@@ -144,6 +144,24 @@ MIGRATIONS: list[Migration] = [
     CREATE UNIQUE INDEX audio_live ON audio(report_id, style) WHERE status IN ('pending', 'done');
     """,
     ),
+    # 6: the text of what a run's tool calls returned (MCP results), so the viewer opens it in the
+    # session that read it without calling the tool again.
+    Migration(
+        "tool_documents",
+        """
+    CREATE TABLE tool_documents ({ROWID}
+        run_id      TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        url         TEXT NOT NULL,
+        doc_id      TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (run_id, url)
+    );
+    CREATE INDEX tool_documents_by_session ON tool_documents(session_id, url);
+    """,
+    ),
 ]
 
 

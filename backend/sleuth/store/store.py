@@ -21,7 +21,7 @@ from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
-from sleuth.stream.results import ResearchResult
+from sleuth.stream.results import ResearchResult, ToolDocument
 
 REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
 DEFAULT_POOL_SIZE = 10
@@ -159,6 +159,7 @@ class Store:
             audio_ids = [row["id"] for row in tx.fetch_all("SELECT id FROM audio WHERE session_id = ?", (session_id,))]
             for sql in (
                 f"DELETE FROM packets WHERE run_id IN ({runs})",
+                "DELETE FROM tool_documents WHERE session_id = ?",
                 "DELETE FROM audio WHERE session_id = ?",
                 "DELETE FROM reports WHERE session_id = ?",
                 "DELETE FROM messages WHERE session_id = ?",
@@ -267,6 +268,15 @@ class Store:
         ]
         if result is not None and result.report_id and session_id is not None:
             statements.append(_report_insert(result, run_id=run_id, session_id=session_id, created_at=now))
+        if result is not None and session_id is not None:
+            statements.extend(
+                (
+                    "INSERT INTO tool_documents (run_id, session_id, url, doc_id, title, text, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (run_id, session_id, doc.url, doc.id, doc.title, doc.text, now),
+                )
+                for doc in result.tool_documents
+            )
         if assistant_message is not None:
             statements.append(_message_insert(assistant_message))
         self._write(statements)
@@ -348,6 +358,21 @@ class Store:
             (limit,),
         )
         return [(str(row["session_id"]), list(json.loads(row["clarification_questions"] or "[]"))) for row in rows]
+
+    def tool_document(
+        self, session_id: str, *, url: str | None = None, doc_id: str | None = None
+    ) -> ToolDocument | None:
+        """What a tool call returned to one of the session's runs, by URL or packet id (the newest
+        read first); None when no run of this session read it."""
+        column, key = ("url", url) if url is not None else ("doc_id", doc_id)
+        row = self.database.fetch_one(
+            f"SELECT doc_id, url, title, text FROM tool_documents WHERE session_id = ? AND {column} = ?"
+            " ORDER BY rowid DESC LIMIT 1",
+            (session_id, key),
+        )
+        if row is None:
+            return None
+        return ToolDocument(id=row["doc_id"], url=row["url"], title=row["title"], text=row["text"])
 
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""

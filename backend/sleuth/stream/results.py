@@ -96,6 +96,16 @@ class ResearchRequest:
 ResultStatus = Literal["completed", "error", "waiting_for_input"]
 
 
+class ToolDocument(BaseModel):
+    """The text of a document a tool call returned (an MCP result), as the run read it: kept with the
+    run so the viewer opens it without calling the tool again."""
+
+    id: str
+    url: str
+    title: str
+    text: str
+
+
 class ResearchResult(BaseModel):
     """The outcome of a run, as stored and as returned by the reports API."""
 
@@ -120,6 +130,8 @@ class ResearchResult(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    # Stored beside the report (the store's `tool_documents`), not in it: the reports API leaves it out.
+    tool_documents: list[ToolDocument] = Field(default_factory=list)
 
     @property
     def unsupported_claims(self) -> list[UnsupportedClaim]:

@@ -30,7 +30,7 @@ export function DocumentViewer() {
       if (typeof dialog.showModal === "function") dialog.showModal();
       else dialog.setAttribute("open", "");
     }
-    getDocument(request.url)
+    getDocument(request.url, request.sessionId)
       .then((doc) => live && setLoaded({ state: "ready", doc }))
       .catch((e: unknown) => live && setLoaded({ state: "error", message: errorText(e) }));
     return () => {

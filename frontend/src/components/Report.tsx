@@ -27,7 +27,7 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
     setActive(n);
     setPanelOpen(true);
     const source = byNumber.get(n);
-    if (source) openViewer(viewerRequest(source, markdown));
+    if (source) openViewer(viewerRequest(source, markdown, run.sessionId));
   });
 
   // Bring the highlighted source into view in the panel.
@@ -59,7 +59,7 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
       </div>
       {panelOpen ? (
         <aside class="sources-panel" id={panelId} aria-label="Sources" ref={panelRef}>
-          <SourcesList cited={lists.cited} seen={lists.seen} active={active} markdown={markdown} />
+          <SourcesList cited={lists.cited} seen={lists.seen} active={active} markdown={markdown} sessionId={run.sessionId} />
         </aside>
       ) : null}
     </section>

@@ -10,11 +10,13 @@ export function SourcesList({
   seen,
   active,
   markdown = "",
+  sessionId = null,
 }: {
   cited: NumberedSource[];
   seen: Document[];
   active: number | null;
   markdown?: string;
+  sessionId?: string | null;
 }) {
   return (
     <div class="sources">
@@ -26,7 +28,7 @@ export function SourcesList({
               <span class="src-n">{s.number}</span>
               <div>
                 <SourceTitle doc={s} />
-                <OpenButton doc={s} markdown={markdown} />
+                <OpenButton doc={s} markdown={markdown} sessionId={sessionId} />
                 {s.snippet ? <p class="src-snippet">{s.snippet}</p> : null}
               </div>
             </li>
@@ -42,7 +44,7 @@ export function SourcesList({
             {seen.map((s) => (
               <li key={s.id}>
                 <SourceTitle doc={s} />
-                <OpenButton doc={s} markdown="" />
+                <OpenButton doc={s} markdown="" sessionId={sessionId} />
               </li>
             ))}
           </ul>
@@ -52,9 +54,9 @@ export function SourcesList({
   );
 }
 
-function OpenButton({ doc, markdown }: { doc: Document | NumberedSource; markdown: string }) {
+function OpenButton({ doc, markdown, sessionId }: { doc: Document | NumberedSource; markdown: string; sessionId: string | null }) {
   return (
-    <button type="button" class="btn btn-ghost btn-small src-open" onClick={() => openViewer(viewerRequest(doc, markdown))}>
+    <button type="button" class="btn btn-ghost btn-small src-open" onClick={() => openViewer(viewerRequest(doc, markdown, sessionId))}>
       Open<span class="sr-only"> {doc.title || doc.url}</span>
     </button>
   );

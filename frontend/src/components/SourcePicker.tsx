@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
 import { usePopover } from "../hooks";
 import { listSources, type SourceInfo } from "../api";
+import { sourceDetail } from "../sources";
 import { Uploads } from "./Uploads";
 import type { SourceRoute } from "../timeline/state";
 
@@ -81,13 +82,17 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
         </summary>
         <div class="source-picker-menu" role="group" aria-label="Sources to search">
           {error ? <p class="notice notice-error small">{error}</p> : null}
-          {sources.map((s) => (
-            <label key={s.name} class="source-option">
-              <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
-              <span class="source-name">{s.name}</span>
-              <span class="muted small">{s.kind === "web" ? "web search" : s.kind === "mcp" ? "MCP tools" : `${s.documents ?? 0} document${s.documents === 1 ? "" : "s"}`}</span>
-            </label>
-          ))}
+          {sources.map((s) => {
+            const detail = sourceDetail(s);
+            return (
+              <label key={s.name} class="source-option" title={detail.problem ?? undefined}>
+                <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
+                <span class="source-name">{s.name}</span>
+                <span class={detail.problem ? "small source-problem" : "muted small"}>{detail.text}</span>
+                {detail.problem ? <span class="small source-problem source-reason">{detail.problem}</span> : null}
+              </label>
+            );
+          })}
           <div class="source-picker-actions">
             <button type="button" class="btn btn-ghost btn-small" disabled={chosen === null} onClick={() => onChange(null)}>
               Use defaults

@@ -10,7 +10,7 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 from fastapi.responses import JSONResponse
 
-from sleuth.api.routes.deps import responses, settings_of, store_of, upload_slots_of
+from sleuth.api.routes.deps import manager_of, responses, settings_of, store_of, upload_slots_of
 from sleuth.api.schemas import (
     CollectionOut,
     DocumentEntryOut,
@@ -28,6 +28,8 @@ from sleuth.tools.local import library
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.isolated import ExtractionLimits, extract_in_child
 from sleuth.tools.local.urls import is_corpus_url
+from sleuth.tools.mcp.hub import ServerState
+from sleuth.tools.mcp.results import is_mcp_url
 from sleuth.tools.web.factory import build_web_reader
 
 router = APIRouter(tags=["sources"])
@@ -51,9 +53,28 @@ def _file_name(filename: str | None) -> str:
 
 @router.get("/sources", response_model=list[SourceOut], responses=responses(401))
 async def list_sources(request: Request) -> list[SourceOut]:
-    """Every searchable source: local collections (with document counts) and configured web providers."""
+    """Every searchable source: local collections (with document counts), configured web providers,
+    and MCP servers (with their tools and availability, as the engines that run them last said)."""
     found = await asyncio.to_thread(sources.list_sources, settings_of(request))
-    return [SourceOut(name=s.name, kind=s.kind, documents=s.documents, default=s.default) for s in found]
+    states = await manager_of(request).mcp_states()
+    return [_source_out(s, states) for s in found]
+
+
+def _source_out(source: sources.SourceInfo, states: tuple[ServerState, ...] | None) -> SourceOut:
+    out = SourceOut(name=source.name, kind=source.kind, documents=source.documents, default=source.default)
+    if source.kind != "mcp":
+        return out
+    if states is None:
+        return out.model_copy(update={"state": "starting"})
+    known = next((s for s in states if s.name == source.name), None)
+    if known is None:  # the file names a server the engines were not started with
+        changed = "not started: the servers file changed since the server started"
+        return out.model_copy(update={"state": "unavailable", "reason": changed})
+    if known.state == "ready":
+        return out.model_copy(update={"state": "ready", "tools": known.tools})
+    if known.state == "starting":
+        return out.model_copy(update={"state": "starting"})
+    return out.model_copy(update={"state": "unavailable", "reason": known.reason or known.state})
 
 
 @router.get("/collections", response_model=list[CollectionOut], responses=responses(401))
@@ -138,33 +159,60 @@ async def delete_document(request: Request, name: str, doc_id: str) -> None:
         raise _refused(exc) from None
 
 
+SessionQuery = Query(
+    default=None,
+    min_length=1,
+    max_length=100,
+    description="The session whose run read the document: what a tool (an MCP server) returned opens only there.",
+)
+
+
 @router.get("/documents/{doc_id}", response_model=DocumentOut, responses=responses(401, 404))
-async def get_document(request: Request, doc_id: str) -> DocumentOut:
-    """A document by the id packets give it: a local one from the index, a web page a report cited (fetched now)."""
+async def get_document(request: Request, doc_id: str, session_id: str | None = SessionQuery) -> DocumentOut:
+    """A document by the id packets give it: a local one from the index, a tool's result one of the
+    session's runs read, a web page a report cited (fetched now)."""
     found = await asyncio.to_thread(_opened, library.document_by_id, _db(request), doc_id)
     if found is not None:
         return found
+    if session_id is not None:
+        kept = await asyncio.to_thread(store_of(request).tool_document, session_id, doc_id=doc_id)
+        if kept is not None:
+            return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
     url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
     if url is None:
         raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
-    return await _open(request, url)
+    return await _open(request, url, session_id)
 
 
 @router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
-async def get_document_by_url(request: Request, url: str = Query(min_length=1, max_length=4096)) -> DocumentOut:
-    """A document by URL: corpus:// from the index; http(s) fetched now, through the same SSRF guard as agents."""
-    return await _open(request, url)
+async def get_document_by_url(
+    request: Request, url: str = Query(min_length=1, max_length=4096), session_id: str | None = SessionQuery
+) -> DocumentOut:
+    """A document by URL: corpus:// from the index; mcp:// as one of the session's runs read it (the
+    tool is never called again); http(s) fetched now, through the same SSRF guard as agents."""
+    return await _open(request, url, session_id)
 
 
-async def _open(request: Request, url: str) -> DocumentOut:
+async def _open(request: Request, url: str, session_id: str | None) -> DocumentOut:
     if is_corpus_url(url):
         found = await asyncio.to_thread(_opened, library.document_by_url, _db(request), url)
         if found is None:
             raise HTTPException(404, f"no document at {url!r} in the local corpus")
         return found
+    if session_id is not None:
+        # A tool's result under a web URI (an MCP resource) opens as the run read it, too.
+        kept = await asyncio.to_thread(store_of(request).tool_document, session_id, url=url)
+        if kept is not None:
+            return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
+    if is_mcp_url(url):
+        raise HTTPException(
+            404,
+            "an MCP result opens only in the session whose run read it"
+            + (" (no run of this session read it)" if session_id is not None else " (give session_id)"),
+        )
     reader = build_web_reader(settings_of(request))
     if not reader.handles(url):
-        raise HTTPException(422, "only corpus://, http:// and https:// URLs can be opened")
+        raise HTTPException(422, "only corpus://, mcp://, http:// and https:// URLs can be opened")
     try:
         page = await reader.read(url)
     except ToolError as exc:

@@ -37,6 +37,7 @@ from sleuth.stream.packets import (
     SearchStart,
     SectionEnd,
 )
+from sleuth.stream.results import ToolDocument
 from sleuth.tools.base import Page, ToolError
 from sleuth.tools.mcp.hub import McpTool
 from sleuth.tools.mcp.results import call_url, pick_tools, result_page
@@ -201,6 +202,10 @@ async def _call_mcp(lane: Lane, call: ToolCall, tool: McpTool) -> str:
     # A result that is a resource is known by the resource's URI too: the claim check looks it up there.
     await state.url_cache.get(normalise_url(page.document.url), same)
     document, text = _read(lane, page, [lane.task, *lane.asked])
+    # The whole result, not the agent's focused cut: the viewer shows what the tool returned.
+    state.tool_documents[document.url] = ToolDocument(
+        id=document.id, url=document.url, title=document.title, text=page.text
+    )
     lane.emit(SearchDocuments(documents=[document]), sub)
     return render(
         "responses/mcp_result",

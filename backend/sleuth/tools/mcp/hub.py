@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import os
 import re
 import sys
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TextIO
 
 from sleuth.config import Settings
@@ -49,6 +50,32 @@ class ServerStatus:
     @property
     def name(self) -> str:
         return self.config.name
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """One server as the process that runs it sees it, in plain values: what an engine tells the API
+    server, which starts no MCP server of its own."""
+
+    name: str
+    state: State
+    reason: str = ""
+    tools: int = 0  # the tools offered to agents
+
+
+def states_json(states: Sequence[ServerState]) -> str:
+    return json.dumps([asdict(state) for state in states])
+
+
+def states_from_json(text: str) -> tuple[ServerState, ...]:
+    """What `states_json` wrote; entries of another shape (another version's) are left out."""
+    found: list[ServerState] = []
+    for entry in json.loads(text):
+        try:
+            found.append(ServerState(**entry))
+        except TypeError:
+            continue
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -121,6 +148,7 @@ class McpHub:
         self._owner: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._tools: list[McpTool] | None = None
+        self._watchers: list[Callable[[tuple[ServerState, ...]], None]] = []
 
     @classmethod
     def from_settings(cls, settings: Settings) -> McpHub:
@@ -160,6 +188,24 @@ class McpHub:
         if self._owned_log is not None:
             self._owned_log.close()
             self._owned_log = None
+
+    def states(self) -> tuple[ServerState, ...]:
+        return tuple(
+            ServerState(name=s.name, state=s.state, reason=s.reason, tools=len(s.tools) if s.state == "ready" else 0)
+            for s in self.statuses
+        )
+
+    def watch(self, callback: Callable[[tuple[ServerState, ...]], None]) -> None:
+        """Call `callback` with the states once every server has started or failed, and whenever a
+        server is lost after that (at once when they have already started)."""
+        self._watchers.append(callback)
+        if self._started.is_set():
+            callback(self.states())
+
+    def _changed(self) -> None:
+        states = self.states()
+        for callback in self._watchers:
+            callback(states)
 
     def unavailable(self) -> list[ServerStatus]:
         return [status for status in self.statuses if status.state == "unavailable"]
@@ -215,6 +261,7 @@ class McpHub:
             log.warning("MCP server %s: %s", status.name, reason)
             status.state = "unavailable"
             status.reason = reason
+            self._changed()
 
     async def _own(self) -> None:
         try:
@@ -230,7 +277,7 @@ class McpHub:
             for status in self.statuses:
                 if status.state == "starting":
                     status.state, status.reason = "unavailable", "the MCP client stopped before it started"
-            self._started.set()
+            self._set_started()
 
     async def _hold(self, status: ServerStatus) -> None:
         config = status.config
@@ -268,7 +315,12 @@ class McpHub:
         if state == "unavailable":
             log.warning("MCP server %s is unavailable: %s", status.name, reason)
         if all(s.state != "starting" for s in self.statuses):
+            self._set_started()
+
+    def _set_started(self) -> None:
+        if not self._started.is_set():
             self._started.set()
+            self._changed()
 
 
 def _reason(exc: BaseException) -> str:

@@ -19,6 +19,10 @@ SNIPPET_CHARS = 300
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
+def is_mcp_url(url: str) -> bool:
+    return url.startswith("mcp://")
+
+
 def call_url(server: str, tool: str, arguments: dict[str, Any]) -> str:
     """`mcp://<server>/<tool>?args=<hash>`: the same call gives the same URL, in any run."""
     canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
