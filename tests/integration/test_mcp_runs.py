@@ -5,11 +5,13 @@ is an answer the agent reads, and a server that cannot start is a notice, never 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from sleuth.config import Settings
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools.mcp.hub import McpHub, install_hub
 from sleuth.tools.sources import check_sources, list_sources, select
@@ -148,3 +150,19 @@ async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedL
     names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
     assert names and all(name.startswith("fixture__") for name in names)
     assert any(s.url.startswith("mcp://fixture/") for s in run.result.sources)
+
+
+async def test_the_offline_model_calls_a_tool_that_fits_its_task_and_the_report_cites_it() -> None:
+    # The default model, no scripted one: its agents call what fits their task (lookup_notes is
+    # "about a Python topic, such as descriptors") and leave the rest (readme, huge, stall, ...) alone.
+    async for _ in _hub(memory_server(call_timeout_s=5)):
+        run = await asyncio.wait_for(run_engine(Settings(), QUESTION), 120)
+    assert run.stop_reason == "completed"
+    # an MCP call is shown as `<tool> <arguments as JSON>`
+    queries = [q for p in run.of("search_queries") for q in p.obj.queries]  # type: ignore[union-attr]
+    calls = [q for q in queries if re.match(r"^\w+ \{", q)]
+    assert calls and all(call.startswith('lookup_notes {"topic": "') for call in calls), calls
+    cited = [s for s in run.result.sources if s.url.startswith("mcp://fixture/lookup_notes?args=")]
+    assert cited, [s.url for s in run.result.sources]
+    kept = {d.url for d in run.result.tool_documents}
+    assert {s.url for s in cited} <= kept

@@ -310,6 +310,56 @@ def report_prompt(task: str, sources: list[dict[str, Any]], max_tokens: int, for
     ]
 
 
+def server_tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    parameters = {"type": "object", "properties": properties, "required": required}
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+async def test_agent_calls_the_server_tools_that_fit_its_task_beside_its_search() -> None:
+    messages = [
+        {
+            "role": "system",
+            "content": render("agent", today=TODAY, think_tool=True, mcp_tools=True, max_cycles=6, max_items=3),
+        },
+        {"role": "user", "content": TASK},
+        agent_turn(1),
+    ]
+    text = {"type": "string"}
+    tools = ts.agent_tools(True) + [
+        server_tool(
+            "notes__lookup",
+            "[MCP server notes] Notes about a Python topic, such as descriptors.",
+            {"topic": text},
+            ["topic"],
+        ),
+        server_tool(
+            "notes__search_notes",
+            "[MCP server notes] Search the notes on __getattr__.",
+            {"query": text, "limit": {"type": "integer"}},
+            [],
+        ),
+        server_tool(
+            "notes__by_page", "[MCP server notes] Descriptors notes, one page.", {"page": {"type": "integer"}}, ["page"]
+        ),
+        server_tool("tracker__issues", "[MCP server tracker] Open issues of the login service.", {"q": text}, ["q"]),
+    ]
+    first = await call("researcher", messages, tools=tools, tool_choice="auto")
+    names = [c.resolved_name for c in first.tool_calls]
+    # the search, then the two tools that fit (the one needing a page number is left alone, the
+    # tracker does not fit); each text argument gets the first search query
+    assert names[0] == "search" and set(names[1:]) == {"notes__lookup", "notes__search_notes"}
+    query = first.tool_calls[0].parsed["queries"][0]
+    arguments = {c.resolved_name: c.parsed for c in first.tool_calls[1:]}
+    assert arguments == {"notes__lookup": {"topic": query}, "notes__search_notes": {"query": query}}
+    # called once: the next turn goes on as without them
+    messages.append(first.assistant_message())
+    for tool_call in first.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": "No results."})
+    messages.append(agent_turn(2))
+    second = await call("researcher", messages, tools=tools, tool_choice="auto")
+    assert not {c.resolved_name for c in second.tool_calls} & {"notes__lookup", "notes__search_notes"}
+
+
 async def test_agent_searches_then_opens_best_results_then_reports() -> None:
     messages = [
         {

@@ -1,4 +1,5 @@
-"""The research agent step: search with the task's key terms, open the best results, report.
+"""The research agent step: search with the task's key terms (and call the offered server tools
+that fit the task), open the best results, report.
 
 The agent sees only its task (the user message) and its own tool results, like a real one.
 """
@@ -22,6 +23,7 @@ from sleuth.llm.offline.text import (
     tokens,
     without_highlights,
 )
+from sleuth.llm.offline.tools import fitting_calls
 from sleuth.llm.prompt_facts import AgentFacts, AgentTurnFacts
 
 MAX_QUERIES = 3
@@ -255,7 +257,8 @@ def research(request: OfflineRequest) -> Reply:
         return Reply(tool_calls=[("generate_report", {})])
     if search_rounds == 0:
         queries = search_queries(terms, 0, asked) or [task[:80]]
-        return Reply(tool_calls=[("search", {"queries": queries})])
+        # A server's tool that fits the task is read beside the search, as an opened page is.
+        return Reply(tool_calls=[("search", {"queries": queries}), *fitting_calls(request, terms.weight, queries[0])])
 
     # Open the unopened results that overlap the task most; ties keep the search engine's rank.
     unique: dict[str, tuple[int, NumberedBlock]] = {}
