@@ -7,10 +7,12 @@ export interface Segment {
 }
 
 const MIN_NEEDLE = 16;
+// Markdown and snippet marks: left out of a passage, and so out of the text it is looked for in.
+const MARKS = /[«»`*_]/;
 
 function clean(s: string): string {
   return s
-    .replace(/[«»`*_]/g, "")
+    .replace(new RegExp(MARKS.source, "g"), "")
     .replace(/\s+/g, " ")
     .trim();
 }
@@ -46,6 +48,7 @@ export function highlight(text: string, needles: string[]): Segment[] {
   let space = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
+    if (MARKS.test(ch)) continue; // `__getattr__` in the text is "getattr" in a cleaned passage
     if (/\s/.test(ch)) {
       if (!space && norm) {
         norm += " ";

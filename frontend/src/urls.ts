@@ -18,6 +18,11 @@ export function safeHref(url: string | null | undefined): string | null {
   }
 }
 
+/** A tool's result (`mcp://<server>/<tool>?args=…`): it opens from the run that read it, never the web. */
+export function isMcpUrl(url: string | null | undefined): boolean {
+  return /^mcp:\/\//i.test((url ?? "").trim());
+}
+
 export function describeUrl(url: string | null | undefined): UrlView {
   const raw = (url ?? "").trim();
   const href = safeHref(raw);

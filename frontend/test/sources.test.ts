@@ -51,6 +51,12 @@ describe("passages", () => {
     expect(segments.map((s) => s.text).join("")).toBe(text); // nothing lost or duplicated
   });
 
+  it("finds a passage whose names had their underscores cleaned off", () => {
+    const doc = "Notes: data descriptors define __get__ and __set__ and take precedence. Other text.";
+    const segments = highlight(doc, citingSentences("Data descriptors define `__get__` and `__set__` and take precedence [1].", 1));
+    expect(segments.filter((s) => s.mark).map((s) => s.text)).toEqual(["data descriptors define __get__ and __set__ and take precedence"]);
+  });
+
   it("merges overlapping passages and ignores ones not in the text", () => {
     const segments = highlight(text, ["descriptor is an object attribute", "object attribute with binding", "not in this document at all"]);
     expect(segments.filter((s) => s.mark).map((s) => s.text)).toEqual(["descriptor is an object   attribute with\nbinding"]);

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
 import { getDocument, type OpenedDocument } from "../api";
 import { markBlocks } from "../docblocks";
-import { describeUrl } from "../urls";
+import { describeUrl, isMcpUrl } from "../urls";
 import { onOpenViewer, type ViewerRequest } from "../viewer";
 import { DocumentText } from "./DocumentText";
 
@@ -73,7 +73,8 @@ export function DocumentViewer() {
                   </a>
                 ) : (
                   <span>
-                    {doc?.collection ? `Local collection ${doc.collection}` : link.domain} · <code>{doc?.url ?? request.url}</code>
+                    {doc?.collection ? `Local collection ${doc.collection}` : isMcpUrl(request.url) ? `MCP server ${link.domain}` : link.domain} ·{" "}
+                    <code>{doc?.url ?? request.url}</code>
                   </span>
                 )}
                 {doc ? ` · ${marks ? `${marks} cited passage${marks === 1 ? "" : "s"} highlighted` : "cited passage not found in the text"}` : ""}

@@ -76,7 +76,8 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
 
   return (
     <>
-      <details class="source-picker" ref={menuRef}>
+      {/* Listed again on opening: an MCP server may have started (or stopped) since. */}
+      <details class="source-picker" ref={menuRef} onToggle={(e) => (e.currentTarget as HTMLDetailsElement).open && refresh()}>
         <summary class={disabled ? "disabled" : ""} aria-label={`Sources to search: ${label}`}>
           Search in: <strong>{label}</strong>
         </summary>
