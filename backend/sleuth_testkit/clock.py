@@ -1,4 +1,8 @@
-"""A virtual clock: run time that passes only when nothing but time can move the run on.
+"""Clocks for tests: `ManualClock`, whose time moves only when the test says so, and `VirtualClock`,
+whose time passes only when nothing but time can move the run on.
+
+`ManualClock` suits work the loop cannot see (a subprocess starting or answering): a deadline fires
+when the test advances past it, and not before, however long the real work takes.
 
 `VirtualClock` is a `Clock` for a run on this event loop (`run_engine(..., clock=clock)`) against a
 `ScriptedLLM` served on the same loop (`async with ScriptedLLM(model, pauses=clock)`). Its time
@@ -206,3 +210,44 @@ def _anyio_workers_busy() -> bool:
     """Whether one of anyio's worker threads holds a call. Each reports its result to the loop before
     it marks the call done (`task_done`), so a busy worker turns into a ready callback without a gap."""
     return any(isinstance(thread, WorkerThread) and thread.queue.unfinished_tasks for thread in threading.enumerate())
+
+
+class ManualClock:
+    """Time moves only when the test says so (`await clock.advance(s)`); sleepers wake when it passes their time."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
+        self._slept: asyncio.Event | None = None  # set whenever someone starts sleeping
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.t + seconds, future))
+        if self._slept is not None:
+            self._slept.set()
+        await future
+
+    async def sleeping(self, count: int = 1) -> None:
+        """Until `count` sleepers wait: deadlines armed by work that first waits for something real
+        (a library import, a subprocess), which `advance` would otherwise move past."""
+        self._slept = self._slept or asyncio.Event()
+        while sum(1 for _, future in self._sleepers if not future.done()) < count:
+            self._slept.clear()
+            await self._slept.wait()
+
+    async def advance(self, seconds: float) -> None:
+        await settle()  # let every task that is about to sleep register first
+        self.t += seconds
+        for at, future in list(self._sleepers):
+            if at <= self.t and not future.done():
+                future.set_result(None)
+        await settle()
+
+
+async def settle() -> None:
+    """Run the event loop until every ready task has had its turn (no time passes)."""
+    for _ in range(10):
+        await asyncio.sleep(0)

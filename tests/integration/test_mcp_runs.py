@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from sleuth.config import Settings
+from sleuth.core.clock import Clock
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools.mcp.hub import McpHub, install_hub
 from sleuth.tools.sources import check_sources, list_sources, select
+from sleuth_testkit.clock import VirtualClock
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import ScriptedLLM, tool_names
 from sleuth_testkit.scenarios import last_tool_texts
@@ -25,7 +27,15 @@ BUILT_IN = {"search", "open_url", "generate_report"}
 
 
 @pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
+async def clock() -> AsyncIterator[VirtualClock]:
+    """The servers run in memory, on the test's loop: time passes only when nothing but time can
+    move the run on, so the default timeouts (minutes) fire at once and exactly."""
+    async with VirtualClock() as virtual:
+        yield virtual
+
+
+@pytest.fixture
+async def llm(clock: VirtualClock) -> AsyncIterator[ScriptedLLM]:
     model = McpModel(
         calls=[
             ("fixture__lookup_notes", {"topic": "descriptors"}),
@@ -33,12 +43,12 @@ def llm() -> Iterator[ScriptedLLM]:
             ("fixture__crash", {}),
         ]
     )
-    with ScriptedLLM(model) as scripted:
+    async with ScriptedLLM(model, pauses=clock) as scripted:
         yield scripted
 
 
-async def _hub(*servers: object) -> AsyncIterator[McpHub]:
-    hub = McpHub(list(servers))  # type: ignore[arg-type]
+async def _hub(*servers: object, clock: Clock | None = None) -> AsyncIterator[McpHub]:
+    hub = McpHub(list(servers), clock=clock)  # type: ignore[arg-type]
     install_hub(hub)
     try:
         yield hub
@@ -47,8 +57,8 @@ async def _hub(*servers: object) -> AsyncIterator[McpHub]:
 
 
 @pytest.fixture
-async def hub() -> AsyncIterator[McpHub]:
-    async for made in _hub(memory_server(call_timeout_s=0.3, exclude=frozenset({"huge"}))):
+async def hub(clock: VirtualClock) -> AsyncIterator[McpHub]:
+    async for made in _hub(memory_server(exclude=frozenset({"huge"})), clock=clock):
         yield made
 
 
@@ -56,8 +66,10 @@ def agent_requests(llm: ScriptedLLM) -> list[dict]:  # type: ignore[type-arg]
     return [body for body in llm.requests if "generate_report" in tool_names(body) and "search" in tool_names(body)]
 
 
-async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(llm: ScriptedLLM, hub: McpHub) -> None:
-    run = await run_engine(scripted_settings(llm), QUESTION)
+async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(
+    llm: ScriptedLLM, hub: McpHub, clock: VirtualClock
+) -> None:
+    run = await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     assert run.stop_reason == "completed"
     first = agent_requests(llm)[0]
     mcp_names = tool_names(first) - BUILT_IN - {"think_tool"}
@@ -84,36 +96,45 @@ async def test_a_tool_result_is_cited_and_verified_and_failures_are_read(llm: Sc
     answers = last_tool_texts(agent_requests(llm)[1])
     assert answers[0].startswith("[1] fixture · lookup_notes: descriptors\nURL: mcp://fixture/lookup_notes?args=")
     assert "data descriptors define __get__" in answers[0]
-    assert answers[1].startswith("The tool fixture__stall failed:") and "no answer within 0.3 s" in answers[1]
+    assert answers[1].startswith("The tool fixture__stall failed:") and "no answer within 120 s" in answers[1]
     assert answers[2].startswith("The tool fixture__crash failed: the tool reported an error")
     errors = [p.obj.message for p in run.of("error")]  # type: ignore[union-attr]
     assert any(m.startswith("MCP tool fixture__stall failed") for m in errors), errors
+    # the stalled call took its whole `call_timeout_s` of run time (the default), and no more
+    called = next(p.seq for p in run.of("search_start") if p.obj.provider == "mcp:fixture")  # type: ignore[union-attr]
+    failed = next(p.seq for p in run.of("error") if p.obj.message.startswith("MCP tool fixture__stall"))  # type: ignore[union-attr]
+    assert run.times[failed] - run.times[called] == pytest.approx(120)
     assert all(p.obj.recoverable for p in run.of("error"))  # type: ignore[union-attr]
     searched = [p.obj.provider for p in run.of("search_start")]  # type: ignore[union-attr]
     assert searched.count("mcp:fixture") == 3
 
 
-async def test_a_server_that_hangs_at_start_up_is_a_notice_and_the_run_goes_on(llm: ScriptedLLM) -> None:
-    async for hub in _hub(memory_server(call_timeout_s=0.3), memory_server("stuck", hang=True, init_timeout_s=0.2)):
-        run = await asyncio.wait_for(run_engine(scripted_settings(llm), QUESTION), 60)
+async def test_a_server_that_hangs_at_start_up_is_a_notice_and_the_run_goes_on(
+    llm: ScriptedLLM, clock: VirtualClock
+) -> None:
+    async for hub in _hub(memory_server(), memory_server("stuck", hang=True), clock=clock):
+        run = await asyncio.wait_for(run_engine(scripted_settings(llm), QUESTION, clock=clock), 60)
         assert run.stop_reason == "completed"
-        notices = [p.obj for p in run.of("degraded") if p.obj.level == "tool_unavailable"]  # type: ignore[union-attr]
-        assert [n.detail for n in notices] == ["MCP server stuck is unavailable: did not start within 0.2 s"]  # type: ignore[union-attr]
+        notices = [p for p in run.of("degraded") if p.obj.level == "tool_unavailable"]  # type: ignore[union-attr]
+        assert [n.obj.detail for n in notices] == ["MCP server stuck is unavailable: did not start within 30 s"]  # type: ignore[union-attr]
+        assert run.times[notices[0].seq] == pytest.approx(30)  # the default `init_timeout_s`, on the run's clock
         assert not any(name.startswith("stuck__") for name in tool_names(agent_requests(llm)[0]))
         assert [s.state for s in hub.statuses] == ["ready", "unavailable"]
 
 
-async def test_include_lists_the_only_tools_agents_see(llm: ScriptedLLM) -> None:
-    async for _ in _hub(memory_server(include=frozenset({"lookup_notes", "readme"}), call_timeout_s=0.3)):
-        await run_engine(scripted_settings(llm), QUESTION)
+async def test_include_lists_the_only_tools_agents_see(llm: ScriptedLLM, clock: VirtualClock) -> None:
+    async for _ in _hub(memory_server(include=frozenset({"lookup_notes", "readme"})), clock=clock):
+        await run_engine(scripted_settings(llm), QUESTION, clock=clock)
     names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
     assert names == {"fixture__lookup_notes", "fixture__readme"}
 
 
-async def test_agents_see_at_most_the_configured_number_of_tools_chosen_by_their_task(llm: ScriptedLLM) -> None:
-    servers = [memory_server(f"s{i}", call_timeout_s=0.3) for i in range(3)]  # 21 tools
-    async for _ in _hub(*servers):
-        await run_engine(scripted_settings(llm, mcp_max_tools_per_agent=4), QUESTION)
+async def test_agents_see_at_most_the_configured_number_of_tools_chosen_by_their_task(
+    llm: ScriptedLLM, clock: VirtualClock
+) -> None:
+    servers = [memory_server(f"s{i}") for i in range(3)]  # 21 tools
+    async for _ in _hub(*servers, clock=clock):
+        await run_engine(scripted_settings(llm, mcp_max_tools_per_agent=4), QUESTION, clock=clock)
     names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
     # the task is "descriptor notes lookup": every server's lookup_notes first, then the best of the rest
     assert len(names) == 4
@@ -131,7 +152,9 @@ async def test_an_oversized_result_is_cut_where_the_server_says() -> None:
     assert run.stop_reason == "completed"
 
 
-async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedLLM, tmp_path: Path) -> None:
+async def test_a_request_that_names_servers_gets_only_their_tools(
+    llm: ScriptedLLM, clock: VirtualClock, tmp_path: Path
+) -> None:
     path = write_servers(
         tmp_path / "mcp.json",
         {"fixture": {"command": "unused"}, "other": {"command": "unused"}, "off": {"command": "x", "enabled": False}},
@@ -143,8 +166,8 @@ async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedL
     assert check_sources(settings, ["python-reference", "fixture"]) == ["python-reference", "fixture"]
     chosen = select(settings, ["fixture"])
     assert (chosen.mcp, chosen.collections, chosen.local) == (("fixture",), (), False)
-    async for _ in _hub(memory_server(call_timeout_s=0.3), memory_server("other", call_timeout_s=0.3)):
-        run = await run_engine(settings, ResearchRequest(question=QUESTION, sources=["fixture"]))
+    async for _ in _hub(memory_server(), memory_server("other"), clock=clock):
+        run = await run_engine(settings, ResearchRequest(question=QUESTION, sources=["fixture"]), clock=clock)
     assert run.stop_reason == "completed"
     assert run.of("run_start")[0].obj.sources == ["fixture"]  # type: ignore[union-attr]
     names = tool_names(agent_requests(llm)[0]) - BUILT_IN - {"think_tool"}
@@ -155,7 +178,7 @@ async def test_a_request_that_names_servers_gets_only_their_tools(llm: ScriptedL
 async def test_the_offline_model_calls_a_tool_that_fits_its_task_and_the_report_cites_it() -> None:
     # The default model, no scripted one: its agents call what fits their task (lookup_notes is
     # "about a Python topic, such as descriptors") and leave the rest (readme, huge, stall, ...) alone.
-    async for _ in _hub(memory_server(call_timeout_s=5)):
+    async for _ in _hub(memory_server()):
         run = await asyncio.wait_for(run_engine(Settings(), QUESTION), 120)
     assert run.stop_reason == "completed"
     # an MCP call is shown as `<tool> <arguments as JSON>`

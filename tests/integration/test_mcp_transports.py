@@ -16,14 +16,26 @@ from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.client import ConnectionLost
 from sleuth.tools.mcp.config import ServerConfig
 from sleuth.tools.mcp.hub import McpHub, ServerState, states_from_json, states_json
+from sleuth_testkit.clock import ManualClock
 from sleuth_testkit.net import free_port
 from support.mcp import BACKEND, stdio_server, write_servers
 
 FIXTURE_TOOLS = ["lookup_notes", "readme", "huge", "stall", "crash", "odd", "search"]
 
 
+async def stalled_call(hub: McpHub, clock: ManualClock, server: str, timeout_s: float) -> None:
+    """A call of the fixture's `stall` fails at its timeout on `clock`, not before."""
+    stalled = asyncio.ensure_future(hub.call(server, "stall", {}))
+    await clock.advance(timeout_s - 0.1)
+    assert not stalled.done()
+    await clock.advance(0.1)
+    with pytest.raises(ToolError, match=rf"no answer within {timeout_s:g} s"):
+        await stalled
+
+
 async def test_a_stdio_server_lists_and_answers_and_a_slow_tool_times_out() -> None:
-    hub = McpHub([stdio_server(call_timeout_s=0.5, exclude=frozenset({"crash"}))])
+    clock = ManualClock()  # no deadline fires while the subprocess really starts and answers
+    hub = McpHub([stdio_server(call_timeout_s=120, exclude=frozenset({"crash"}))], clock=clock)
     try:
         await asyncio.wait_for(hub.started(), 60)
         (status,) = hub.statuses
@@ -34,8 +46,7 @@ async def test_a_stdio_server_lists_and_answers_and_a_slow_tool_times_out() -> N
         readme = await hub.call("fixture", "readme", {})
         assert [r.uri for r in readme.resources] == ["notes://fixture/readme"]
         assert readme.links == [("notes://fixture/changelog", "changelog")]
-        with pytest.raises(ToolError, match=r"no answer within 0\.5 s"):
-            await hub.call("fixture", "stall", {})
+        await stalled_call(hub, clock, "fixture", 120)
         # the server is still there after a timeout
         assert (await hub.call("fixture", "search", {"query": "q"})).texts == ["fixture search for q"]
     finally:
@@ -43,21 +54,27 @@ async def test_a_stdio_server_lists_and_answers_and_a_slow_tool_times_out() -> N
 
 
 async def test_a_stdio_server_hanging_at_start_up_is_unavailable_after_its_timeout() -> None:
-    hub = McpHub([stdio_server("stuck", "--hang", init_timeout_s=1), stdio_server()])
+    clock = ManualClock()
+    hub = McpHub([stdio_server("stuck", "--hang", init_timeout_s=30), stdio_server(init_timeout_s=60)], clock=clock)
+    hub.start()
     try:
-        await asyncio.wait_for(hub.started(), 60)
+        await asyncio.wait_for(clock.sleeping(2), 60)  # both start-ups are under way, each bounded
+        await clock.advance(29.9)
+        assert hub.statuses[0].state == "starting"
+        await clock.advance(0.1)
+        await asyncio.wait_for(hub.started(), 60)  # the fixture server has come up meanwhile
         assert [(s.name, s.state, s.reason) for s in hub.statuses] == [
-            ("stuck", "unavailable", "did not start within 1 s"),
+            ("stuck", "unavailable", "did not start within 30 s"),
             ("fixture", "ready", ""),
         ]
-        with pytest.raises(ToolError, match="MCP server stuck is unavailable: did not start within 1 s"):
+        with pytest.raises(ToolError, match="MCP server stuck is unavailable: did not start within 30 s"):
             await hub.call("stuck", "lookup_notes", {"topic": "x"})
     finally:
         await asyncio.wait_for(hub.close(), 30)
 
 
 async def test_a_server_killed_mid_run_is_a_failed_call_then_unavailable() -> None:
-    hub = McpHub([stdio_server("dying", "--exit-after-calls", "1", call_timeout_s=30)])
+    hub = McpHub([stdio_server("dying", "--exit-after-calls", "1")], clock=ManualClock())
     said: list[tuple[ServerState, ...]] = []
     hub.watch(said.append)  # what an engine tells its server: once started, then when one is lost
     try:
@@ -115,7 +132,7 @@ async def http_server() -> AsyncIterator[int]:
 async def test_a_streamable_http_server_behind_the_ssrf_guard(http_server: int, tmp_path: Path) -> None:
     path = write_servers(
         tmp_path / "mcp.json",
-        {"web": {"url": f"http://127.0.0.1:{http_server}/mcp", "headers": {"X-Token": "t"}, "call_timeout_s": 0.5}},
+        {"web": {"url": f"http://127.0.0.1:{http_server}/mcp", "headers": {"X-Token": "t"}, "call_timeout_s": 60}},
     )
     refused = McpHub.from_settings(Settings(data_dir=tmp_path, mcp_config=path))
     await asyncio.wait_for(refused.started(), 60)
@@ -123,14 +140,14 @@ async def test_a_streamable_http_server_behind_the_ssrf_guard(http_server: int, 
     assert refused.statuses[0].reason == "could not start: refused: 127.0.0.1 is a loopback address"
     await refused.close()
 
-    allowed = McpHub.from_settings(Settings(data_dir=tmp_path, mcp_config=path, mcp_allow_hosts="127.0.0.1"))
+    clock = ManualClock()
+    allowed = McpHub.from_settings(Settings(data_dir=tmp_path, mcp_config=path, mcp_allow_hosts="127.0.0.1"), clock)
     try:
         await asyncio.wait_for(allowed.started(), 60)
         assert allowed.statuses[0].state == "ready"
         assert [t.name for t in allowed.tools()] == [f"web__{n}" for n in FIXTURE_TOOLS]
         output = await allowed.call("web", "lookup_notes", {"topic": "http"})
         assert output.texts[0].startswith("Fixture notes on http:")
-        with pytest.raises(ToolError, match=r"no answer within 0\.5 s"):
-            await allowed.call("web", "stall", {})
+        await stalled_call(allowed, clock, "web", 60)
     finally:
         await asyncio.wait_for(allowed.close(), 30)

@@ -3,38 +3,9 @@ import asyncio
 import pytest
 
 from sleuth.config import Settings
-from sleuth.core.clock import ScaledClock
-from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, both, run_until, wait_all_until
-
-
-class ManualClock:
-    """Time moves only when the test says so; sleepers wake when it passes their time."""
-
-    def __init__(self) -> None:
-        self.t = 0.0
-        self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        future = asyncio.get_running_loop().create_future()
-        self._sleepers.append((self.t + seconds, future))
-        await future
-
-    async def advance(self, seconds: float) -> None:
-        await settle()  # let every task that is about to sleep register first
-        self.t += seconds
-        for at, future in list(self._sleepers):
-            if at <= self.t and not future.done():
-                future.set_result(None)
-        await settle()
-
-
-async def settle() -> None:
-    """Run the event loop until every ready task has had its turn (no time passes)."""
-    for _ in range(10):
-        await asyncio.sleep(0)
+from sleuth.core.clock import DeadlineReached, ScaledClock, run_until
+from sleuth.research.time.deadlines import RunDeadlines, both, wait_all_until
+from sleuth_testkit.clock import ManualClock
 
 
 def test_cascade_defaults_follow_the_contract() -> None:

@@ -32,7 +32,9 @@ MESSAGES: list[Command | Reply] = [
     RunDone("r_1", RESULT.model_dump_json(), None, False, "completed"),
     RunDone("r_1", None, "RuntimeError: boom", False, "error"),
     RunDone("r_1", None, None, True, None),
-    McpStates((ServerState("notes", "ready", "", 3), ServerState("tracker", "unavailable", "did not start within 1 s"))),
+    McpStates(
+        (ServerState("notes", "ready", "", 3), ServerState("tracker", "unavailable", "did not start within 1 s"))
+    ),
 ]
 
 

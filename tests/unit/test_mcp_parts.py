@@ -9,9 +9,9 @@ import pytest
 
 from sleuth.config import Settings
 from sleuth.tools.base import ToolError
-from sleuth.tools.mcp.client import ResourceText, ToolOutput
-from sleuth.tools.mcp.config import McpConfigError, config_path, load_config, parse_config
-from sleuth.tools.mcp.hub import MAX_NAME, McpTool, exposed_name
+from sleuth.tools.mcp.client import ResourceText, ToolInfo, ToolOutput
+from sleuth.tools.mcp.config import McpConfigError, ServerConfig, config_path, load_config, parse_config
+from sleuth.tools.mcp.hub import MAX_NAME, McpHub, McpTool, exposed_name
 from sleuth.tools.mcp.results import call_url, pick_tools, result_page
 from sleuth.tools.web.credibility import is_unsafe_citation_url
 
@@ -147,3 +147,12 @@ def test_an_error_result_or_an_empty_one_is_a_tool_error() -> None:
         result_page(_tool("db", "get"), {}, ToolOutput(texts=["no such row"], is_error=True))
     with pytest.raises(ToolError, match="no text"):
         result_page(_tool("db", "get"), {}, ToolOutput())
+
+
+def test_a_tool_keeps_the_servers_own_description_beside_the_one_agents_read() -> None:
+    hub = McpHub([ServerConfig(name="tracker", transport="memory")])
+    hub.statuses[0].tools = [ToolInfo("issues", "[beta] Search\n  open issues", {}), ToolInfo("ping", "", {})]
+    issues, ping = hub.tools_listed()
+    assert issues.description == "[MCP server tracker] [beta] Search\n  open issues"
+    assert issues.summary == "[beta] Search open issues"  # what `sleuth mcp list` shows: nothing cut off
+    assert (ping.description, ping.summary) == ("[MCP server tracker] ping", "ping")

@@ -84,7 +84,7 @@ def list_servers() -> None:
         click.echo(line)
         for tool in tools.values():
             if tool.server == status.name:
-                click.echo(f"  {tool.name}  {tool.description.split('] ', 1)[-1][:100]}")
+                click.echo(f"  {tool.name}  {tool.summary[:100]}")
     if any(status.state == "unavailable" for status in hub.statuses):
         sys.exit(1)
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class Clock(Protocol):
@@ -14,6 +18,10 @@ class Clock(Protocol):
         ...
 
     async def sleep(self, seconds: float) -> None: ...
+
+
+class DeadlineReached(Exception):
+    """The awaited work did not finish before its deadline and was cancelled."""
 
 
 class SystemClock:
@@ -72,3 +80,55 @@ class ScaledClock:
 
 
 PAUSED_POLL_S = 0.005  # how often a sleeper looks whether a pause has ended
+
+
+async def _sleep_until(clock: Clock, at: Callable[[], float]) -> None:
+    # `at` is read again on waking: a deadline that moved later (time that does not count) is honoured.
+    while (remaining := at() - clock.now()) > 0:
+        await clock.sleep(remaining)
+
+
+async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitable[T]) -> T:
+    """Await `work`, cancelling it and raising DeadlineReached if `at` passes first.
+
+    `at` may be a function, read again whenever the wait wakes, for a deadline that can move.
+    """
+    when: Callable[[], float] = at if callable(at) else (lambda: at)
+    task = asyncio.ensure_future(work)
+    if clock.now() >= when():
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise DeadlineReached
+    timer = asyncio.ensure_future(_sleep_until(clock, when))
+    try:
+        await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        timer.cancel()
+        await asyncio.gather(task, timer, return_exceptions=True)
+        raise
+    if task.done():
+        timer.cancel()
+        await asyncio.gather(timer, return_exceptions=True)
+        return task.result()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    raise DeadlineReached
+
+
+@asynccontextmanager
+async def clock_timeout(clock: Clock, seconds: float) -> AsyncIterator[None]:
+    """`asyncio.timeout(seconds)` on `clock`: the block, in this task, is cancelled and TimeoutError
+    raised once `seconds` of the clock's time have passed. For work that must be entered and left in
+    one task (a task group, a connection's context), where `run_until` cannot move it to a task of its own."""
+    async with asyncio.timeout(None) as scope:
+
+        async def expire() -> None:
+            await clock.sleep(seconds)
+            scope.reschedule(asyncio.get_running_loop().time())
+
+        watchdog = asyncio.ensure_future(expire())
+        try:
+            yield
+        finally:
+            watchdog.cancel()

@@ -66,7 +66,6 @@ if TYPE_CHECKING:
     from mcp.shared._httpx_utils import create_mcp_http_client as create_mcp_http_client
     from mcp.shared.exceptions import MCPError as MCPError
     from mcp_types import CONNECTION_CLOSED as CONNECTION_CLOSED
-    from mcp_types import REQUEST_TIMEOUT as REQUEST_TIMEOUT
     from mcp_types import CallToolResult as CallToolResult
     from mcp_types import EmbeddedResource as EmbeddedResource
     from mcp_types import ResourceLink as ResourceLink
@@ -150,7 +149,6 @@ WHERE: dict[str, str] = {
     "create_mcp_http_client": "mcp.shared._httpx_utils:create_mcp_http_client",
     "MCPError": "mcp.shared.exceptions:MCPError",
     "CONNECTION_CLOSED": "mcp_types:CONNECTION_CLOSED",
-    "REQUEST_TIMEOUT": "mcp_types:REQUEST_TIMEOUT",
     "CallToolResult": "mcp_types:CallToolResult",
     "EmbeddedResource": "mcp_types:EmbeddedResource",
     "ResourceLink": "mcp_types:ResourceLink",

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass, field
 
 from sleuth.config import Role, Settings
-from sleuth.core.clock import Clock, SystemClock
+from sleuth.core.clock import Clock, DeadlineReached, SystemClock, run_until
 from sleuth.llm.gateway import LLMGateway, ModelAccessError
 from sleuth.llm.prompting import render
 from sleuth.llm.runtime import is_offline, litellm_ready
@@ -22,7 +22,7 @@ from sleuth.research.report.citations import VerifiedReport
 from sleuth.research.report.final import fallback_report, publish_report, start_report, write_report
 from sleuth.research.report.followup import FollowupAnswer, answer_followup
 from sleuth.research.state import RunState
-from sleuth.research.time.deadlines import DeadlineReached, RunDeadlines, run_until
+from sleuth.research.time.deadlines import RunDeadlines
 from sleuth.stream.emitter import Emitter
 from sleuth.stream.packets import Degraded, Error, Placement, RunStart, SourceRouteInfo, StopReason, Summary
 from sleuth.stream.results import ResearchRequest, ResearchResult, ResultStatus

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.core.markdown import cited_numbers
 from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.prompting import render
@@ -20,7 +21,7 @@ from sleuth.research.modes import intermediate_report_tokens
 from sleuth.research.sources import Numbering
 from sleuth.research.state import RunState
 from sleuth.research.step import OutputCap, llm_step
-from sleuth.research.time.deadlines import DeadlineReached, run_until, seconds_until
+from sleuth.research.time.deadlines import seconds_until
 from sleuth.stream.documents import Document, normalise_url
 from sleuth.stream.packets import (
     Degraded,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import ToolCall
@@ -14,7 +15,6 @@ from sleuth.research.lanes.reasoning import Place, ReasoningRelay
 from sleuth.research.lanes.turns import coverage, plan_step_of
 from sleuth.research.state import RunState
 from sleuth.research.step import OutputCap, llm_step
-from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.packets import Degraded, Error
 
 Outcome = Literal["report", "error"]

@@ -6,10 +6,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.core.text import has_visible_text, strip_controls
 from sleuth.research.planning.plan import PlanRevision, make_plan
 from sleuth.research.state import RunState
-from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.research.time.waits import shift_deadlines
 from sleuth.stream.packets import Degraded, Error, PlanReview, PlanReviewed
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.core.markdown import cited_numbers, prose_sentences, rewrite_citations, sentence_key
 from sleuth.core.text import shorten
 from sleuth.llm.gateway import LLMError
@@ -20,7 +21,6 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.report.citations import VerifiedReport
 from sleuth.research.state import Finding, RunState
 from sleuth.research.step import llm_step
-from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.packets import KeyFinding, NumberedSource
 
 TITLE_MAX_CHARS = 120

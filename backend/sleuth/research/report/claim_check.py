@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.core.markdown import CITATION_REMOVED, cited_numbers
 from sleuth.llm.gateway import LLMError, ModelAccessError
 from sleuth.llm.prompting import render
@@ -17,7 +18,6 @@ from sleuth.research import tool_schemas as ts
 from sleuth.research.report.claims import Source, check_claims, source
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
-from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Error, NumberedSource
 from sleuth.stream.results import ClaimVerdict

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
@@ -16,7 +17,7 @@ from sleuth.research.report.claim_check import SourcePrep, check_report_claims
 from sleuth.research.report.method import note_for
 from sleuth.research.state import Finding, RunState
 from sleuth.research.step import OutputCap, llm_step
-from sleuth.research.time.deadlines import DeadlineReached, both, run_until
+from sleuth.research.time.deadlines import both
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import (
     CitationInfo,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from sleuth.core.clock import DeadlineReached, run_until
 from sleuth.core.markdown import cited_numbers, rewrite_citations
 from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
@@ -17,7 +18,6 @@ from sleuth.llm.types import StreamHandlers
 from sleuth.research import tool_schemas as ts
 from sleuth.research.state import RunState
 from sleuth.research.step import llm_step
-from sleuth.research.time.deadlines import DeadlineReached, run_until
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import CitationInfo, Error, MessageDelta, MessageStart, NumberedSource, SectionEnd
 from sleuth.stream.results import Followup

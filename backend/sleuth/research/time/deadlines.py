@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -12,10 +12,6 @@ from sleuth.core.clock import Clock
 
 T = TypeVar("T")
 U = TypeVar("U")
-
-
-class DeadlineReached(Exception):
-    """The awaited work did not finish before its deadline and was cancelled."""
 
 
 # The reference cascade is the documented default: a heavy run's default budget (2110 s) reproduces
@@ -175,43 +171,9 @@ class RunDeadlines:
         return min(report_started_at + self.report_timeout_s, self.deadline_at - 1.0)
 
 
-async def _sleep_until(clock: Clock, at: Callable[[], float]) -> None:
-    # `at` is read again on waking: a deadline that moved later (time that does not count) is honoured.
-    while (remaining := at() - clock.now()) > 0:
-        await clock.sleep(remaining)
-
-
 def seconds_until(at: float, now: float) -> float:
     """Seconds from `now` until `at`; zero once it has passed."""
     return max(0.0, at - now)
-
-
-async def run_until(clock: Clock, at: float | Callable[[], float], work: Awaitable[T]) -> T:
-    """Await `work`, cancelling it and raising DeadlineReached if `at` passes first.
-
-    `at` may be a function, read again whenever the wait wakes, for a deadline that can move.
-    """
-    when: Callable[[], float] = at if callable(at) else (lambda: at)
-    task = asyncio.ensure_future(work)
-    if clock.now() >= when():
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        raise DeadlineReached
-    timer = asyncio.ensure_future(_sleep_until(clock, when))
-    try:
-        await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        task.cancel()
-        timer.cancel()
-        await asyncio.gather(task, timer, return_exceptions=True)
-        raise
-    if task.done():
-        timer.cancel()
-        await asyncio.gather(timer, return_exceptions=True)
-        return task.result()
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
-    raise DeadlineReached
 
 
 async def both(first: Awaitable[T], second: Awaitable[U]) -> tuple[T, U]:

@@ -71,14 +71,13 @@ class Connection:
                 break
         return tools
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> ToolOutput:
-        """Call `tool`. Raises ToolError for a timeout, a protocol error or a lost connection; a
-        result the server marks as an error is returned (`is_error`), with its text."""
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Call `tool`, with no time limit of its own: the caller bounds it on its clock (cancelling
+        the call leaves the connection usable). Raises ToolError for a protocol error or a lost
+        connection; a result the server marks as an error is returned (`is_error`), with its text."""
         try:
-            result = await self._client.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
+            result = await self._client.call_tool(tool, arguments)
         except heavy.MCPError as exc:
-            if exc.code == heavy.REQUEST_TIMEOUT:
-                raise ToolError(f"no answer within {timeout_s:g} s") from None
             if exc.code == heavy.CONNECTION_CLOSED:
                 raise ConnectionLost(f"the connection was lost ({exc})") from None
             raise ToolError(str(exc) or type(exc).__name__) from None

@@ -23,6 +23,7 @@ from typing import Any, Literal, TextIO
 
 from sleuth.config import Settings
 from sleuth.core import heavy
+from sleuth.core.clock import Clock, SystemClock, clock_timeout
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.client import Connection, ConnectionLost, ToolInfo, ToolOutput, connect
 from sleuth.tools.mcp.config import McpConfigError, ServerConfig, load_config
@@ -85,10 +86,11 @@ class McpTool:
     name: str  # `<server>__<tool>`, cut to what providers accept
     server: str
     tool: str
-    description: str
+    description: str  # as agents read it: `[MCP server <server>] <summary>`, cut
     parameters: dict[str, Any]
     call_timeout_s: float
     max_output_chars: int
+    summary: str = ""  # the server's own description (its name when it gives none), for people
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -123,6 +125,10 @@ def _parameters(server: str, info: ToolInfo) -> dict[str, Any]:
     return parameters
 
 
+def _summary(info: ToolInfo) -> str:
+    return " ".join(info.description.split()) or info.name
+
+
 def _describe(server: str, info: ToolInfo) -> str:
     text = f"[MCP server {server}] {info.description.strip() or info.name}"
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
@@ -138,10 +144,12 @@ class McpHub:
         guard: SsrfGuard | None = None,
         errlog: TextIO | None = None,
         problem: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.statuses = [ServerStatus(config=server) for server in servers]
         self.problem = problem  # the file could not be used at all
         self._guard = guard or SsrfGuard()
+        self._clock = clock or SystemClock()  # what `init_timeout_s` and `call_timeout_s` are measured on
         self._errlog = errlog or sys.stderr
         self._owned_log: TextIO | None = None  # a log file this hub opened, closed with it
         self._closing = asyncio.Event()
@@ -151,18 +159,18 @@ class McpHub:
         self._watchers: list[Callable[[tuple[ServerState, ...]], None]] = []
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> McpHub:
+    def from_settings(cls, settings: Settings, clock: Clock | None = None) -> McpHub:
         """The servers `settings` configure; a file that cannot be used leaves none, and says why.
         Stdio servers' stderr goes to `<data dir>/logs/mcp-servers.log`."""
         guard = SsrfGuard(AllowList.parse(settings.mcp_allow_hosts))
         try:
             config = load_config(settings)
         except McpConfigError as exc:
-            return cls([], guard=guard, problem=str(exc))
+            return cls([], guard=guard, problem=str(exc), clock=clock)
         if not any(server.transport == "stdio" and server.problem is None for server in config.servers):
-            return cls(config.servers, guard=guard)
+            return cls(config.servers, guard=guard, clock=clock)
         log_file = _server_log(settings)
-        hub = cls(config.servers, guard=guard, errlog=log_file)
+        hub = cls(config.servers, guard=guard, errlog=log_file, clock=clock)
         hub._owned_log = log_file if log_file is not sys.stderr else None
         return hub
 
@@ -230,6 +238,7 @@ class McpHub:
                             server=status.name,
                             tool=info.name,
                             description=_describe(status.name, info),
+                            summary=_summary(info),
                             parameters=_parameters(status.name, info),
                             call_timeout_s=status.config.call_timeout_s,
                             max_output_chars=status.config.max_output_chars,
@@ -250,8 +259,12 @@ class McpHub:
             raise ToolError("the MCP servers are closed")
         if status.state != "ready" or status.connection is None:
             raise ToolError(f"MCP server {server} is {status.state}" + (f": {status.reason}" if status.reason else ""))
+        timeout_s = timeout_s or status.config.call_timeout_s
         try:
-            return await status.connection.call(tool, arguments, timeout_s or status.config.call_timeout_s)
+            async with clock_timeout(self._clock, timeout_s):
+                return await status.connection.call(tool, arguments)
+        except TimeoutError:
+            raise ToolError(f"no answer within {timeout_s:g} s") from None
         except ConnectionLost as exc:
             self._lost(status, str(exc))
             raise
@@ -289,7 +302,7 @@ class McpHub:
             return
         async with AsyncExitStack() as stack:
             try:
-                async with asyncio.timeout(config.init_timeout_s):
+                async with clock_timeout(self._clock, config.init_timeout_s):
                     if config.transport == "http":
                         await self._guard.vet(config.url)
                     connection = await stack.enter_async_context(connect(config, self._errlog))
