@@ -7,7 +7,7 @@ link), `huge` (output longer than any sensible cap), `stall` (never answers: a c
 `crash` (the server reports an error), `odd` (an input schema that is not JSON Schema), `search` (a
 name a built-in tool has). `--hang` never
 finishes starting (an init timeout); `--exit-after-calls N` exits after N calls (a server killed
-mid-run).
+mid-run); over HTTP, `--allow-host NAME` accepts that Host header (a name a test's guard resolves).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import EmbeddedResource, ResourceLink, TextContent, TextResourceContents
 
 NOTES = (
@@ -103,13 +104,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--exit-after-calls", type=int, default=None)
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
+    parser.add_argument(
+        "--allow-host", default=None, metavar="NAME", help="a Host header to accept besides the loopback names"
+    )
     args = parser.parse_args(argv)
     server = fixture_server(args.name, hang=args.hang, exit_after_calls=args.exit_after_calls)
     print(f"fixture server {args.name} starting", file=sys.stderr, flush=True)  # tests count the starts
     if args.http is None:
         server.run("stdio")
     else:
-        server.run("streamable-http", host="127.0.0.1", port=args.http)
+        hosts = ["127.0.0.1", "localhost", *([args.allow_host] if args.allow_host else [])]
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{host}:*" for host in hosts],
+            allowed_origins=[f"http://{host}:*" for host in hosts],
+        )
+        server.run("streamable-http", host="127.0.0.1", port=args.http, transport_security=security)
     print(f"fixture server {args.name} stopped", file=sys.stderr, flush=True)
 
 

@@ -16,6 +16,7 @@ from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.client import ConnectionLost
 from sleuth.tools.mcp.config import ServerConfig
 from sleuth.tools.mcp.hub import McpHub, ServerState, states_from_json, states_json
+from sleuth.tools.web.ssrf import AllowList, SsrfGuard
 from sleuth_testkit.clock import ManualClock
 from sleuth_testkit.net import free_port
 from support.mcp import BACKEND, stdio_server, write_servers
@@ -108,6 +109,8 @@ async def http_server() -> AsyncIterator[int]:
         "sleuth_testkit.mcp_server",
         "--http",
         str(port),
+        "--allow-host",
+        "fixture.invalid",
         env={"PYTHONPATH": BACKEND, "PATH": "/usr/bin:/bin"},
         stderr=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.DEVNULL,
@@ -151,3 +154,26 @@ async def test_a_streamable_http_server_behind_the_ssrf_guard(http_server: int, 
         await stalled_call(allowed, clock, "web", 60)
     finally:
         await asyncio.wait_for(allowed.close(), 30)
+
+
+async def test_an_http_server_is_reached_at_the_address_its_name_was_vetted_at(http_server: int) -> None:
+    looked_up: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        # The name answers with the fixture's address once; a second lookup would be a rebinding.
+        looked_up.append(host)
+        return ["127.0.0.1"] if len(looked_up) == 1 else ["203.0.113.7"]
+
+    # `.invalid` never resolves outside this guard: a connection not pinned to the vetted address fails
+    server = ServerConfig(name="web", transport="http", url=f"http://fixture.invalid:{http_server}/mcp")
+    guard = SsrfGuard(AllowList.parse("fixture.invalid"), resolver=resolver)
+    hub = McpHub([server], guard=guard, clock=ManualClock())
+    try:
+        await asyncio.wait_for(hub.started(), 60)
+        assert (hub.statuses[0].state, hub.statuses[0].reason) == ("ready", "")
+        for topic in ("pinning", "rebinding"):
+            output = await hub.call("web", "lookup_notes", {"topic": topic})
+            assert output.texts[0].startswith(f"Fixture notes on {topic}:")
+        assert looked_up == ["fixture.invalid"]  # checked once; every request went where the check said
+    finally:
+        await asyncio.wait_for(hub.close(), 30)

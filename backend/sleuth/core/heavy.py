@@ -49,6 +49,12 @@ if TYPE_CHECKING:
     from fpdf.fonts import FontFace as FontFace
     from fpdf.html import HTML2FPDF as HTML2FPDF
     from fpdf.line_break import TextLine as TextLine
+    from httpx2 import AsyncBaseTransport as _Httpx2AsyncBaseTransport
+    from httpx2 import AsyncClient as _Httpx2AsyncClient
+    from httpx2 import AsyncHTTPTransport as _Httpx2AsyncHTTPTransport
+    from httpx2 import Request as _Httpx2Request
+    from httpx2 import Response as _Httpx2Response
+    from httpx2 import Timeout as _Httpx2Timeout
     from jsonschema import Draft202012Validator as Draft202012Validator
     from jsonschema.exceptions import SchemaError as SchemaError
     from litellm.llms.custom_llm import CustomLLM as CustomLLM
@@ -63,7 +69,8 @@ if TYPE_CHECKING:
     from mcp.client.stdio import StdioServerParameters as StdioServerParameters
     from mcp.client.stdio import stdio_client as stdio_client
     from mcp.client.streamable_http import streamable_http_client as streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client as create_mcp_http_client
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT as MCP_DEFAULT_SSE_READ_TIMEOUT
+    from mcp.shared._httpx_utils import MCP_DEFAULT_TIMEOUT as MCP_DEFAULT_TIMEOUT
     from mcp.shared.exceptions import MCPError as MCPError
     from mcp_types import CONNECTION_CLOSED as CONNECTION_CLOSED
     from mcp_types import CallToolResult as CallToolResult
@@ -88,6 +95,13 @@ if TYPE_CHECKING:
     # another (an assignment: an import under a new name is not exported to the type checker).
     DocxDocument = _DocxDocument
     McpClient = _McpClient  # the SDK's `Client`, by a name that says whose
+    # The MCP SDK's HTTP library (httpx 2), by names apart from the httpx the web tools use.
+    Httpx2AsyncBaseTransport = _Httpx2AsyncBaseTransport
+    Httpx2AsyncClient = _Httpx2AsyncClient
+    Httpx2AsyncHTTPTransport = _Httpx2AsyncHTTPTransport
+    Httpx2Request = _Httpx2Request
+    Httpx2Response = _Httpx2Response
+    Httpx2Timeout = _Httpx2Timeout
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +160,14 @@ WHERE: dict[str, str] = {
     "StdioServerParameters": "mcp.client.stdio:StdioServerParameters",
     "stdio_client": "mcp.client.stdio:stdio_client",
     "streamable_http_client": "mcp.client.streamable_http:streamable_http_client",
-    "create_mcp_http_client": "mcp.shared._httpx_utils:create_mcp_http_client",
+    "MCP_DEFAULT_TIMEOUT": "mcp.shared._httpx_utils:MCP_DEFAULT_TIMEOUT",
+    "MCP_DEFAULT_SSE_READ_TIMEOUT": "mcp.shared._httpx_utils:MCP_DEFAULT_SSE_READ_TIMEOUT",
+    "Httpx2AsyncBaseTransport": "httpx2:AsyncBaseTransport",
+    "Httpx2AsyncClient": "httpx2:AsyncClient",
+    "Httpx2AsyncHTTPTransport": "httpx2:AsyncHTTPTransport",
+    "Httpx2Request": "httpx2:Request",
+    "Httpx2Response": "httpx2:Response",
+    "Httpx2Timeout": "httpx2:Timeout",
     "MCPError": "mcp.shared.exceptions:MCPError",
     "CONNECTION_CLOSED": "mcp_types:CONNECTION_CLOSED",
     "CallToolResult": "mcp_types:CallToolResult",

@@ -8,14 +8,18 @@ without MCP servers never pays for.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, TextIO
+
+import httpx
 
 from sleuth.core import heavy
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.config import ServerConfig
+from sleuth.tools.web.ssrf import SsrfGuard, VettedTarget, origin_of
 
 
 @dataclass(frozen=True)
@@ -103,12 +107,52 @@ def _output(result: heavy.CallToolResult) -> ToolOutput:
     return ToolOutput(texts=texts, resources=resources, links=links, is_error=bool(result.is_error), skipped=skipped)
 
 
+@cache
+def _pinned_transport() -> Callable[[SsrfGuard, VettedTarget], heavy.Httpx2AsyncBaseTransport]:
+    """The SDK's HTTP transport, pinned as web page fetches are (made on first use: the SDK's HTTP
+    library loads with it)."""
+
+    class PinnedTransport(heavy.Httpx2AsyncBaseTransport):
+        """Sends each request to the address the SSRF guard vetted for its origin, the name kept in
+        the Host header and TLS: a DNS answer that changes after the check (rebinding) cannot move
+        the connection. An origin not seen yet (a redirect) is vetted first, then pinned too."""
+
+        def __init__(self, guard: SsrfGuard, first: VettedTarget) -> None:
+            self._guard = guard
+            self._addresses = {first.origin: first.address}
+            # trust_env=False: an environment proxy would connect on our behalf and defeat the pinning.
+            self._inner = heavy.Httpx2AsyncHTTPTransport(trust_env=False)
+
+        async def handle_async_request(self, request: heavy.Httpx2Request) -> heavy.Httpx2Response:
+            url = httpx.URL(str(request.url))
+            address = self._addresses.get(origin_of(url))
+            if address is None:
+                address = self._addresses[origin_of(url)] = (await self._guard.vet(url)).address
+            target = VettedTarget(url, address)
+            headers = request.headers.copy()
+            headers["Host"] = target.host_header
+            pinned = heavy.Httpx2Request(
+                request.method,
+                str(target.pinned_url),
+                headers=headers,
+                stream=request.stream,
+                extensions={**request.extensions, **target.tls_extensions},
+            )
+            return await self._inner.handle_async_request(pinned)
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return PinnedTransport
+
+
 @asynccontextmanager
-async def connect(server: ServerConfig, errlog: TextIO) -> AsyncIterator[Connection]:
+async def connect(server: ServerConfig, errlog: TextIO, guard: SsrfGuard) -> AsyncIterator[Connection]:
     """Start (stdio) or reach (HTTP) `server` and hold the connection until the block ends.
 
     Enter and leave it in one task: the SDK's transports are task groups. A stdio server's stderr
-    goes to `errlog`."""
+    goes to `errlog`. An HTTP server's URL passes `guard` first (ToolError, SourceBlocked), and every
+    request goes to the address it vetted."""
     async with AsyncExitStack() as stack:
         target: Any
         if server.transport == "memory":
@@ -119,7 +163,15 @@ async def connect(server: ServerConfig, errlog: TextIO) -> AsyncIterator[Connect
             )
             target = heavy.stdio_client(params, errlog=errlog)
         else:
-            http = await stack.enter_async_context(heavy.create_mcp_http_client(headers=dict(server.headers)))
+            vetted = await guard.vet(server.url)
+            http = await stack.enter_async_context(
+                heavy.Httpx2AsyncClient(
+                    headers=dict(server.headers),
+                    timeout=heavy.Httpx2Timeout(heavy.MCP_DEFAULT_TIMEOUT, read=heavy.MCP_DEFAULT_SSE_READ_TIMEOUT),
+                    transport=_pinned_transport()(guard, vetted),
+                    trust_env=False,
+                )
+            )
             target = heavy.streamable_http_client(server.url, http_client=http)
         client = await stack.enter_async_context(heavy.McpClient(target, cache=None))
         yield Connection(client)

@@ -303,9 +303,7 @@ class McpHub:
         async with AsyncExitStack() as stack:
             try:
                 async with clock_timeout(self._clock, config.init_timeout_s):
-                    if config.transport == "http":
-                        await self._guard.vet(config.url)
-                    connection = await stack.enter_async_context(connect(config, self._errlog))
+                    connection = await stack.enter_async_context(connect(config, self._errlog, self._guard))
                     listed = await connection.list_tools()
             except TimeoutError:
                 self._settle(status, "unavailable", f"did not start within {config.init_timeout_s:g} s")

@@ -87,9 +87,8 @@ class SafeFetcher:
 
     def _request(self, client: httpx.AsyncClient, target: VettedTarget) -> httpx.Request:
         # Connect to the vetted IP; the Host header and TLS SNI/certificate check keep the real name.
-        extensions = {"sni_hostname": target.url.host} if target.url.scheme == "https" else {}
         headers = {"Host": target.host_header, "User-Agent": self._user_agent, "Accept": ACCEPT}
-        return client.build_request("GET", target.pinned_url, headers=headers, extensions=extensions)
+        return client.build_request("GET", target.pinned_url, headers=headers, extensions=target.tls_extensions)
 
     async def _read_body(self, response: httpx.Response, url: str) -> FetchedResource:
         cap = self.limits.max_bytes

@@ -136,6 +136,20 @@ class VettedTarget:
     def host_header(self) -> str:
         return self.url.netloc.decode("ascii")
 
+    @property
+    def tls_extensions(self) -> dict[str, str]:
+        """What keeps the real name in TLS (SNI and the certificate check) while connecting to the address."""
+        return {"sni_hostname": self.url.host} if self.url.scheme == "https" else {}
+
+    @property
+    def origin(self) -> tuple[str, str, int]:
+        return origin_of(self.url)
+
+
+def origin_of(url: httpx.URL) -> tuple[str, str, int]:
+    """(scheme, host, port), the port filled in: what one vetted address serves."""
+    return url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80)
+
 
 @dataclass
 class SsrfGuard:
