@@ -89,3 +89,22 @@ def test_a_cli_research_run_cites_an_mcp_result(tmp_path: Path) -> None:
     # the command closed the server it started before it returned
     log = (Path(os.environ["SLEUTH_DATA_DIR"]) / "logs" / "mcp-servers.log").read_text(encoding="utf-8")
     assert "fixture server fixture stopped" in log.splitlines()
+
+
+def test_eval_runs_get_the_mcp_tools_and_the_command_closes_them(tmp_path: Path) -> None:
+    questions, out = tmp_path / "questions.jsonl", tmp_path / "out"
+    questions.write_text("".join(json.dumps({"id": i, "prompt": QUESTION}) + "\n" for i in (1, 2)), encoding="utf-8")
+    env = servers_env(tmp_path, {"fixture": stdio_entry()})
+    with ScriptedLLM(McpModel()) as llm:
+        env |= {"SLEUTH_MODEL": "openai/any-model", "SLEUTH_API_BASE": llm.base_url, "SLEUTH_API_KEY": "sk-x"}
+        done = sleuth(["eval", str(questions), "--out", str(out), "--mode", "light"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = (out / "articles.jsonl").read_text(encoding="utf-8").splitlines()
+    articles = [json.loads(line)["article"] for line in written]
+    assert len(articles) == 2 and all("mcp://fixture/lookup_notes?args=" in article for article in articles)
+    # one server for both questions, closed by the command before it returned
+    log = (Path(os.environ["SLEUTH_DATA_DIR"]) / "logs" / "mcp-servers.log").read_text(encoding="utf-8").splitlines()
+    assert [line for line in log if line.startswith("fixture server fixture")] == [
+        "fixture server fixture starting",
+        "fixture server fixture stopped",
+    ]

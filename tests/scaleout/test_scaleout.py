@@ -7,6 +7,7 @@ one cluster in `test_across_servers.py`."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from sleuth.scaleout.reaper import LEASE_EXPIRED_MESSAGE, NOT_QUEUED_MESSAGE
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingAudioScript, HangingOrchestrator, ResearchModel
 from support.cluster import EXPIRING_LEASE_S, cluster
+from support.mcp import McpModel, stdio_entry, write_servers
 from support.processes import ServerProcess
 from support.scaleout import TIMEOUT, GatedOrchestrator, client_for, obj, read_back, stored_packets, unstarted
 from support.sse import assert_contiguous, read_events, start_research
@@ -243,3 +245,29 @@ async def test_audio_being_made_by_a_killed_server_is_ended_by_another(tmp_path:
     assert while_held["status"] == "pending"
     assert ended["status"] == "failed" and ended["error"] == LOST_MESSAGE
     assert again.status_code == 202 and again.json()["audio_id"] != audio_id
+
+
+async def test_a_worker_runs_mcp_tools_tells_the_servers_their_states_and_closes_them(tmp_path: Path) -> None:
+    servers = write_servers(
+        tmp_path / "mcp.json",
+        {"fixture": stdio_entry(), "stuck": stdio_entry("--hang", "--name", "stuck", init_timeout_s=1)},
+    )
+    with ScriptedLLM(McpModel()) as llm:
+        with cluster(llm, tmp_path / "logs", servers=1, workers=1, SLEUTH_MCP_CONFIG=str(servers)) as running:
+            (server,) = running.servers
+            async with client_for(server.base_url) as client:
+                run_id = await start_research(client, "How do descriptors work?", clarify=False, mode="light")
+                packets = [json.loads(event.data) for event in await read_events(client, run_id)]
+                # the worker said how its engine's servers started before the run's `stop` went out
+                listed = {s["name"]: s for s in (await client.get("/api/sources")).json() if s["kind"] == "mcp"}
+            running.stop()
+    report = next(p["obj"] for p in packets if p["obj"]["type"] == "report")
+    assert any(s["url"].startswith("mcp://fixture/lookup_notes?args=") for s in report["sources"])
+    assert (listed["fixture"]["state"], listed["fixture"]["tools"]) == ("ready", 7)
+    assert (listed["stuck"]["state"], listed["stuck"]["reason"]) == ("unavailable", "did not start within 1 s")
+    # the worker's engine closed the server it started when the worker stopped
+    log = (Path(os.environ["SLEUTH_DATA_DIR"]) / "logs" / "mcp-servers.log").read_text(encoding="utf-8").splitlines()
+    assert [line for line in log if line.startswith("fixture server fixture")] == [
+        "fixture server fixture starting",
+        "fixture server fixture stopped",
+    ]

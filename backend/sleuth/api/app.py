@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -22,15 +21,13 @@ from sleuth.config import Settings
 from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import LOCAL_CHECKS, run_checks
 from sleuth.research.run import run_research
-from sleuth.runs.admission import ModelChecks
+from sleuth.runs.admission import ModelChecks, warn_refused
 from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.manager import Engine, RunManager
 from sleuth.runs.service import RunService
 from sleuth.scaleout.audio_owners import AudioOwners
 from sleuth.scaleout.dispatch import Dispatcher
 from sleuth.store.store import Store
-
-log = logging.getLogger(__name__)
 
 DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a message or
 `POST /api/research`, then follow `GET /api/runs/{run_id}/events` (SSE, resumable with
@@ -76,7 +73,7 @@ def create_app(
         app.state.model_checks.start()
         for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
             if not check.ok:
-                log.warning("research will be refused until this is fixed: %s: %s", check.name, check.detail)
+                warn_refused(check.name, check.detail)
         try:
             yield
         finally:

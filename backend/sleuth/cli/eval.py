@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -20,6 +19,7 @@ from sleuth.llm.access import model_access_problem
 from sleuth.llm.gateway import LLMGateway
 from sleuth.llm.runtime import is_offline
 from sleuth.research.preflight import PreflightError, preflight
+from sleuth.runs.local import run
 from sleuth.tools.factory import build_toolbox
 
 
@@ -143,7 +143,8 @@ def eval_command(
         sources=checked_sources(settings, sources) if sources else None,
     )
     try:
-        outcome = asyncio.run(_run(settings, options, questions, judge))
+        # runs.local.run: the MCP servers the questions' runs started are closed by their owner, on this loop
+        outcome = run(_run(settings, options, questions, judge))
     except EvalInputError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:  # the output folder cannot be created or written

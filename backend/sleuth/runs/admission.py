@@ -19,6 +19,11 @@ from collections.abc import Awaitable, Callable
 log = logging.getLogger(__name__)
 
 
+def warn_refused(what: str, problem: str) -> None:
+    """The one line that says, at start-up, what will refuse research until it is fixed."""
+    log.warning("research will be refused until this is fixed: %s: %s", what, problem)
+
+
 class ModelChecks:
     def __init__(self, engines: Callable[[], Awaitable[str | None]], *, once: bool = True) -> None:
         """`engines`: why the configured models cannot be called where runs execute, None when they can
@@ -54,5 +59,5 @@ class ModelChecks:
     async def _ask_engines(self) -> str | None:
         problem = await self._engines()
         if problem is not None:
-            log.warning("research will be refused until this is fixed: models: %s", problem)
+            warn_refused("models", problem)
         return problem

@@ -16,6 +16,7 @@ import signal
 
 from sleuth.config import Settings
 from sleuth.core.background import Periodic, stop_task
+from sleuth.runs.admission import warn_refused
 from sleuth.runs.channel import RunChannel, channel_rows
 from sleuth.runs.manager import RunManager
 from sleuth.runs.messages import Engine
@@ -117,10 +118,11 @@ class WorkerHost:
         problem = await self.manager.model_problem()
         await self._redis.set(self._keys.model_problem, problem or "")
         if problem is not None:
-            log.warning("research will be refused until this is fixed: models: %s", problem)
+            warn_refused("models", problem)
 
     async def _publish_mcp_states(self) -> None:
-        """For the API servers, which start no MCP server: what this worker's engines said last."""
+        """For the API servers, which start no MCP server: what this worker's engines said last (at
+        the end of each run, and periodically for what changes between runs)."""
         states = await self.manager.mcp_states()
         if states is not None and states != self._published_mcp:
             await self._redis.set(self._keys.mcp_states, states_json(states))
@@ -162,6 +164,8 @@ class WorkerHost:
             if rows and rows[-1].type == "stop":
                 # The slot is free before anyone hears `stop`: a client may start its next run at once.
                 await self._admission.release(channel.run_id, session_id)
+                # So are the MCP servers' states as the run left them (one may have been lost in it).
+                await self._publish_mcp_states()
             for attempt in range(PUBLISH_RETRIES):
                 try:
                     await self._streams.publish(key, rows)
