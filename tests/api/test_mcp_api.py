@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from conftest import live_server, read_events, start_research
+from conftest import LiveServer, live_server, read_events, start_research
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from support.mcp import McpModel, stdio_entry, write_servers
@@ -90,3 +90,16 @@ async def test_an_mcp_result_opens_in_the_viewer_only_in_the_session_that_read_i
     assert by_id.json() == opened
     assert elsewhere.status_code == 404 and "no run of this session read it" in elsewhere.json()["detail"]
     assert no_session.status_code == 404 and "give session_id" in no_session.json()["detail"]
+
+
+async def test_an_mcp_result_asked_for_while_its_run_goes_on_says_when_it_opens(hanging_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=60) as client:
+        run_id = await start_research(client, clarify=False)
+        await read_events(client, run_id, until_type="run_start")  # the run is under way
+        session_id = (await client.get(f"/api/runs/{run_id}")).json()["session_id"]
+        url = "mcp://fixture/lookup_notes?args=0123456789abcdef"
+        during = await client.get("/api/documents", params={"url": url, "session_id": session_id})
+        await client.post(f"/api/runs/{run_id}/cancel")
+        after = await client.get("/api/documents", params={"url": url, "session_id": session_id})
+    assert during.status_code == 404 and "opens then" in during.json()["detail"]
+    assert after.status_code == 404 and "no run of this session read it" in after.json()["detail"]

@@ -205,11 +205,13 @@ async def _open(request: Request, url: str, session_id: str | None) -> DocumentO
         if kept is not None:
             return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
     if is_mcp_url(url):
-        raise HTTPException(
-            404,
-            "an MCP result opens only in the session whose run read it"
-            + (" (no run of this session read it)" if session_id is not None else " (give session_id)"),
-        )
+        if session_id is None:
+            why = " (give session_id)"
+        elif await manager_of(request).session_in_use(session_id):
+            why = ": it is kept when the run that read it ends, and opens then"
+        else:
+            why = " (no run of this session read it)"
+        raise HTTPException(404, "an MCP result opens only in the session whose run read it" + why)
     reader = build_web_reader(settings_of(request))
     if not reader.handles(url):
         raise HTTPException(422, "only corpus://, mcp://, http:// and https:// URLs can be opened")
