@@ -4,10 +4,10 @@ benchmarks, for driving Sleuth through litellm.
 A test or a benchmark gives it a `respond(request_body) -> Reply` function. The server streams the
 reply the way OpenAI does: text in small deltas, tool calls with their arguments split across
 chunks, then a usage chunk and `[DONE]`. A reply can also be an HTTP error, a hang, slow, or held
-until a test lets it go. With `latency_s`, every call lasts exactly that long from the request's
-arrival to its last byte, as a hosted model's would (`step_latency_s` sets it apart for some
-steps): the headers and first chunk come after half of it, the other chunks evenly over the second
-half. Every call's in-flight interval is recorded (`calls`), so a benchmark can tell model time
+until a test lets it go (whole, or only its usage chunk). With `latency_s`, every call lasts exactly
+that long from the request's arrival to its last byte, as a hosted model's would (`step_latency_s`
+sets it apart for some steps): the headers and first chunk come after half of it, the other chunks
+evenly over the second half. Every call's in-flight interval is recorded (`calls`), so a benchmark can tell model time
 from engine time.
 
 Its own HTTP server (asyncio streams, no web framework) on a thread of the process that starts it:
@@ -54,6 +54,8 @@ class Reply:
     hang: bool = False
     delay_s: float = 0.0  # before the first byte
     gate: threading.Event | None = None  # answer only once it is set: a test holds the run mid-flight
+    # send the text and finish reason, and the usage chunk and the stream's end only once it is set
+    usage_gate: threading.Event | None = None
     chunk_size: int = 7  # characters per delta; 4 is about one token, as a hosted model streams
     usage: tuple[int, int] | None = (
         None  # (prompt, completion) tokens; unset: 100 and about a quarter of the characters
@@ -285,7 +287,11 @@ class ScriptedLLM:
             self._pauses.pause()  # resumed when the stream ends or hangs
         try:
             latency = 0.0 if hangs else self.step_latency_s.get(record.step, self.latency_s)
-            await self._send(writer, chunks, record.arrived, latency)
+            held = 2 if reply.usage_gate is not None and not hangs else 0  # the usage chunk and `[DONE]`
+            await self._send(writer, chunks[: len(chunks) - held], record.arrived, latency)
+            if reply.usage_gate is not None and held:
+                await self._until_set(reply.usage_gate)
+                writer.write(b"".join(chunks[-held:]))
             if hangs:
                 if paused:
                     paused = False

@@ -281,22 +281,27 @@ class BenchModel:
         return Reply(text="No answer scripted for this step.")
 
 
-class ArtifactGate:
-    """Holds one reply until the artifact's request arrives, or until `patience_s` after the hold
-    began if it never does (the artifact is asked only after the held reply): `gave_up` says which."""
+class RequestGate:
+    """Holds one reply, or only its usage chunk, until another request arrives (the script sets
+    `asked`), or until `patience_s` after the hold began if it never does: `gave_up` says which."""
 
     def __init__(self, patience_s: float) -> None:
-        self.artifact_asked = threading.Event()
+        self.asked = threading.Event()
         self.gave_up = threading.Event()
         self._timer = threading.Timer(patience_s, self._give_up)
 
     def _give_up(self) -> None:
         self.gave_up.set()
-        self.artifact_asked.set()
+        self.asked.set()
 
     def hold(self, reply: Reply) -> Reply:
         self._timer.start()
-        return replace(reply, gate=self.artifact_asked)
+        return replace(reply, gate=self.asked)
+
+    def hold_usage(self, reply: Reply) -> Reply:
+        """The reply's text and finish reason at once, its usage chunk and end once released."""
+        self._timer.start()
+        return replace(reply, usage_gate=self.asked)
 
     def cancel(self) -> None:
         self._timer.cancel()

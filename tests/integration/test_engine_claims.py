@@ -8,8 +8,8 @@ from sleuth.core.markdown import CITATION_REMOVED
 from sleuth.research.report.claims import LOST, NO_CITATION
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
-from sleuth_testkit.model import Reply, ScriptedLLM, tool_names
-from sleuth_testkit.scenarios import ArtifactGate
+from sleuth_testkit.model import Reply, ScriptedLLM, classify, tool_names
+from sleuth_testkit.scenarios import RequestGate
 from support.claims_model import SUPPORTED, ClaimsModel
 from support.invariants import check_invariants
 
@@ -60,12 +60,12 @@ class JudgeHeldForTheArtifact(ClaimsModel):
 
     def __init__(self, patience_s: float) -> None:
         super().__init__()
-        self.gate = ArtifactGate(patience_s)
+        self.gate = RequestGate(patience_s)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         names = tool_names(body)
         if names == {"record_artifact"}:
-            self.gate.artifact_asked.set()
+            self.gate.asked.set()
         reply = super().__call__(body)
         return self.gate.hold(reply) if names == {"claim_verdicts"} else reply
 
@@ -82,6 +82,40 @@ async def test_the_artifact_is_asked_for_while_the_judge_checks_the_claims() -> 
     assert {c.checker for c in run.result.claims} == {"judge"}
     (report,) = run.of("report")
     assert report.obj.title and report.obj.key_findings  # type: ignore[union-attr]  # the model's artifact, not the fallback
+
+
+class ReportUsageHeldForTheJudge(ClaimsModel):
+    """Sends the final report's text and finish reason, then holds its usage chunk until the judge's
+    request has arrived, or for `patience_s` if it never comes while the usage is held (claims
+    checked only once the report's model call has returned with its usage)."""
+
+    def __init__(self, patience_s: float) -> None:
+        super().__init__()
+        self.gate = RequestGate(patience_s)
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        reply = super().__call__(body)
+        if tool_names(body) == {"claim_verdicts"}:  # the judge's request, which `classify` takes for a report
+            self.gate.asked.set()
+            return reply
+        return self.gate.hold_usage(reply) if classify(body) == "report" else reply
+
+
+async def test_the_claims_are_checked_while_the_reports_usage_is_on_its_way() -> None:
+    model = ReportUsageHeldForTheJudge(patience_s=20)
+    try:
+        with ScriptedLLM(model) as llm:
+            run = await run_engine(scripted_settings(llm, judge_model="openai/judge-model"), request())
+    finally:
+        model.gate.cancel()
+    assert not model.gate.gave_up.is_set(), "the claim check waited for the report's usage"
+    assert run.stop_reason == "completed"
+    assert {c.checker for c in run.result.claims} == {"judge"}
+    # the report's usage still counts (with the artifact's, on the report's model), before the report is published
+    types = [p.obj.type for p in run.packets]
+    usage = [i for i, p in enumerate(run.packets) if p.obj.type == "usage" and p.obj.role == "report"]  # type: ignore[union-attr]
+    assert len(usage) == 2 and max(usage) < types.index("report")
+    check_invariants(run.packets)
 
 
 class BrokenJudge(ClaimsModel):

@@ -16,7 +16,7 @@ from sleuth.stream.packets import Report
 from sleuth.stream.results import ResearchRequest
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import Call, Reply, ScriptedLLM, user_text
-from sleuth_testkit.scenarios import ArtifactGate, ResearchModel, sources_in
+from sleuth_testkit.scenarios import RequestGate, ResearchModel, sources_in
 from support.invariants import check_invariants
 
 QUESTION = "How do Python descriptors and __getattr__ interact during attribute lookup?"
@@ -139,10 +139,10 @@ class ReportHeldForTheArtifact(ResearchModel):
 
     def __init__(self, patience_s: float) -> None:
         super().__init__()
-        self.gate = ArtifactGate(patience_s)
+        self.gate = RequestGate(patience_s)
 
     def artifact(self, body: dict[str, Any]) -> Reply:
-        self.gate.artifact_asked.set()
+        self.gate.asked.set()
         return super().artifact(body)
 
     def report(self, body: dict[str, Any]) -> Reply:

@@ -72,11 +72,17 @@ class _Accumulator:
         if not choices:
             return
         choice = choices[0]
-        if getattr(choice, "finish_reason", None):
-            self.result.finish_reason = choice.finish_reason
         delta = getattr(choice, "delta", None)
-        if delta is None:
-            return
+        if delta is not None:
+            await self._add_delta(delta)
+        finish_reason = getattr(choice, "finish_reason", None)
+        if finish_reason:
+            first = self.result.finish_reason is None
+            self.result.finish_reason = finish_reason
+            if first:
+                await _call(self.handlers.on_finish, self.result.content, finish_reason)
+
+    async def _add_delta(self, delta: Any) -> None:
         reasoning = getattr(delta, "reasoning_content", None)
         if reasoning:
             self.result.reasoning += reasoning

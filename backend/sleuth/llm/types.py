@@ -70,6 +70,7 @@ class LLMResult:
 
 TextHandler = Callable[[str], Awaitable[None] | None]
 ToolDeltaHandler = Callable[[int, str, str], Awaitable[None] | None]
+FinishHandler = Callable[[str, str], Awaitable[None] | None]
 
 
 @dataclass
@@ -80,3 +81,6 @@ class StreamHandlers:
     on_reasoning: TextHandler | None = None
     # (tool call index, tool name so far, new arguments fragment)
     on_tool_delta: ToolDeltaHandler | None = None
+    # (the whole text, the finish reason): once the model has finished, before its usage arrives,
+    # which litellm hands over only after rebuilding the whole response from its chunks
+    on_finish: FinishHandler | None = None

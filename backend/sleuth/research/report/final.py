@@ -53,6 +53,42 @@ def fallback_report(state: RunState, note: str) -> str:
     return render("responses/report_fallback", note=note, findings=findings)
 
 
+async def check_report(
+    state: RunState, text: str, *, allow_judge: bool = True, prepared: SourcePrep | None = None
+) -> VerifiedReport:
+    """`text` with its citations verified against what tools really returned, and a verdict on
+    whether each cited document supports its sentence."""
+    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
+    verified.claims = await check_report_claims(
+        state, verified.markdown, verified.sources, allow_judge=allow_judge, prepared=prepared
+    )
+    return verified
+
+
+class EarlyCheck:
+    """The report's check (`check_report`), started on its text as soon as the model has finished:
+    the provider's usage comes after that, and litellm hands it over only once it has rebuilt the
+    whole response from its chunks. Published only if the report keeps that text."""
+
+    def __init__(self, state: RunState, prepared: SourcePrep) -> None:
+        self._state = state
+        self._prepared = prepared
+        self._checks: dict[str, asyncio.Task[VerifiedReport]] = {}
+
+    def start(self, text: str) -> None:
+        if text.strip() and text not in self._checks:
+            self._checks[text] = asyncio.ensure_future(check_report(self._state, text, prepared=self._prepared))
+
+    def of(self, text: str) -> Awaitable[VerifiedReport] | None:
+        """The check started on `text`, if one was."""
+        return self._checks.get(text)
+
+    async def cancel(self) -> None:
+        for check in self._checks.values():
+            check.cancel()
+        await asyncio.gather(*self._checks.values(), return_exceptions=True)
+
+
 async def write_report(state: RunState) -> VerifiedReport:
     """Stream the final report, cut at its timeout, then verify and publish it; the artifact's call
     goes out beside it, from the same findings, so no model call follows the report's last token."""
@@ -63,18 +99,20 @@ async def write_report(state: RunState) -> VerifiedReport:
         describe_findings(state, findings, sources, until=state.deadlines.deadline_at - 1.0)
     )
     prepared = SourcePrep(state, sources)
+    early = EarlyCheck(state, prepared)
     try:
-        text = await _stream_report(state, findings, sources, prepared)
-        return await publish_report(state, text, artifact=artifact, prepared=prepared)
+        text = await _stream_report(state, findings, sources, prepared, early)
+        return await publish_report(state, text, artifact=artifact, prepared=prepared, checked=early.of(text))
     finally:  # a run cancelled or out of time while the report streams leaves no call behind
         if not artifact.done():
             artifact.cancel()
         await asyncio.gather(artifact, return_exceptions=True)
+        await early.cancel()
         await prepared.cancel()
 
 
 async def _stream_report(
-    state: RunState, findings: list[Finding], sources: list[NumberedSource], prepared: SourcePrep
+    state: RunState, findings: list[Finding], sources: list[NumberedSource], prepared: SourcePrep, early: EarlyCheck
 ) -> str:
     """The report's text: streamed, cut at its cap and its timeout, or assembled without a model."""
     min_words, max_words = REPORT_WORDS[state.mode]
@@ -108,13 +146,21 @@ async def _stream_report(
         prepared.seen(state.report_draft[-(len(delta) + MARKER_REACH) :])  # a marker may span deltas
 
     cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
+
+    def on_finish(content: str, finish_reason: str) -> None:
+        early.start(cap.keep(content, finish_reason))
+
     end_at = state.deadlines.report_end_at(state.clock.now())
     try:
         result = await run_until(
             state.clock,
             end_at,
             llm_step(
-                state, "report", messages, max_tokens=cap.max_tokens, handlers=StreamHandlers(on_text=cap.on_text)
+                state,
+                "report",
+                messages,
+                max_tokens=cap.max_tokens,
+                handlers=StreamHandlers(on_text=cap.on_text, on_finish=on_finish),
             ),
         )
         text = cap.keep(result.content, result.finish_reason)
@@ -140,20 +186,22 @@ async def publish_report(
     allow_judge: bool = True,
     artifact: Awaitable[dict[str, Any] | None] | None = None,
     prepared: SourcePrep | None = None,
+    checked: Awaitable[VerifiedReport] | None = None,
 ) -> VerifiedReport:
     """Verify citations against what tools really returned, check that the cited documents support
-    their sentences, take the artifact's call (title, summary and key findings) in the report's
-    numbering; send `citation_info`s and the `report`, its markdown ending with the engine's method note.
+    their sentences (`checked`: that check of `text`, already started), take the artifact's call
+    (title, summary and key findings) in the report's numbering; send `citation_info`s and the
+    `report`, its markdown ending with the engine's method note.
 
     `allow_judge=False` (the deadline path) makes no further model calls; without `artifact` the
     report carries the fallback title and no summary or key findings.
     """
-    verified = verify_report(text, state.citations.by_number, state.registry, state.unsafe_url)
-    claims = check_report_claims(state, verified.markdown, verified.sources, allow_judge=allow_judge, prepared=prepared)
+    if checked is None:
+        checked = check_report(state, text, allow_judge=allow_judge, prepared=prepared)
     if artifact is not None:
-        verified.claims, recorded = await both(claims, artifact)
+        verified, recorded = await both(checked, artifact)
     else:
-        verified.claims, recorded = await claims, None
+        verified, recorded = await checked, None
     published = reconcile(recorded, state.request.question, verified)
     for source in verified.sources:
         state.emit(
