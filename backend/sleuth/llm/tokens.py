@@ -17,8 +17,20 @@ def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
 
 
+def token_bound(text: str) -> int:
+    """At least the tokens of `text`, without tokenizing it: every token stands for one UTF-8 byte or more."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def surely_fits(text: str, max_tokens: int) -> bool:
+    """True when `text` has at most `max_tokens` tokens, told without tokenizing it; False says nothing."""
+    return len(text) <= max_tokens and token_bound(text) <= max_tokens  # never fewer bytes than characters
+
+
 def truncate_tokens(text: str, max_tokens: int) -> str:
     """Cut `text` to at most `max_tokens`, preferring to end at a sentence or line boundary."""
+    if surely_fits(text, max_tokens):
+        return text
     enc = _encoding()
     tokens = enc.encode(text, disallowed_special=())
     if len(tokens) <= max_tokens:

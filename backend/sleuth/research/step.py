@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sleuth.config import Role
-from sleuth.llm.tokens import count_tokens, truncate_tokens
+from sleuth.llm.tokens import count_tokens, token_bound, truncate_tokens
 from sleuth.llm.types import LLMResult, StreamHandlers
 from sleuth.research.state import RunState
 from sleuth.stream.packets import Degraded, Usage
@@ -59,13 +59,23 @@ class OutputCap:
         self.what = what
         self.max_tokens = max_tokens
         self._forward = forward
-        self._streamed = 0  # summed per delta: a slight over-count, so the stream never shows more than the cap
+        # Summed per group of deltas: a slight over-count, so the stream never shows more than the cap.
+        self._streamed = 0
+        # Deltas not counted yet: a text has at most as many tokens as UTF-8 bytes, so they are
+        # counted together, and only once the cap could be within their reach.
+        self._pending: list[str] = []
+        self._pending_bytes = 0
         self.cut = False
 
     def on_text(self, delta: str) -> None:
         if self._streamed > self.max_tokens:
             return
-        self._streamed += count_tokens(delta)
+        self._pending.append(delta)
+        self._pending_bytes += token_bound(delta)
+        if self._streamed + self._pending_bytes > self.max_tokens:
+            self._streamed += count_tokens("".join(self._pending))
+            self._pending.clear()
+            self._pending_bytes = 0
         if self._forward is not None:
             self._forward(delta)
 

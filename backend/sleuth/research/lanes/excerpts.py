@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 
+from sleuth.llm.tokens import surely_fits
 from sleuth.tools.local.query import terms as search_terms
 
 GAP = "[…]"
@@ -81,10 +82,16 @@ def focused_text(text: str, asked: Iterable[str], max_tokens: int, count: Callab
     `asked` is what the agent searched for; `count` measures tokens. The result stays within about
     `max_tokens` (a paragraph too long for what is left is skipped, not cut); callers still cap it.
     """
-    if count(text) <= max_tokens:
+    if surely_fits(text, max_tokens):
         return text
     paragraphs = _paragraphs(text)
-    sizes = [count(p) + 2 for p in paragraphs]
+    counts = [count(p) for p in paragraphs]
+    # A tokenizer's words do not span a blank line, so the page counts about what its paragraphs sum
+    # to (a paragraph's last mark may merge with the break after it): the whole page is counted only
+    # when that sum leaves it open whether the page fits, not again for every long page.
+    if sum(counts) - len(counts) <= max_tokens and count(text) <= max_tokens:
+        return text
+    sizes = [n + 2 for n in counts]
     wanted = {term for query in asked for term in search_terms(query.lower())}
     keep: set[int] = set()
     spent = 0

@@ -143,7 +143,8 @@ async def _stream_report(
     def on_text(delta: str) -> None:
         state.report_draft += delta
         state.emit(MessageDelta(content=delta))
-        prepared.seen(state.report_draft[-(len(delta) + MARKER_REACH) :])  # a marker may span deltas
+        if "]" in delta:  # a marker that ends in this delta; it may have started in an earlier one
+            prepared.seen(state.report_draft[-(len(delta) + MARKER_REACH) :])
 
     cap = OutputCap("final report", state.settings.report_max_tokens, on_text)
 
