@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.cli.json_lines import JsonLines
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
 from sleuth.cli.settings import cli_check_database, cli_settings
@@ -114,12 +115,8 @@ def research(
     export_format = check_output_path(output) if output else None
     cli_check_database(settings)  # the finished report is saved there
 
-    def json_sink(packet: Packet) -> None:
-        sys.stdout.write(packet.model_dump_json() + "\n")
-        sys.stdout.flush()
-
     printer = ProgressPrinter(sys.stdout, sys.stderr, color=sys.stderr.isatty())
-    sink: PacketSink = json_sink if as_json else printer
+    sink: PacketSink = JsonLines(sys.stdout) if as_json else printer
     try:
         run_id, kept = new_run_id(), list[Packet]()
         result = event_loop.run(run_or_exit(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
