@@ -9,7 +9,9 @@ latency (min / median / max over the runs):
                      / the time at least one model call was in flight (printed with the
                      number of model calls: a run that gains a call is not comparable)
   span               first model request -> `stop` packet
-  report -> stop     the final report's last token read -> `stop` packet
+  report -> stop     the final report's last token read -> `stop` packet (`--timeline` splits it:
+                     the report call's `usage` packet, the `report` packet, `stop`; `bench/tail.py`
+                     splits it inside the engine)
   calls after report model calls that arrived after the final report's stream ended: each
                      one is a model latency on the critical path
   first packet       launch -> first packet on stdout
@@ -79,6 +81,8 @@ class RunFigures:
     calls: list[CallRecord] = field(default_factory=list)
     stop_at: float = 0.0  # when the `stop` packet was read
     last_token_at: dict[str, float] = field(default_factory=dict)  # step -> when its last text delta was read
+    # after the report's last token: when the report call's usage, the `report` packet and `stop` were read
+    tail_at: dict[str, float] = field(default_factory=dict)
 
     @property
     def first_request(self) -> float:
@@ -223,6 +227,11 @@ def run_once(
         step = DELTA_STEPS.get(str(packet["obj"]["type"]))  # type: ignore[index]
         if step is not None:
             last_token_at[step] = stamp
+    after = [(p["obj"], t) for p, t in zip(packets, stamps, strict=True) if t >= last_token_at.get("report", stop_at)]
+    # the report call's usage: of the report model's calls after its last token (the artifact's too), the longest
+    usages = [(obj, t) for obj, t in after if obj["type"] == "usage" and obj["role"] == "report"]  # type: ignore[index]
+    tail_at = {"usage": max(usages, key=lambda u: u[0]["output_tokens"])[1]} if usages else {}  # type: ignore[index]
+    tail_at.update({obj["type"]: t for obj, t in after if obj["type"] in ("report", "stop")})  # type: ignore[index]
     return RunFigures(
         ratio=(stop_at - first_request) / busy_seconds(calls),
         first_packet_s=stamps[0] - launched,
@@ -234,6 +243,7 @@ def run_once(
         calls=calls,
         stop_at=stop_at,
         last_token_at=last_token_at,
+        tail_at=tail_at,
     )
 
 
@@ -257,6 +267,9 @@ def print_timeline(run: RunFigures) -> None:
             f"done {(artifact.finished - report.finished) * 1000:+.0f} ms from the report's last byte"
         )
     print(f"    report's last token -> stop: {run.report_to_stop_s * 1000:.0f} ms")
+    last = run.last_token_at["report"]
+    parts = ", ".join(f"{name} +{(at - last) * 1000:.0f}" for name, at in run.tail_at.items())
+    print(f"    after the report's last token (packets as read, ms): {parts}")
     # How far the client's parsing of a long stream trails the endpoint's sending of it.
     for step, read_at in run.last_token_at.items():
         sent_at = max(c.finished for c in calls if c.step == step)
