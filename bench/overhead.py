@@ -9,6 +9,7 @@ latency (min / median / max over the runs):
                      / the time at least one model call was in flight (printed with the
                      number of model calls: a run that gains a call is not comparable)
   span               first model request -> `stop` packet
+  last byte -> stop  the endpoint's last byte of the run's last model call -> `stop` packet
   report -> stop     the final report's last token read -> `stop` packet (`--timeline` splits it:
                      the report call's `usage` packet, the `report` packet, `stop`; `bench/tail.py`
                      splits it inside the engine)
@@ -95,6 +96,12 @@ class RunFigures:
     @property
     def report_to_stop_s(self) -> float:
         return self.stop_at - self.last_token_at["report"]
+
+    @property
+    def last_byte_to_stop_s(self) -> float:
+        """From the endpoint's last byte of any call to `stop`: the report's tail, whether or not the
+        client's reading of the report's stream trailed the endpoint."""
+        return self.stop_at - max(c.finished for c in self.calls)
 
     @property
     def report_call(self) -> CallRecord:
@@ -335,6 +342,7 @@ def main() -> None:
         ("overhead ratio", lambda r: r.ratio, 3),
         ("span: first request -> stop (s)", lambda r: r.span_s, 2),
         ("report's last token -> stop (ms)", lambda r: r.report_to_stop_s * 1000, 0),
+        ("last model byte -> stop (ms)", lambda r: r.last_byte_to_stop_s * 1000, 0),
         ("model calls after the report", lambda r: r.calls_after_report, 0),
         ("launch -> first packet (s)", lambda r: r.first_packet_s, 2),
         ("launch -> first model request (s)", lambda r: r.first_request_s, 2),
