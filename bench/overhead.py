@@ -30,7 +30,11 @@ reports, how long after the endpoint sent a stream's last byte the run emitted i
 client still parsing chunks). `--instant-artifact` also runs each latency with the artifact call
 answered at once, and prints the span over that run's span: what the artifact step costs the run.
 
+`--against DIR` also runs each measured run with another checkout's `backend/` on PYTHONPATH,
+interleaved with this checkout's, so both see the same load, and prints its rows after these.
+
 Run: .venv/bin/python bench/overhead.py [--latency 0.3 1.0] [--runs 3] [--timeline] [--instant-artifact]
+     [--against OTHER/backend]
 Wall figures depend on the machine's load; the load average is printed beside them.
 """
 
@@ -319,19 +323,27 @@ def main() -> None:
     parser.add_argument(
         "--instant-artifact", action="store_true", help="also run each latency with the artifact call answered at once"
     )
+    parser.add_argument(
+        "--against",
+        metavar="BACKEND_DIR",
+        help="also run each measured run with another checkout's backend/ (on PYTHONPATH), interleaved",
+    )
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     with tempfile.TemporaryDirectory() as data_dir:
         run_once(0.0, data_dir)  # unmeasured: builds the local corpus index and warms the page cache
         results: dict[float, list[RunFigures]] = {}
         instant: dict[float, list[RunFigures]] = {}
+        against: dict[float, list[RunFigures]] = {}
         for latency in args.latency:
-            results[latency], instant[latency] = [], []
+            results[latency], instant[latency], against[latency] = [], [], []
             for _ in range(args.runs):
                 results[latency].append(run_once(latency, data_dir))
                 print(f"  {latency:.1f} s run {len(results[latency])}: load {load_average()}", file=sys.stderr)
                 if args.instant_artifact:  # interleaved, so both sets see the same load
                     instant[latency].append(run_once(latency, data_dir, instant_artifact=True))
+                if args.against:
+                    against[latency].append(run_once(latency, data_dir, {"PYTHONPATH": args.against}))
         blocks = None
         if not args.no_loop_check:
             blocks = run_once(0.3, data_dir, {"SLEUTH_SLOW_CALLBACK_MS": "20"}).slow_callbacks
@@ -350,8 +362,9 @@ def main() -> None:
         ("user CPU (s)", lambda r: r.user_cpu_s, 2),
     ]
     print(f"\nsleuth research --mode heavy --json, {args.runs} runs per latency (min / median / max)")
-    for latency, runs in results.items():
-        print(f"\nlatency {latency:.1f} s per model call")
+    sides = [("", results)] + ([(f" (against {args.against})", against)] if args.against else [])
+    for side, latency, runs in ((side, lat, runs) for side, of in sides for lat, runs in of.items()):
+        print(f"\nlatency {latency:.1f} s per model call{side}")
         for name, get, digits in rows:
             values = [float(get(r)) for r in runs]
             target = TARGETS.get(name)
@@ -361,7 +374,7 @@ def main() -> None:
             if name == "overhead ratio":
                 note = f"  ({calls_of(runs)}){note}"
             print(f"  {name:<36} {spread(values, digits)}{note}")
-        if instant[latency]:
+        if instant[latency] and not side:
             span = statistics.median(r.span_s for r in runs)
             base = statistics.median(r.span_s for r in instant[latency])
             print(
