@@ -7,8 +7,10 @@ over the built-in corpus, 3 lanes, one token per streamed chunk) in this process
 with the scripted model in its own process at no latency, so only the engine's CPU is counted. Prints
 the process CPU (user + sys, every thread) per run after one unmeasured run that loads what a first
 run loads. `--profile` adds a cProfile of the measured runs (the event loop's thread: work sent to
-threads is in the CPU figure, not in the profile), summed by the package that spends the time
-itself, and the top functions; the profiler inflates the figures, so read the shares.
+threads is in the CPU figure, not in the profile): Sleuth's share (its own functions and what they
+call outside litellm, the OpenAI SDK and httpx), the time under litellm's entry points, the time by
+the package that spends it itself, and the top functions; the profiler inflates the figures, so
+read the shares.
 """
 
 from __future__ import annotations
@@ -70,8 +72,28 @@ def package_of(filename: str) -> str:
     return "other"
 
 
+CLIENT = ("litellm", "openai", "httpx", "httpcore", "anyio")  # the model client, below the gateway
+
+
+def sleuth_share(stats: pstats.Stats) -> tuple[float, float]:
+    """(time in Sleuth's own functions, time in what they call directly outside the model client,
+    with all it calls in turn): Sleuth's share of the profile."""
+    own = called = 0.0
+    for (filename, _, _), (_, _, tottime, _, callers) in stats.stats.items():  # type: ignore[attr-defined]
+        if "/sleuth/" in filename:
+            own += tottime
+        elif not any(name in filename for name in CLIENT):
+            called += sum(row[3] for caller, row in callers.items() if "/sleuth/" in caller[0])
+    return own, called
+
+
 def print_profile(profile: cProfile.Profile, runs: int) -> None:
     stats = pstats.Stats(profile)
+    own, called = sleuth_share(stats)
+    print(
+        f"\nSleuth's share, per run: its own functions {own / runs:.3f} s + what they call outside the model "
+        f"client {called / runs:.3f} s = {(own + called) / runs:.3f} s"
+    )
     by_package: dict[str, float] = defaultdict(float)
     total = 0.0
     for (filename, _, _), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from sleuth.core import heavy
@@ -36,11 +36,13 @@ def _markdown() -> heavy.MarkdownIt:
     return heavy.MarkdownIt("commonmark")
 
 
-def _code_ranges(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=16)
+def _code_ranges(text: str) -> tuple[tuple[int, int], ...]:
     """Where `text` holds code, as a CommonMark parser (and so the browser's renderer) sees it.
 
     Fenced (``` and ~~~) and indented blocks come with their lines; inline code spans, whose
-    tokens carry no offsets, are found in their paragraph's lines by their backtick run.
+    tokens carry no offsets, are found in their paragraph's lines by their backtick run. Kept for
+    the last texts asked: publishing a report reads its citations and sentences several times.
     """
     # The parser counts \r\n, \r and \n as line ends (and only those), so offsets stay in `text`.
     starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
@@ -63,7 +65,7 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
                 if span is not None:
                     ranges.append(span.span())
                     cursor = span.end()
-    return sorted(ranges)
+    return tuple(sorted(ranges))
 
 
 def outside_code(text: str, fn: Callable[[str], str]) -> str:

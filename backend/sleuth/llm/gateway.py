@@ -42,7 +42,7 @@ async def _call(handler: Any, *args: Any) -> None:
     if handler is None:
         return
     result = handler(*args)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # most handlers are plain functions
         await result
 
 
