@@ -1,5 +1,6 @@
 """`sleuth serve`'s memory: the API process never loads litellm, even once its engine has run research;
-the engine processes are forked from a fork server that loaded litellm, and share those pages."""
+the engine processes are forked from a fork server that loaded litellm, and share those pages; an
+upload's extraction forks from that same fork server, not from another."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def _rollup(pid: int) -> dict[str, int]:
     return fields
 
 
-async def test_the_api_process_never_loads_litellm_and_its_engines_share_the_fork_servers(tmp_path: Path) -> None:
+async def test_the_api_process_never_loads_litellm_and_its_children_share_one_fork_server(tmp_path: Path) -> None:
     env = {**os.environ, "SLEUTH_ENGINE_PROCESSES": "2"}
     log = tmp_path / "serve.log"
     server = ServerProcess(env, log, command=_serve_and_report)
@@ -60,6 +61,8 @@ async def test_the_api_process_never_loads_litellm_and_its_engines_share_the_for
         async with httpx.AsyncClient(base_url=server.base_url, timeout=TIMEOUT_S) as client:
             run_id = await start_research(client, clarify=False)
             events = await read_events(client, run_id)
+            page = ("notes.html", b"<html><body><p>Forked extraction works.</p></body></html>", "text/html")
+            uploaded = await client.post("/api/collections/notes/documents", files=[("files", page)])
         server.proc.send_signal(signal.SIGUSR1)
         server.wait_until(lambda: LOADED in log.read_text(errors="replace"), "the API process's list of modules")
         fork_servers = [
@@ -70,6 +73,7 @@ async def test_the_api_process_never_loads_litellm_and_its_engines_share_the_for
     finally:
         server.stop(signal.SIGTERM)
 
+    assert uploaded.status_code == 201, uploaded.text
     assert [json.loads(e.data)["obj"]["type"] for e in events[-1:]] == ["stop"]
     assert any(json.loads(e.data)["obj"]["type"] == "report" for e in events)  # an engine ran research
     line = next(line for line in log.read_text(errors="replace").splitlines() if line.startswith(LOADED))

@@ -1,6 +1,6 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
-Started by `EngineProcess` (forked from the fork server of `runs/fork_server.py`), or on a thread of
+Started by `EngineProcess` (forked from the fork server of `runs/engine_preload.py`), or on a thread of
 the server's process by `EngineThread` (`SLEUTH_ENGINE_PROCESSES=0`: the same worker and messages,
 without the process-level tuning). It warms up first (litellm and its tool path, the search tools),
 checks the configured models (the server asks this of its engines, not of a litellm of its own),

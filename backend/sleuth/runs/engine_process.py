@@ -6,7 +6,7 @@ so packet commits and SSE writes would queue behind it, and every client's packe
 late while many runs are busy. In its own process the engine can be as busy as it likes; the
 server process only stores and forwards its packets.
 
-Engine processes are forked from a fork server (`runs/fork_server.py`) that imported litellm and the
+Engine processes are forked from a fork server (`runs/engine_preload.py`) that imported litellm and the
 engine's libraries once: the engines share those pages copy-on-write instead of each holding its own
 copy. The fork server is a fresh interpreter started by `multiprocessing`, with no thread of the
 server's process, so forking it copies no lock in an unknown state. Its first fork waits for those
@@ -24,13 +24,13 @@ without the isolation (a busy run slows the server's own loop, and nothing can k
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from sleuth.config import Settings
+from sleuth.core.fork_server import fork_server
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_main import thread_main, worker_main
 from sleuth.runs.messages import (
@@ -54,9 +54,8 @@ log = logging.getLogger(__name__)
 # How long stopping waits for a launch under way: the fork server's imports, on a loaded machine.
 LAUNCH_S = 120.0
 
-# Every engine process is forked from this server, which imports `runs/fork_server.py` first.
-_FORK_SERVER = multiprocessing.get_context("forkserver")
-_FORK_SERVER.set_forkserver_preload(["sleuth.runs.fork_server"])
+# What the fork server imports before it forks an engine (`core/fork_server.py`).
+PRELOAD = "sleuth.runs.engine_preload"
 
 
 class EngineProcess:
@@ -134,12 +133,12 @@ class EngineProcess:
 
     def _pipe(self) -> tuple[EnginePipe, EnginePipe]:
         """(the server's end, the worker's end)."""
-        return _FORK_SERVER.Pipe(duplex=True)
+        return fork_server(PRELOAD).Pipe(duplex=True)
 
     def _launch(self, child: EnginePipe) -> None:
         # The worker gets this process's environment as it is now, as a spawned process would, not
         # the fork server's, which is the environment of the moment the first engine started.
-        self._process = _FORK_SERVER.Process(
+        self._process = fork_server(PRELOAD).Process(
             target=worker_main, args=(child, self._settings, self._engine, dict(os.environ)), name=self._name
         )
         self._process.daemon = True
