@@ -84,15 +84,23 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def descendants_of(pid: int) -> list[int]:
+    """Every process below `pid`: the engines are forked from a fork server, so they are grandchildren."""
+    found: list[int] = []
+    for child in children_of(pid):
+        found += [child, *descendants_of(child)]
+    return found
+
+
 def rss_kb(pid: int) -> int:
-    """RSS of the server and its children (the engine processes), in kB."""
+    """RSS of the server and every process below it (fork server, engines), in kB."""
     total = 0
-    for each in [pid, *children_of(pid)]:
+    for each in [pid, *descendants_of(pid)]:
         try:
             for line in Path(f"/proc/{each}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             pass
     return total
 
@@ -106,17 +114,32 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def engine_pids(server_pid: int) -> list[int]:
-    """The server's engine processes: its multiprocessing children, not the resource tracker."""
-    pids = []
+def server_processes(server_pid: int) -> dict[str, int]:
+    """The server's processes by role: the API process, the fork server the engines are forked
+    from, each engine, and multiprocessing's resource tracker."""
+    processes = {"API process": server_pid}
+    engines = 0
     for child in children_of(server_pid):
         try:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except FileNotFoundError:
             continue
-        if b"multiprocessing" in cmdline and b"resource_tracker" not in cmdline:
-            pids.append(child)
-    return pids
+        if b"resource_tracker" in cmdline:
+            processes["resource tracker"] = child
+        elif b"forkserver" in cmdline:
+            processes["fork server"] = child
+            for engine in children_of(child):
+                engines += 1
+                processes[f"engine {engines}"] = engine
+        elif b"multiprocessing" in cmdline:  # an engine spawned by the server itself
+            engines += 1
+            processes[f"engine {engines}"] = child
+    return processes
+
+
+def engine_pids(server_pid: int) -> list[int]:
+    """The server's engine processes."""
+    return [pid for name, pid in server_processes(server_pid).items() if name.startswith("engine")]
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -68,8 +68,16 @@ class ServerProcess(_Process):
     """`sleuth serve` on a free port, returned once /api/health answers (or at once with `wait=False`:
     then `ready()` waits, so that several processes start together)."""
 
-    def __init__(self, env: dict[str, str], log: Path, *, wait: bool = True) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log: Path,
+        *,
+        wait: bool = True,
+        command: Callable[[int], list[str]] = serve_command,
+    ) -> None:
         self._env = env
+        self._command = command  # the command line for a port
         self._start(log)
         if wait:
             self.ready()
@@ -78,7 +86,7 @@ class ServerProcess(_Process):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._written = log.stat().st_size if log.exists() else 0
-        super().__init__(serve_command(self.port), self._env, log)
+        super().__init__(self._command(self.port), self._env, log)
 
     def ready(self) -> None:
         # A free port is only free until someone binds it: another worker's server may take it between

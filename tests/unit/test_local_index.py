@@ -185,7 +185,10 @@ def test_thousand_files_index_then_skip(tmp_path: Path) -> None:
     first = run(str(folder))
     assert first.exit_code == 0, first.output
     assert counts(first) == {"added": 1000, "updated": 0, "unchanged": 0, "removed": 0, "failed": 0}
-    assert "Indexing big" in first.stderr  # the progress bar (hidden off a tty, but labelled)
+    progress = [line for line in first.stderr.splitlines() if line.startswith("Indexing big: ")]
+    assert progress[0] == "Indexing big: 0/1000 files, 0.0/0.1 MB"  # at once, before the first file
+    assert progress[-1].startswith("Indexing big: 1000/1000 files, 0.1/0.1 MB, ")  # and once they are all done
+    assert " files/s, " in progress[-1] and progress[-1].endswith(" MB/s")
     assert "1000 documents" in first.stdout
     second = run(str(folder))
     assert counts(second) == {"added": 0, "updated": 0, "unchanged": 1000, "removed": 0, "failed": 0}

@@ -9,6 +9,7 @@ import pytest
 
 from sleuth.tools.local import library
 from sleuth.tools.local.extract import extract
+from support.clocks import StepClock
 
 LIMITS = library.UploadLimits(max_file_bytes=3_000_000, max_files=5)
 
@@ -70,3 +71,23 @@ def test_a_collection_deleted_while_its_upload_is_extracted_is_a_conflict(tmp_pa
     assert str(conflict.value) == "collection 'notes' was deleted while the files were read; nothing was added"
     with pytest.raises(library.LibraryError, match="no collection named 'notes'"):
         library.list_documents(db, "notes")
+
+
+def test_extracting_an_upload_logs_a_progress_line_every_few_seconds_and_one_at_the_end(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = StepClock()
+
+    def slow(path: Path, name: str, text_file: Path) -> str:
+        clock.t += 2  # each file takes two seconds to extract
+        return in_process(path, name, text_file)
+
+    files = [upload(f"note{i}.txt", b"word " * 200_000, size=1_000_000) for i in range(5)]
+    with caplog.at_level("INFO", logger=library.__name__):
+        library.add_uploads(tmp_path / "corpus.db", "notes", files, LIMITS, slow, clock=clock)
+    lines = [r.getMessage() for r in caplog.records if r.name == library.__name__]
+    assert lines == [
+        # due after the third file (6 s >= 5 s), not again by the fifth (10 s - 6 s < 5 s)
+        "extracting an upload to 'notes': 3/5 files, 3.0/5.0 MB, 0.5 files/s, 0.5 MB/s, about 4s left",
+        "extracted an upload to 'notes': 5/5 files, 5.0/5.0 MB, 0.5 files/s, 0.5 MB/s in 10.0 s",
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.cli.index_progress import IndexProgress, worth_showing
 from sleuth.cli.settings import cli_settings
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.corpus import db_path_for
@@ -16,9 +17,6 @@ from sleuth.tools.local.indexer import IndexReport, scan_folder, sync
 from sleuth.tools.local.schema import connect
 from sleuth.tools.local.store import CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION
-
-# Below this many files a bar would flash by; above it, the user wants to see movement.
-PROGRESS_MIN_FILES = 50
 
 
 @click.command("index")
@@ -97,9 +95,10 @@ def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) 
     sync_builtin(store)
     found = scan_folder(directory.resolve(), max_bytes=max_bytes)
     sources = found.sources
-    if len(sources) >= PROGRESS_MIN_FILES:
-        with click.progressbar(length=len(sources), label=f"Indexing {collection.name}", file=sys.stderr) as bar:
-            report = sync(store, collection, sources, progress=bar.update)
+    if worth_showing(sources):
+        progress = IndexProgress(collection.name, sources, sys.stderr)
+        report = sync(store, collection, sources, progress=progress)
+        progress.close()
     else:
         report = sync(store, collection, sources)
     skipped = [*found.skipped, *report.skipped]

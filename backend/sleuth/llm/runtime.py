@@ -62,16 +62,22 @@ async def litellm_ready() -> None:
     await heavy.ready("litellm")
 
 
-def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
-    """One mocked streamed call offering a tool per model: litellm walks the path of a real call
-    (provider resolution, tool handling, stream wrapper, cost lookup) and loads what its first real
-    tool call needs, but answers itself, so nothing leaves the machine and no key is spent."""
-    litellm = heavy.litellm
+def import_first_call_modules() -> None:
+    """What litellm's first real call imports besides litellm itself (`_FIRST_CALL_MODULES`)."""
+    heavy.load("litellm")
     for name in _FIRST_CALL_MODULES:
         try:
             import_module(name)
         except ImportError:
             log.debug("litellm warm-up: no module %s", name)
+
+
+def warm_tool_path(models: Iterable[str] = ("openai/warm-up",)) -> None:
+    """One mocked streamed call offering a tool per model: litellm walks the path of a real call
+    (provider resolution, tool handling, stream wrapper, cost lookup) and loads what its first real
+    tool call needs, but answers itself, so nothing leaves the machine and no key is spent."""
+    litellm = heavy.litellm
+    import_first_call_modules()
     for model in models:
         try:
             response = litellm.completion(

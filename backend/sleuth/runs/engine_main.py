@@ -1,12 +1,11 @@
 """The engine process: runs research runs on its own event loop and streams packets back.
 
-Started by `EngineProcess` (spawn), or on a thread of the server's process by `EngineThread`
-(`SLEUTH_ENGINE_PROCESSES=0`: the same worker and messages, without the process-level tuning). It
-warms up first (litellm and its tool path, the search tools), checks the configured models (the
-server asks this of its engines, not of a litellm of its own), says `Ready` with the answer, then
-receives `Command`s
-on a pipe and answers with `Reply`s (both in `runs/messages.py`): a `StoredPacket` per packet,
-`RunDone` per run.
+Started by `EngineProcess` (forked from the fork server of `runs/engine_preload.py`), or on a thread of
+the server's process by `EngineThread` (`SLEUTH_ENGINE_PROCESSES=0`: the same worker and messages,
+without the process-level tuning). It warms up first (litellm and its tool path, the search tools),
+checks the configured models (the server asks this of its engines, not of a litellm of its own),
+says `Ready` with the answer, then receives `Command`s on a pipe and answers with `Reply`s (both in
+`runs/messages.py`): a `StoredPacket` per packet, `RunDone` per run.
 
 Runs started during the warm-up wait for it; a cancel reaches them at once. Packets are serialised
 here, once; the parent stores and sends that very text.
@@ -17,9 +16,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import signal
 import threading
 import time
+from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -52,7 +53,11 @@ log = logging.getLogger(__name__)
 YOUNG_COLLECTION_EVERY = 10_000  # allocations between two young-generation collections (CPython's default is lower)
 
 
-def worker_main(conn: EnginePipe, settings: Settings, engine: Engine) -> None:
+def worker_main(conn: EnginePipe, settings: Settings, engine: Engine, environ: Mapping[str, str]) -> None:
+    """An engine process, forked from the fork server: `environ` is the server's environment when it
+    launched this engine (the fork server's own is that of its start)."""
+    os.environ.clear()
+    os.environ.update(environ)
     # Ctrl-C in a terminal reaches the whole process group; the server decides when the
     # engine stops (its "shutdown" command, or EOF when the server is gone), so runs can be
     # ended as interrupted in order instead of the engine dying first.

@@ -6,9 +6,15 @@ so packet commits and SSE writes would queue behind it, and every client's packe
 late while many runs are busy. In its own process the engine can be as busy as it likes; the
 server process only stores and forwards its packets.
 
-A reader thread receives the worker's `Reply`s: packets go straight to `on_packet` (no
-event-loop hop before the commit); `Ready`, `RunDone` and an unexpected exit are handed to their
-callbacks. `EnginePool` runs several of these.
+Engine processes are forked from a fork server (`runs/engine_preload.py`) that imported litellm and the
+engine's libraries once: the engines share those pages copy-on-write instead of each holding its own
+copy. The fork server is a fresh interpreter started by `multiprocessing`, with no thread of the
+server's process, so forking it copies no lock in an unknown state. Its first fork waits for those
+imports, so each process is launched on its reader thread: `start` returns at once.
+
+A reader thread launches the worker, then receives its `Reply`s: packets go straight to
+`on_packet` (no event-loop hop before the commit); `Ready`, `RunDone` and an unexpected exit are
+handed to their callbacks. `EnginePool` runs several of these.
 
 `EngineThread` is the same engine on a thread of the server's process (`SLEUTH_ENGINE_PROCESSES=0`),
 for a machine with one core or one process to spare: the same messages over an in-process pipe,
@@ -18,12 +24,13 @@ without the isolation (a busy run slows the server's own loop, and nothing can k
 from __future__ import annotations
 
 import logging
-import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from sleuth.config import Settings
+from sleuth.core.fork_server import fork_server
 from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.engine_main import thread_main, worker_main
 from sleuth.runs.messages import (
@@ -43,6 +50,12 @@ from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
 log = logging.getLogger(__name__)
+
+# How long stopping waits for a launch under way: the fork server's imports, on a loaded machine.
+LAUNCH_S = 120.0
+
+# What the fork server imports before it forks an engine (`core/fork_server.py`).
+PRELOAD = "sleuth.runs.engine_preload"
 
 
 class EngineProcess:
@@ -66,24 +79,24 @@ class EngineProcess:
         self._on_ready = on_ready
         self._on_mcp = on_mcp
         self._name = name
-        # spawn, not fork: the server process has threads (writer, uvicorn), which fork would
-        # copy in whatever state their locks happen to be in.
-        self._ctx = multiprocessing.get_context("spawn")
         self._conn: EnginePipe | None = None
         self._process: Any = None
         self._reader: threading.Thread | None = None
         self._send_lock = threading.Lock()
         self._stopping = False
+        self._launched = threading.Event()  # set once the launch has ended, started or not
         self.ready = threading.Event()  # set once the worker has warmed up
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        return self._process.pid if self._process is not None and self._launched.is_set() else None
 
     def start(self) -> None:
-        self._conn = self._launch()
+        """Launch the worker on the reader thread; commands sent meanwhile wait in the pipe."""
+        self._conn, child = self._pipe()
         self._stopping = False
-        self._reader = threading.Thread(target=self._read, name=f"{self._name}-reader", daemon=True)
+        self._reader = threading.Thread(target=self._launch_and_read, args=(child,), name=f"{self._name}-reader")
+        self._reader.daemon = True
         self._reader.start()
 
     def start_run(self, run_id: str, request: ResearchRequest) -> None:
@@ -97,9 +110,10 @@ class EngineProcess:
 
     def request_stop(self) -> None:
         """Ask the worker to cancel its runs and exit. A worker still warming up has no run to end
-        in order: it is killed rather than waited for."""
+        in order: it is killed rather than waited for (once its launch has ended: until then there
+        is nothing to kill)."""
         self._stopping = True
-        if self._process is not None and not self.ready.is_set():
+        if not self.ready.is_set() and self._launched.wait(LAUNCH_S) and self.pid is not None:
             self._process.kill()
             return
         try:
@@ -109,7 +123,7 @@ class EngineProcess:
 
     def wait_stopped(self, timeout: float) -> None:
         """After `request_stop`: wait for the exit; kill the worker if it takes over `timeout`."""
-        if self._process is not None:
+        if self.pid is not None:
             self._process.join(timeout)
             if self._process.is_alive():
                 self._process.kill()
@@ -117,15 +131,32 @@ class EngineProcess:
         if self._reader is not None:
             self._reader.join(timeout)
 
-    def _launch(self) -> EnginePipe:
-        """Start the worker; the server's end of its pipe."""
-        parent, child = self._ctx.Pipe(duplex=True)
-        self._process = self._ctx.Process(
-            target=worker_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
+    def _pipe(self) -> tuple[EnginePipe, EnginePipe]:
+        """(the server's end, the worker's end)."""
+        return fork_server(PRELOAD).Pipe(duplex=True)
+
+    def _launch(self, child: EnginePipe) -> None:
+        # The worker gets this process's environment as it is now, as a spawned process would, not
+        # the fork server's, which is the environment of the moment the first engine started.
+        self._process = fork_server(PRELOAD).Process(
+            target=worker_main, args=(child, self._settings, self._engine, dict(os.environ)), name=self._name
         )
+        self._process.daemon = True
         self._process.start()
         child.close()  # the child holds its end; when the child dies, our reads see EOF
-        return parent
+
+    def _launch_and_read(self, child: EnginePipe) -> None:
+        try:
+            self._launch(child)
+        except Exception:
+            # Not handed to `on_exit`: a replacement would fail the same way, over and over. Runs
+            # sent here fail as sent to a dead engine; /api/health never says this one is ready.
+            log.exception("the engine %s could not be started", self._name)
+            child.close()
+            return
+        finally:
+            self._launched.set()
+        self._read()
 
     def _exit_detail(self) -> str:
         return f"process {self.pid} (exit code {self._process.exitcode})"
@@ -167,13 +198,14 @@ class EngineThread(EngineProcess):
     def pid(self) -> int | None:
         return None  # nothing to signal but this whole process
 
-    def _launch(self) -> EnginePipe:
-        parent, child = thread_pipe()
+    def _pipe(self) -> tuple[EnginePipe, EnginePipe]:
+        return thread_pipe()
+
+    def _launch(self, child: EnginePipe) -> None:
         self._process = threading.Thread(
             target=thread_main, args=(child, self._settings, self._engine), name=self._name, daemon=True
         )
         self._process.start()
-        return parent
 
     def request_stop(self) -> None:
         """A thread cannot be killed: one still warming up stops once its warm-up has."""
@@ -184,7 +216,7 @@ class EngineThread(EngineProcess):
             pass
 
     def wait_stopped(self, timeout: float) -> None:
-        if self._process is not None:
+        if self._process is not None and self._launched.wait(timeout):
             self._process.join(timeout)
             if self._process.is_alive():
                 log.error("the engine thread did not stop within %.0f s; it is left to end with the process", timeout)

@@ -5,7 +5,8 @@ first call loads (its token counter, more of its types, its tool path), for the 
 only once under way (tool-argument validation, report markdown, page and PDF extraction) and for
 compiling the prompt templates. A CLI run queues all of that on the preload thread as it starts and
 sends its first packet meanwhile (`start_for_cli`); a server's engine process warms the path of
-every model it is configured with before it says it is ready (`warm_engine`).
+every model it is configured with before it says it is ready (`warm_engine`), after its fork server
+loaded what every engine shares (`load_shared`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sleuth.config import Role, Settings
 from sleuth.core import heavy
 from sleuth.llm.capabilities import cost_usd
 from sleuth.llm.prompting import compile_all
-from sleuth.llm.runtime import warm_tool_path
+from sleuth.llm.runtime import import_first_call_modules, warm_tool_path
 from sleuth.tools.factory import build_toolbox
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,16 @@ def start_for_cli() -> None:
     tool path for a generic model, then the engine's libraries and templates. Returns at once."""
     heavy.preload("litellm", then=warm_tool_path)
     heavy.preload(*ENGINE_LIBRARIES, then=compile_all)
+
+
+def load_shared() -> None:
+    """What every engine process loads alike, whatever its settings: litellm and what its first
+    call imports, the engine's libraries, the compiled templates. Imports and compiling only: no
+    call, so no library starts a thread (the fork server forks engines from the process that ran
+    this)."""
+    import_first_call_modules()
+    heavy.load(*ENGINE_LIBRARIES)
+    compile_all()
 
 
 def warm_engine(settings: Settings) -> None:

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES, IndexReport, scan_folder, sync
+from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES, IndexReport, Source, scan_folder, sync
 from sleuth.tools.local.store import Collection, CorpusStore
 from sleuth.tools.local.urls import is_valid_name, slugify
 
@@ -46,7 +46,7 @@ def index_folder(
     name: str | None,
     kind: str,
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Source], None] | None = None,
     on_scanned: Callable[[int], None] | None = None,
 ) -> IndexReport:
     """Add or refresh folder `root` as a collection; `on_scanned` hears how many files were found."""

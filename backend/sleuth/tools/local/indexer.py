@@ -89,10 +89,11 @@ def sync(
     collection: Collection,
     sources: Iterable[Source],
     *,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Source], None] | None = None,
     remove_missing: bool = True,
 ) -> IndexReport:
-    """Bring `collection` in line with `sources`; one bad source is reported, never fatal."""
+    """Bring `collection` in line with `sources`; one bad source is reported, never fatal.
+    `progress` hears of each source once it is done with."""
     report = IndexReport(collection=collection.name)
     stored = store.documents(collection.id)
     seen: set[str] = set()
@@ -122,7 +123,7 @@ def sync(
         elif outcome == "drop" and old is not None:
             drops.append(old)
         if progress is not None:
-            progress(1)
+            progress(source)
         if len(batch) + len(drops) + len(touches) >= BATCH or chars >= BATCH_CHARS:
             flush()
     if remove_missing:

@@ -6,32 +6,30 @@ that stream again for every page, each time within its own bounds. Nothing can s
 that is inside the parser; a child process can be killed at a deadline and given an
 address-space limit. Its text goes to a file, so it is never held twice on its way back.
 
-Children fork from multiprocessing's fork server, which loads the parsers once (so a child
-starts without importing them again), never from the server process itself: its threads would be copied in
-whatever state their locks happen to be in.
+Children fork from multiprocessing's fork server (`core/fork_server.py`, shared with the engine
+processes), which loads the parsers once (so a child starts without importing them again), never
+from the server process itself: its threads would be copied in whatever state their locks happen
+to be in.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import resource
-import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sleuth.config import Settings
+from sleuth.core.fork_server import fork_server
 from sleuth.tools.local.extract import ExtractError, extract
 
 # Loaded by the fork server before it forks anything: every child starts with them imported.
 # "__main__" as in multiprocessing's default list: where the fork server is given the main
 # script's path, children then skip running it again (Python 3.11's is not, so there each child
 # runs it: for the server, the `sleuth` script, which imports only the CLI's entry module).
-_PRELOAD = ["__main__", __name__, "sleuth.tools.extraction.html", "sleuth.tools.extraction.pdf"]
-_context_lock = threading.Lock()
-_context: Any = None
+_PRELOAD = ("__main__", __name__, "sleuth.tools.extraction.html", "sleuth.tools.extraction.pdf")
 
 # ("ok", the title) or ("refused", why); the text goes to a file, not through the pipe.
 Outcome = tuple[Literal["ok", "refused"], str]
@@ -54,7 +52,7 @@ def extract_in_child(path: Path, name: str, text_file: Path, limits: ExtractionL
     ExtractError says why the file was refused: what the extractor said, the time or memory
     limit, or an unexpected failure of the parser (by exception type, in one line).
     """
-    ctx = _fork_server()
+    ctx = fork_server(*_PRELOAD)
     receiver, sender = ctx.Pipe(duplex=False)
     child = ctx.Process(
         target=_child,
@@ -80,16 +78,6 @@ def extract_in_child(path: Path, name: str, text_file: Path, limits: ExtractionL
     if status == "refused":
         raise ExtractError(value)
     return value
-
-
-def _fork_server() -> Any:
-    global _context
-    with _context_lock:
-        if _context is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(_PRELOAD)
-            _context = context
-        return _context
 
 
 def _child(sender: Connection, path: str, name: str, text_file: str, memory_bytes: int) -> None:

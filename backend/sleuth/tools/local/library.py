@@ -6,12 +6,14 @@ wrong with it as a whole (the collection, the number of files, two files of one 
 copied from the request in bounded reads, extracted one at a time by the injected extractor
 (the server's bounds each file's time and memory), their text kept on disk meanwhile, and the
 files that passed are written in one transaction, which checks the collection again: one deleted
-meanwhile is a conflict, not a crash.
+meanwhile is a conflict, not a crash. While the files are extracted, the log gets a progress line
+(files, megabytes, rate, time left) every `PROGRESS_LOG_S`, and one when they are done.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
@@ -20,12 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from sleuth.core.clock import Clock
+from sleuth.core.throughput import Throughput
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.chunking import iter_chunks
 from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, ExtractError, is_supported
 from sleuth.tools.local.schema import connect
 from sleuth.tools.local.store import Collection, CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, is_valid_name, parse_corpus_url
+
+log = logging.getLogger(__name__)
+
+PROGRESS_LOG_S = 5.0
 
 
 class LibraryError(ValueError):
@@ -254,7 +262,12 @@ def _prepare(
 
 
 def add_uploads(
-    db_path: Path, name: str, uploads: list[Upload], limits: UploadLimits, extract_file: Extractor
+    db_path: Path,
+    name: str,
+    uploads: list[Upload],
+    limits: UploadLimits,
+    extract_file: Extractor,
+    clock: Clock | None = None,
 ) -> UploadResult:
     """Add files to collection `name` (created as kind `uploaded` if new); each file is added or refused.
 
@@ -279,15 +292,23 @@ def add_uploads(
         existed = _uploadable(store, name) is not None  # refused before any file is read
     accepted: list[_Accepted] = []
     refused: list[Refusal] = []
+    sizes = [upload.size for upload in uploads]
+    progress = Throughput(len(uploads), None if None in sizes else sum(s or 0 for s in sizes), clock)
     with tempfile.TemporaryDirectory(prefix="sleuth-upload-") as tmp:
         for index, (upload, safe) in enumerate(zip(uploads, names, strict=True)):
+            size = upload.size or 0  # a refused file's, as the request said it
             if isinstance(safe, LibraryError):
                 refused.append(Refusal(repr(upload.filename), safe.status, str(safe)))
-                continue
-            try:
-                accepted.append(_prepare(upload, safe, index, Path(tmp), limits, extract_file))
-            except LibraryError as exc:
-                refused.append(Refusal(safe, exc.status, str(exc)))
+            else:
+                try:
+                    accepted.append(_prepare(upload, safe, index, Path(tmp), limits, extract_file))
+                    size = accepted[-1].size
+                except LibraryError as exc:
+                    refused.append(Refusal(safe, exc.status, str(exc)))
+            progress.advance(size)
+            if progress.due(PROGRESS_LOG_S):
+                log.info("extracting an upload to %r: %s", name, progress.line())
+        log.info("extracted an upload to %r: %s in %.1f s", name, progress.line(), progress.elapsed())
         if not accepted:
             raise UploadRefused(refused)
         added = _write(db_path, name, accepted, existed)
