@@ -15,19 +15,13 @@ from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.openai_schemas import OPENAI_PREFIX
 from sleuth.api.routes import audio, chat, health, library, reports, research, runs, sessions
 from sleuth.api.routes.health import VERSION
+from sleuth.api.services import open_services
 from sleuth.api.static import find_web_dist, mount_web_ui
-from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
 from sleuth.core.logs import close_logging, setup_logging
-from sleuth.research.preflight import LOCAL_CHECKS, run_checks
 from sleuth.research.run import run_research
-from sleuth.runs.admission import ModelChecks, warn_refused
 from sleuth.runs.executor import RunEvents, RunExecutor
-from sleuth.runs.manager import Engine, RunManager
-from sleuth.runs.service import RunService
-from sleuth.scaleout.audio_owners import AudioOwners
-from sleuth.scaleout.dispatch import Dispatcher
-from sleuth.store.store import Store
+from sleuth.runs.manager import Engine
 
 DESCRIPTION = """Sleuth's HTTP API. Runs belong to the server: start one with a message or
 `POST /api/research`, then follow `GET /api/runs/{run_id}/events` (SSE, resumable with
@@ -52,35 +46,15 @@ def create_app(
         # The database is opened (and migrated) here, not in the factory, so building the app
         # (e.g. to export its OpenAPI schema) touches no files.
         setup_logging(settings.data_dir)
-        store = Store.from_settings(settings)
-        manager: RunService
-        if settings.distributed:  # runs execute on `sleuth worker` processes
-            manager = Dispatcher(settings, store)
-            app.state.model_checks = ModelChecks(manager.model_problem, once=False)
-        else:
-            manager = RunManager(settings, store, max_runs=settings.max_runs, engine=engine, executor=executor)
-            app.state.model_checks = ModelChecks(manager.model_problem)
-        app.state.store = store
-        app.state.manager = manager
-        owners = None
-        if settings.distributed:  # other servers share the store: audio jobs are leased in Redis
-            owners = AudioOwners(settings)
-        app.state.audio = AudioJobs(settings, store, owners)
-        await manager.start()
-        await app.state.audio.recover()
-        # A broken setup is in the log before anyone asks. The model check is the engines', made
-        # after their warm-up: it is awaited in the background, so the server answers meanwhile.
-        app.state.model_checks.start()
-        for check in await asyncio.to_thread(run_checks, settings, None, LOCAL_CHECKS):
-            if not check.ok:
-                warn_refused(check.name, check.detail)
         try:
-            yield
+            async with open_services(settings, engine, executor) as services:
+                app.state.services = services
+                app.state.store = services.store
+                app.state.manager = services.manager
+                app.state.model_checks = services.model_checks
+                app.state.audio = services.audio
+                yield
         finally:
-            app.state.model_checks.stop()
-            await app.state.audio.shutdown()
-            await manager.shutdown()
-            store.close()
             close_logging(settings.data_dir)
 
     app = FastAPI(title="Sleuth", version=VERSION, description=DESCRIPTION, lifespan=lifespan)

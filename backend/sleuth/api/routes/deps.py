@@ -8,10 +8,16 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from sleuth.api.schemas import ErrorOut
+from sleuth.api.services import Services
 from sleuth.config import Settings
 from sleuth.runs.admission import ModelChecks
 from sleuth.runs.service import RunService
 from sleuth.store.store import Store
+
+
+def services_of(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
 
 
 def store_of(request: Request) -> Store:

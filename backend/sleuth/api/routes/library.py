@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 from fastapi.responses import JSONResponse
 
-from sleuth.api.routes.deps import manager_of, responses, settings_of, store_of, upload_slots_of
+from sleuth.api import documents
+from sleuth.api.refused import Refused
+from sleuth.api.routes.deps import manager_of, responses, services_of, settings_of, upload_slots_of
 from sleuth.api.schemas import (
     CollectionOut,
     DocumentEntryOut,
@@ -22,15 +23,10 @@ from sleuth.api.schemas import (
 )
 from sleuth.core.text import clean_label
 from sleuth.tools import sources
-from sleuth.tools.base import ToolError
-from sleuth.tools.extraction.blocks import text_blocks
 from sleuth.tools.local import library
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.isolated import ExtractionLimits, extract_in_child
-from sleuth.tools.local.urls import is_corpus_url
 from sleuth.tools.mcp.hub import ServerState
-from sleuth.tools.mcp.results import is_mcp_url
-from sleuth.tools.web.factory import build_web_reader
 
 router = APIRouter(tags=["sources"])
 
@@ -171,17 +167,10 @@ SessionQuery = Query(
 async def get_document(request: Request, doc_id: str, session_id: str | None = SessionQuery) -> DocumentOut:
     """A document by the id packets give it: a local one from the index, a tool's result one of the
     session's runs read, a web page a report cited (fetched now)."""
-    found = await asyncio.to_thread(_opened, library.document_by_id, _db(request), doc_id)
-    if found is not None:
-        return found
-    if session_id is not None:
-        kept = await asyncio.to_thread(store_of(request).tool_document, session_id, doc_id=doc_id)
-        if kept is not None:
-            return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
-    url = await asyncio.to_thread(store_of(request).cited_url, doc_id)
-    if url is None:
-        raise HTTPException(404, f"document {doc_id!r} is neither in the local corpus nor cited by a stored report")
-    return await _open(request, url, session_id)
+    try:
+        return await documents.document_by_id(services_of(request), doc_id, session_id)
+    except Refused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
 
 
 @router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
@@ -190,46 +179,7 @@ async def get_document_by_url(
 ) -> DocumentOut:
     """A document by URL: corpus:// from the index; mcp:// as one of the session's runs read it (the
     tool is never called again); http(s) fetched now, through the same SSRF guard as agents."""
-    return await _open(request, url, session_id)
-
-
-async def _open(request: Request, url: str, session_id: str | None) -> DocumentOut:
-    if is_corpus_url(url):
-        found = await asyncio.to_thread(_opened, library.document_by_url, _db(request), url)
-        if found is None:
-            raise HTTPException(404, f"no document at {url!r} in the local corpus")
-        return found
-    if session_id is not None:
-        # A tool's result under a web URI (an MCP resource) opens as the run read it, too.
-        kept = await asyncio.to_thread(store_of(request).tool_document, session_id, url=url)
-        if kept is not None:
-            return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
-    if is_mcp_url(url):
-        if session_id is None:
-            why = " (give session_id)"
-        elif await manager_of(request).session_in_use(session_id):
-            why = ": it is kept when the run that read it ends, and opens then"
-        else:
-            why = " (no run of this session read it)"
-        raise HTTPException(404, "an MCP result opens only in the session whose run read it" + why)
-    reader = build_web_reader(settings_of(request))
-    if not reader.handles(url):
-        raise HTTPException(422, "only corpus://, mcp://, http:// and https:// URLs can be opened")
     try:
-        page = await reader.read(url)
-    except ToolError as exc:
-        raise HTTPException(422, f"could not open {url!r}: {exc}") from None
-    document = page.document
-    return await asyncio.to_thread(_document_out, document.id, document.url, document.title, None, page.text)
-
-
-def _document_out(doc_id: str, url: str, title: str, collection: str | None, text: str) -> DocumentOut:
-    """The response, with the text read into blocks (linear in the text; run off the event loop)."""
-    return DocumentOut(id=doc_id, url=url, title=title, collection=collection, text=text, blocks=text_blocks(text))
-
-
-def _opened(find: Callable[[Path, str], library.DocumentText | None], db: Path, key: str) -> DocumentOut | None:
-    found = find(db, key)
-    if found is None:
-        return None
-    return _document_out(found.id, found.url, found.title, found.collection, found.text)
+        return await documents.document_by_url(services_of(request), url, session_id)
+    except Refused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
