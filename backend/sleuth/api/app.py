@@ -8,10 +8,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.routing import Route
 
 from sleuth.api.auth import check_token
 from sleuth.api.errors import BodySizeLimit, install_error_handlers
 from sleuth.api.logs import AccessLogMiddleware
+from sleuth.api.mcp.http import PATH as MCP_PATH
+from sleuth.api.mcp.http import McpEndpoint
 from sleuth.api.openai_schemas import OPENAI_PREFIX
 from sleuth.api.routes import audio, chat, health, library, reports, research, runs, sessions
 from sleuth.api.routes.health import VERSION
@@ -40,6 +43,7 @@ def create_app(
     `executor` builds where runs execute (`RunManager`'s; default: the engine processes).
     """
     engine = engine or run_research
+    mcp_endpoint = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -53,7 +57,8 @@ def create_app(
                 app.state.manager = services.manager
                 app.state.model_checks = services.model_checks
                 app.state.audio = services.audio
-                yield
+                async with mcp_endpoint.running(services):
+                    yield
         finally:
             close_logging(settings.data_dir)
 
@@ -70,6 +75,8 @@ def create_app(
     api.include_router(protected)
     app.include_router(api)
     app.include_router(chat.router, prefix=OPENAI_PREFIX.rstrip("/"), dependencies=[Depends(check_token)])
+    # An ASGI app, not a route function: the SDK answers MCP's requests and streams. It checks the token itself.
+    app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))
     mount_web_ui(app, find_web_dist(settings.web_dist))
 
     # Counts the bytes as they are read, so a chunked body without Content-Length is cut off too.

@@ -48,7 +48,9 @@ COMMANDS: dict[str, Entry] = {
         "Add DIRECTORY (md, txt, rst, html, pdf files) to the local corpus searched by `local`.",
     ),
     "mcp": Entry(
-        "sleuth.cli.mcp", "mcp", "List the configured MCP servers and their tools, or call one tool to try it."
+        "sleuth.cli.mcp",
+        "mcp",
+        "List the configured MCP servers and their tools, call one tool to try it, or serve Sleuth over MCP.",
     ),
     "narrate": Entry(
         "sleuth.cli.reports", "narrate", "Speak a stored report: read aloud, a short overview, or a two-voice dialogue."

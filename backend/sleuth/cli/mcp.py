@@ -1,5 +1,6 @@
 """`sleuth mcp list` (the configured MCP servers, their state and tools) and `sleuth mcp call`
-(one tool, to try it). `sleuth doctor` checks the servers with `server_checks`."""
+(one tool, to try it). `sleuth doctor` checks the servers with `server_checks`. `sleuth mcp serve`
+is the other direction: Sleuth itself as an MCP server, over stdio, for a desktop host."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import sys
 
 import click
 
-from sleuth.cli.settings import cli_settings
+from sleuth.api.mcp.server import serve_stdio
+from sleuth.api.services import open_services
+from sleuth.cli.services import cli_check_redis
+from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import Settings
+from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import Check
+from sleuth.research.run import run_research
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.config import config_path
 from sleuth.tools.mcp.hub import McpHub
@@ -54,7 +60,7 @@ def server_checks(settings: Settings) -> list[Check]:
 
 @click.group("mcp")
 def mcp() -> None:
-    """List the configured MCP servers and their tools, or call one tool to try it."""
+    """List the configured MCP servers and their tools, call one tool to try it, or serve Sleuth over MCP."""
 
 
 @mcp.command("list")
@@ -130,3 +136,23 @@ def call(server: str, tool: str, arguments: str, timeout_s: float | None) -> Non
     click.echo(text)
     if is_error:
         sys.exit(1)
+
+
+@mcp.command("serve")
+def serve() -> None:
+    """Serve Sleuth's research tools over MCP on stdin and stdout, for a desktop host (docs/mcp.md).
+
+    The host starts this command and talks to it; runs, reports and settings are those of
+    `sleuth serve` with the same data dir. Log lines go to the data dir's log, never to stdout.
+    """
+
+    settings = cli_settings()
+    cli_check_database(settings)
+    cli_check_redis(settings)
+    setup_logging(settings.data_dir)
+    try:
+        asyncio.run(serve_stdio(lambda: open_services(settings, run_research)))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        close_logging(settings.data_dir)

@@ -69,12 +69,17 @@ if TYPE_CHECKING:
     from mcp.client.stdio import StdioServerParameters as StdioServerParameters
     from mcp.client.stdio import stdio_client as stdio_client
     from mcp.client.streamable_http import streamable_http_client as streamable_http_client
+    from mcp.server.mcpserver import Context as _McpContext
+    from mcp.server.mcpserver import MCPServer as MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError as ResourceNotFoundError
+    from mcp.server.mcpserver.exceptions import ToolError as _McpToolError
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT as MCP_DEFAULT_SSE_READ_TIMEOUT
     from mcp.shared._httpx_utils import MCP_DEFAULT_TIMEOUT as MCP_DEFAULT_TIMEOUT
     from mcp.shared.exceptions import MCPError as MCPError
     from mcp_types import CONNECTION_CLOSED as CONNECTION_CLOSED
     from mcp_types import CallToolResult as CallToolResult
     from mcp_types import EmbeddedResource as EmbeddedResource
+    from mcp_types import Resource as _McpResource
     from mcp_types import ResourceLink as ResourceLink
     from mcp_types import TextContent as TextContent
     from mcp_types import TextResourceContents as TextResourceContents
@@ -102,6 +107,9 @@ if TYPE_CHECKING:
     Httpx2Request = _Httpx2Request
     Httpx2Response = _Httpx2Response
     Httpx2Timeout = _Httpx2Timeout
+    McpContext = _McpContext  # the SDK server's per-request `Context`
+    McpResource = _McpResource  # a resource as `resources/list` lists it
+    McpToolError = _McpToolError  # what a tool raises for an error result the model reads
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +166,10 @@ WHERE: dict[str, str] = {
     "TimeoutException": "ddgs.exceptions:TimeoutException",
     "McpClient": "mcp.client.client:Client",
     "StdioServerParameters": "mcp.client.stdio:StdioServerParameters",
+    "MCPServer": "mcp.server.mcpserver:MCPServer",
+    "McpContext": "mcp.server.mcpserver:Context",
+    "ResourceNotFoundError": "mcp.server.mcpserver.exceptions:ResourceNotFoundError",
+    "McpToolError": "mcp.server.mcpserver.exceptions:ToolError",
     "stdio_client": "mcp.client.stdio:stdio_client",
     "streamable_http_client": "mcp.client.streamable_http:streamable_http_client",
     "MCP_DEFAULT_TIMEOUT": "mcp.shared._httpx_utils:MCP_DEFAULT_TIMEOUT",
@@ -172,6 +184,7 @@ WHERE: dict[str, str] = {
     "CONNECTION_CLOSED": "mcp_types:CONNECTION_CLOSED",
     "CallToolResult": "mcp_types:CallToolResult",
     "EmbeddedResource": "mcp_types:EmbeddedResource",
+    "McpResource": "mcp_types:Resource",
     "ResourceLink": "mcp_types:ResourceLink",
     "TextContent": "mcp_types:TextContent",
     "TextResourceContents": "mcp_types:TextResourceContents",

@@ -338,6 +338,13 @@ class Store:
         )
         return str(row["id"]) if row else None
 
+    def recent_reports(self, limit: int) -> list[tuple[str, str, str]]:
+        """(report id, title, question) of the latest reports with a text, newest first."""
+        rows = self.database.fetch_all(
+            "SELECT id, title, question FROM reports WHERE markdown != '' ORDER BY rowid DESC LIMIT ?", (limit,)
+        )
+        return [(row["id"], row["title"], row["question"]) for row in rows]
+
     def cited_url(self, doc_id: str) -> str | None:
         """The URL of a document some report cited, by its packet id (the newest report first)."""
         rows = self.database.fetch_all(

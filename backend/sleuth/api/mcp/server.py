@@ -1,0 +1,297 @@
+"""The MCP server: Sleuth's tools and report resources, written with the SDK's `MCPServer`.
+
+One server object per transport. Its lifespan yields the `Services` the tools use: `sleuth serve`
+lends its own (`/mcp`), `sleuth mcp serve` opens them inside the stdio transport, so the engine
+processes start with stdout already kept off the wire.
+
+A research run belongs to the server, not to the call that started it. When the host cancels the
+call, the run is cancelled with it, unless the host says the call timed out: then the run goes on,
+and `get_report` returns the report once it is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from sleuth.api.mcp import research
+from sleuth.api.mcp.research import REPORT_URI, ResearchMode
+from sleuth.api.refused import Refused
+from sleuth.api.routes.health import VERSION
+from sleuth.api.services import Services
+from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
+from sleuth.core import heavy
+
+NAME = "sleuth"
+INSTRUCTIONS = """Sleuth is a deep-research system over the user's local documents and the web.
+For a question that needs several sources weighed and cited, call `deep_research` (minutes; it sends
+progress). For a quick look-up, `quick_search`. `list_sources` names what can be searched; pass those
+names as `sources`. Reports stay available: `get_report`, or the `sleuth://reports/{id}` resources."""
+
+# How many of the latest reports `resources/list` lists.
+LISTED_REPORTS = 50
+# How long a cancelled call waits for the host's reason (it follows the cancellation itself).
+REASON_WAIT_S = 2.0
+
+QUESTION = Field(description="The research question, in full, as the user would ask it.")
+MODE = Field(
+    description="`light`: a quick pass (a minute or two); `standard`: the default; `heavy`: broader and deeper, slower."
+)
+TIME_BUDGET = Field(
+    ge=MIN_TIME_BUDGET_S,
+    le=MAX_TIME_BUDGET_S,
+    description="Seconds the research may take; it finishes its report within them. Default: the server's.",
+)
+SOURCES = Field(description="Source names from `list_sources` to search; default: the server's default sources.")
+
+
+@dataclass
+class CancelReasons:
+    """Why the host cancelled each request (`notifications/cancelled` carries a reason). The SDK
+    cancels the call first and hands over the notification after, so a cancelled call waits for it."""
+
+    _waiting: dict[tuple[int, str], asyncio.Future[str]] = field(default_factory=dict)
+
+    def expect(self, session: object, request_id: object) -> asyncio.Future[str]:
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting[(id(session), str(request_id))] = future
+        return future
+
+    def forget(self, session: object, request_id: object) -> None:
+        self._waiting.pop((id(session), str(request_id)), None)
+
+    def heard(self, session: object, params: Any) -> None:
+        if not isinstance(params, dict):
+            return
+        future = self._waiting.get((id(session), str(params.get("requestId"))))
+        if future is not None and not future.done():
+            future.set_result(str(params.get("reason") or ""))
+
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method == "notifications/cancelled":
+            self.heard(ctx.session, ctx.params)
+        return await call_next(ctx)
+
+
+def timed_out(reason: str) -> bool:
+    # Both official SDKs send this reason when their own request timeout abandons a call
+    # (Python: "timed out after Ns"; TypeScript: "Request timed out").
+    return "timed out" in reason.lower()
+
+
+class Answer:
+    """The tools' plumbing: the services of the running server, refusals as error results."""
+
+    def __init__(self) -> None:
+        self.services: Services | None = None
+        self.reasons = CancelReasons()
+        self._later: set[asyncio.Task[None]] = set()
+
+    def later(self, step: Coroutine[Any, Any, None]) -> None:
+        """Run `step` after the call that asked has ended (held here until it is done)."""
+        task = asyncio.create_task(step)
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def settle(self) -> None:
+        """Wait for what `later` runs (a run to cancel), before the services close."""
+        if self._later:
+            await asyncio.wait(list(self._later), timeout=REASON_WAIT_S * 2)
+
+    def current(self) -> Services:
+        if self.services is None:
+            raise heavy.McpToolError("the server is starting; try again in a moment")
+        return self.services
+
+    async def __call__(self, step: Callable[[Services], Awaitable[str]]) -> str:
+        try:
+            return await step(self.current())
+        except Refused as exc:
+            raise heavy.McpToolError(exc.detail) from None
+
+
+@cache
+def _server_class() -> type[heavy.MCPServer[None]]:
+    class SleuthServer(heavy.MCPServer[None]):
+        """Lists the latest reports as resources, newest first (the SDK lists only fixed ones)."""
+
+        answer: Answer
+
+        async def list_resources(self) -> list[heavy.McpResource]:
+            listed = await super().list_resources()
+            services = self.answer.services
+            if services is None:
+                return listed
+            reports = await research.recent_reports(services, LISTED_REPORTS)
+            return listed + [
+                heavy.McpResource(
+                    uri=research.report_uri(report_id), name=report_id, title=title, mime_type="text/markdown"
+                )
+                for report_id, title in reports
+            ]
+
+    return SleuthServer
+
+
+def _own_logging(build: Callable[[], heavy.MCPServer[None]]) -> heavy.MCPServer[None]:
+    """`build()`, with the root logger left as it was: the SDK's server configures it (a console
+    handler at INFO), and Sleuth's logging is its own (`core/logs.py`)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return build()
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+def build_server(open_services: Callable[[], AbstractAsyncContextManager[Services]]) -> heavy.MCPServer[None]:
+    """The server; `open_services` is entered for as long as the server runs."""
+    answer = Answer()
+
+    @asynccontextmanager
+    async def lifespan(_: object) -> AsyncIterator[None]:
+        async with open_services() as services:
+            answer.services = services
+            try:
+                yield None
+            finally:
+                await answer.settle()
+                answer.services = None
+
+    server = _own_logging(lambda: _server_class()(NAME, version=VERSION, instructions=INSTRUCTIONS, lifespan=lifespan))
+    server.answer = answer  # type: ignore[attr-defined]  # the subclass declares it
+    server.middleware.append(answer.reasons.middleware)
+
+    @server.tool(
+        structured_output=False,  # the text is the answer; a copy as JSON would double it
+        description=(
+            "Research a question in depth: plan, search the sources in parallel lanes, read, and write a "
+            "report whose every citation was checked against its source. Takes minutes and reports progress. "
+            "Returns the report as markdown with numbered sources, its title, confidence and report id. Use it "
+            "for questions that need several sources weighed; for a quick fact, use quick_search."
+        ),
+    )
+    async def deep_research(
+        question: Annotated[str, QUESTION],
+        ctx: heavy.McpContext,
+        mode: Annotated[ResearchMode, MODE] = "standard",
+        time_budget_s: Annotated[float | None, TIME_BUDGET] = None,
+        sources: Annotated[list[str] | None, SOURCES] = None,
+    ) -> str:
+        progress = [0]
+        request = ctx.request_context
+        key = (request.session, request.request_id)
+        heard = answer.reasons.expect(*key)
+        cancelled = [False]
+
+        async def say(line: str) -> None:
+            progress[0] += 1
+            await ctx.report_progress(progress[0], None, line)
+
+        async def decide(run_id: str) -> None:
+            try:
+                reason = await asyncio.wait_for(heard, REASON_WAIT_S)
+            except TimeoutError:
+                reason = ""  # the host closed the call without a word: a cancellation
+            finally:
+                answer.reasons.forget(*key)
+            if not timed_out(reason):
+                await research.cancel_run(answer.current(), run_id)
+
+        def when_cancelled(run_id: str) -> None:
+            cancelled[0] = True
+            answer.later(decide(run_id))
+
+        try:
+            return await answer(
+                lambda services: research.deep_research(
+                    services,
+                    question,
+                    mode=mode,
+                    time_budget_s=time_budget_s,
+                    chosen=sources,
+                    say=say,
+                    when_cancelled=when_cancelled,
+                )
+            )
+        finally:
+            if not cancelled[0]:
+                answer.reasons.forget(*key)
+
+    @server.tool(
+        structured_output=False,  # the text is the answer; a copy as JSON would double it
+        description=(
+            "Search the sources once and return ranked results (title, URL, snippet), in seconds. Nothing is "
+            "read or verified: use it to find pages or check what the sources hold; use deep_research for an answer."
+        ),
+    )
+    async def quick_search(
+        query: Annotated[str, Field(description="What to search for: keywords or a short question.")],
+        sources: Annotated[list[str] | None, SOURCES] = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
+    ) -> str:
+        return await answer(lambda services: research.quick_search(services, query, sources, limit))
+
+    @server.tool(
+        structured_output=False,  # the text is the answer; a copy as JSON would double it
+        description=(
+            "List the sources Sleuth can search: local document collections (with their document counts), "
+            "web search providers and MCP servers, and which are searched by default. Pass their names as `sources`."
+        ),
+    )
+    async def list_sources() -> str:
+        return await answer(research.source_list)
+
+    @server.tool(
+        structured_output=False,  # the text is the answer; a copy as JSON would double it
+        description=(
+            "A report Sleuth wrote earlier, as markdown with its numbered sources, title and confidence. Takes the "
+            "report id, or the run id deep_research gave first (for a call that ended before its report)."
+        ),
+    )
+    async def get_report(
+        report_id: Annotated[str, Field(description="The report id, or the run id of the research.")],
+    ) -> str:
+        return await answer(lambda services: research.report_text(services, report_id))
+
+    @server.tool(
+        structured_output=False,  # the text is the answer; a copy as JSON would double it
+        description=(
+            "Open a document a report cited or a search found, as plain text: by its document id, or by URL "
+            "(corpus:// for a local document, http(s):// for a web page, fetched now). Give exactly one."
+        ),
+    )
+    async def get_document(
+        id: Annotated[str | None, Field(description="The document id from a report's sources or a search.")] = None,
+        url: Annotated[str | None, Field(description="The document's URL.", max_length=4096)] = None,
+    ) -> str:
+        return await answer(lambda services: research.document_text(services, id, url))
+
+    @server.resource(
+        REPORT_URI,
+        name="report",
+        title="A research report",
+        description="A report Sleuth wrote, as markdown with its numbered sources.",
+        mime_type="text/markdown",
+    )
+    async def report(report_id: str) -> str:
+        try:
+            return await research.report_text(answer.current(), report_id)
+        except Refused as exc:
+            raise heavy.ResourceNotFoundError(exc.detail) from None
+
+    return server
+
+
+async def serve_stdio(open_services: Callable[[], AbstractAsyncContextManager[Services]]) -> None:
+    """Serve over this process's stdin and stdout until the host closes them."""
+    await heavy.ready("mcp")
+    await build_server(open_services).run_stdio_async()
