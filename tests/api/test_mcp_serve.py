@@ -31,6 +31,7 @@ from sleuth.api.sse import run_rows
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.service import RunService
 from sleuth.store.store import Store
+from sleuth.stream.documents import document_id
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel
@@ -344,3 +345,24 @@ async def test_http_cancel_cancels_the_run(hanging_llm: ScriptedLLM, tmp_path: P
             run = (await http.get(f"/api/runs/{run_id}")).json()
     assert watched[-1].type == "stop" and json.loads(watched[-1].data)["obj"]["reason"] == "cancelled"
     assert run["status"] == "cancelled"
+
+
+async def test_http_documents_open_as_the_viewer_shows_them_and_bad_asks_are_error_results(
+    token_server: LiveServer,
+) -> None:
+    url = "corpus://python-reference/attribute-access"
+    async with http_client(token_server) as client:
+        by_url = await client.call_tool("get_document", {"url": url})
+        by_id = await client.call_tool("get_document", {"id": document_id(url)})
+        both = await client.call_tool("get_document", {"id": document_id(url), "url": url})
+        private = await client.call_tool("get_document", {"url": "http://127.0.0.1:9/private"})
+        missing = await client.call_tool("get_report", {"report_id": "rep_nothing"})
+        bad_mode = await client.call_tool("deep_research", {"question": QUESTION, "mode": "extreme"})
+    assert not by_url.is_error and text_of(by_url) == text_of(by_id)
+    title, _, rest = text_of(by_url).partition("\n\n")
+    assert title == "# Customizing attribute access" and rest.startswith(f"URL: {url}\nCollection: python-reference")
+    assert "descriptor" in rest
+    assert both.is_error and "exactly one of `id` and `url`" in text_of(both)
+    assert private.is_error and text_of(private).endswith("refused: 127.0.0.1 is a loopback address")  # SSRF guard
+    assert missing.is_error and "no report or run 'rep_nothing'" in text_of(missing)
+    assert bad_mode.is_error and "mode" in text_of(bad_mode)
