@@ -16,7 +16,7 @@ from sleuth.api.openai_chat import progress_line
 from sleuth.api.refused import Refused
 from sleuth.api.services import Services
 from sleuth.api.sse import run_rows
-from sleuth.api.starting import check_capacity, check_length, start_run
+from sleuth.api.starting import Started, check_capacity, check_length, start_run
 from sleuth.config import Mode
 from sleuth.core.ids import new_id
 from sleuth.exports.markdown import report_document
@@ -52,16 +52,24 @@ async def deep_research(
     """
     check_length(services, question)
     await check_capacity(services)
-    started = await start_run(
-        services,
-        new_id("s"),
-        question,
-        mode=MODES[mode],
-        clarify=False,  # a host cannot answer Sleuth's questions mid-call
-        new_session=True,
-        time_budget_s=time_budget_s,
-        chosen=None if chosen is None else sources.clean_names(chosen),
+    starting = asyncio.ensure_future(
+        start_run(
+            services,
+            new_id("s"),
+            question,
+            mode=MODES[mode],
+            clarify=False,  # a host cannot answer Sleuth's questions mid-call
+            new_session=True,
+            time_budget_s=time_budget_s,
+            chosen=None if chosen is None else sources.clean_names(chosen),
+        )
     )
+    try:
+        # Shielded: a run launched as the call is cancelled still gets its id to `when_cancelled`.
+        started = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        starting.add_done_callback(lambda done: _started_after_all(done, when_cancelled))
+        raise
     run_id = started.record.id
     await say(f"Run {run_id} started (get_report accepts this id if the call ends before the report)")
     report_id: str | None = None
@@ -90,6 +98,11 @@ async def deep_research(
             raise Refused(500, f"the research failed: {errors[-1]}")
         raise Refused(500, f"the research ended without a report ({stop_reason or 'no reason given'})")
     return await report_text(services, report_id)
+
+
+def _started_after_all(done: asyncio.Future[Started], when_cancelled: Callable[[str], None]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        when_cancelled(done.result().record.id)
 
 
 async def cancel_run(services: Services, run_id: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -42,7 +42,7 @@ REASON_WAIT_S = 2.0
 
 QUESTION = Field(description="The research question, in full, as the user would ask it.")
 MODE = Field(
-    description="`light`: a quick pass (a minute or two); `standard`: the default; `heavy`: broader and deeper, slower."
+    description="`light`: a quicker, narrower pass; `standard`: the default; `heavy`: broader and deeper, and slower."
 )
 TIME_BUDGET = Field(
     ge=MIN_TIME_BUDGET_S,
@@ -68,11 +68,19 @@ class CancelReasons:
         self._waiting.pop((id(session), str(request_id)), None)
 
     def heard(self, session: object, params: Any) -> None:
-        if not isinstance(params, dict):
+        if not isinstance(params, Mapping):
             return
         future = self._waiting.get((id(session), str(params.get("requestId"))))
         if future is not None and not future.done():
             future.set_result(str(params.get("reason") or ""))
+
+    @staticmethod
+    async def given(heard: asyncio.Future[str]) -> str:
+        """The reason, once it has come (at most `REASON_WAIT_S`); "" when none came."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(heard), REASON_WAIT_S)
+        except TimeoutError:
+            return ""  # the host closed the call without a word: a cancellation
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method == "notifications/cancelled":
@@ -190,28 +198,24 @@ def build_server(open_services: Callable[[], AbstractAsyncContextManager[Service
         request = ctx.request_context
         key = (request.session, request.request_id)
         heard = answer.reasons.expect(*key)
-        cancelled = [False]
 
         async def say(line: str) -> None:
             progress[0] += 1
             await ctx.report_progress(progress[0], None, line)
 
         async def decide(run_id: str) -> None:
-            try:
-                reason = await asyncio.wait_for(heard, REASON_WAIT_S)
-            except TimeoutError:
-                reason = ""  # the host closed the call without a word: a cancellation
-            finally:
-                answer.reasons.forget(*key)
-            if not timed_out(reason):
+            if not timed_out(await answer.reasons.given(heard)):
                 await research.cancel_run(answer.current(), run_id)
 
+        async def expire() -> None:
+            await answer.reasons.given(heard)
+            answer.reasons.forget(*key)
+
         def when_cancelled(run_id: str) -> None:
-            cancelled[0] = True
             answer.later(decide(run_id))
 
         try:
-            return await answer(
+            report = await answer(
                 lambda services: research.deep_research(
                     services,
                     question,
@@ -222,9 +226,14 @@ def build_server(open_services: Callable[[], AbstractAsyncContextManager[Service
                     when_cancelled=when_cancelled,
                 )
             )
-        finally:
-            if not cancelled[0]:
-                answer.reasons.forget(*key)
+        except asyncio.CancelledError:
+            answer.later(expire())  # the reason follows the cancellation: keep listening for it
+            raise
+        except BaseException:
+            answer.reasons.forget(*key)
+            raise
+        answer.reasons.forget(*key)
+        return report
 
     @server.tool(
         structured_output=False,  # the text is the answer; a copy as JSON would double it
