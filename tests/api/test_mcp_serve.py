@@ -205,6 +205,16 @@ async def test_stdio_a_call_that_times_out_leaves_the_run_to_finish_for_get_repo
     assert_is_the_report(text_of(report))
 
 
+def test_mcp_list_and_doctor_do_not_load_the_server_that_serve_needs() -> None:
+    code = (
+        "import sys, sleuth.cli.mcp, sleuth.cli.doctor\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('sleuth.api', 'fastapi'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_stdio_raw_json_rpc(llm: ScriptedLLM, tmp_path: Path) -> None:
     """initialize, the initialized notification, tools/list and tools/call, one JSON object per line."""
     server = subprocess.Popen(

@@ -1,23 +1,19 @@
 """`sleuth mcp list` (the configured MCP servers, their state and tools) and `sleuth mcp call`
 (one tool, to try it). `sleuth doctor` checks the servers with `server_checks`. `sleuth mcp serve`
-is the other direction: Sleuth itself as an MCP server, over stdio, for a desktop host."""
+(`mcp_serve.py`) is the other direction: Sleuth itself as an MCP server, over stdio."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+from importlib import import_module
 
 import click
 
-from sleuth.api.mcp.server import serve_stdio
-from sleuth.api.services import open_services
-from sleuth.cli.services import cli_check_redis
-from sleuth.cli.settings import cli_check_database, cli_settings
+from sleuth.cli.settings import cli_settings
 from sleuth.config import Settings
-from sleuth.core.logs import close_logging, setup_logging
 from sleuth.research.preflight import Check
-from sleuth.research.run import run_research
 from sleuth.tools.base import ToolError
 from sleuth.tools.mcp.config import config_path
 from sleuth.tools.mcp.hub import McpHub
@@ -58,7 +54,26 @@ def server_checks(settings: Settings) -> list[Check]:
     return asyncio.run(check())
 
 
-@click.group("mcp")
+# `sleuth mcp serve`'s module, imported when it runs: it loads the API server and the engine, which
+# `list`, `call` and `sleuth doctor` (which imports this module) do without.
+SERVE_MODULE = "sleuth.cli.mcp_serve"
+
+
+class McpCommands(click.Group):
+    """`list` and `call` defined here; `serve` from its own module, imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*self.commands, "serve"])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "serve":
+            command = import_module(SERVE_MODULE).serve
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("mcp", cls=McpCommands)
 def mcp() -> None:
     """List the configured MCP servers and their tools, call one tool to try it, or serve Sleuth over MCP."""
 
@@ -136,23 +151,3 @@ def call(server: str, tool: str, arguments: str, timeout_s: float | None) -> Non
     click.echo(text)
     if is_error:
         sys.exit(1)
-
-
-@mcp.command("serve")
-def serve() -> None:
-    """Serve Sleuth's research tools over MCP on stdin and stdout, for a desktop host (docs/mcp.md).
-
-    The host starts this command and talks to it; runs, reports and settings are those of
-    `sleuth serve` with the same data dir. Log lines go to the data dir's log, never to stdout.
-    """
-
-    settings = cli_settings()
-    cli_check_database(settings)
-    cli_check_redis(settings)
-    setup_logging(settings.data_dir)
-    try:
-        asyncio.run(serve_stdio(lambda: open_services(settings, run_research)))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        close_logging(settings.data_dir)
