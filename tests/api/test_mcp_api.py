@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 
 import httpx
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import TextContent
 
 from conftest import LiveServer, live_server, read_events, start_research
 from sleuth_testkit.engine import scripted_settings
@@ -82,6 +85,13 @@ async def test_an_mcp_result_opens_in_the_viewer_only_in_the_session_that_read_i
             by_id = await client.get(f"/api/documents/{source['id']}", params={"session_id": session_id})
             elsewhere = await client.get("/api/documents", params={"url": source["url"], "session_id": other})
             no_session = await client.get("/api/documents", params={"url": source["url"]})
+        # Sleuth's own MCP server opens it too, for the report that cited it
+        async with Client(streamable_http_client(f"{server.base_url}/mcp")) as sleuth_mcp:
+            cited = await sleuth_mcp.call_tool("get_document", {"url": source["url"], "report_id": report["report_id"]})
+            unsaid = await sleuth_mcp.call_tool("get_document", {"url": source["url"]})
+    assert not cited.is_error and isinstance(cited.content[0], TextContent)
+    assert "Fixture notes on descriptors: data descriptors define __get__" in cited.content[0].text
+    assert unsaid.is_error
     assert by_url.status_code == 200, by_url.text
     opened = by_url.json()
     assert opened["url"] == source["url"] and opened["id"] == source["id"]

@@ -128,6 +128,17 @@ async def report_text(services: Services, report_id: str) -> str:
     return "\n".join(header) + "\n\n" + report_document(report)
 
 
+async def _session_of(services: Services, report_or_run_id: str) -> str:
+    """The session of a report, or of a run (its research may still be going)."""
+    found = await asyncio.to_thread(services.store.get_report, report_or_run_id)
+    if found is not None:
+        return str(found["session_id"])
+    run = await asyncio.to_thread(services.store.get_run, report_or_run_id)
+    if run is None:
+        raise Refused(404, f"no report or run {report_or_run_id!r}")
+    return run.session_id
+
+
 async def _stored_report(services: Services, report_or_run_id: str) -> ResearchResult:
     store = services.store
     found = await asyncio.to_thread(store.get_report, report_or_run_id)
@@ -176,13 +187,16 @@ async def source_list(services: Services) -> str:
     return "\n".join(lines) or "No sources are configured."
 
 
-async def document_text(services: Services, doc_id: str | None, url: str | None) -> str:
+async def document_text(services: Services, doc_id: str | None, url: str | None, report_id: str | None = None) -> str:
+    """A document as the viewer shows it; with `report_id`, also what a tool (an MCP server) returned
+    to that report's run, which opens only in its session."""
     if (doc_id is None) == (url is None):
         raise Refused(422, "give exactly one of `id` and `url`")
+    session_id = await _session_of(services, report_id) if report_id else None
     if doc_id is not None:
-        document = await document_by_id(services, doc_id)
+        document = await document_by_id(services, doc_id, session_id)
     else:
-        document = await document_by_url(services, str(url))
+        document = await document_by_url(services, str(url), session_id)
     header = f"# {document.title or document.url}\n\nURL: {document.url}"
     if document.collection:
         header += f"\nCollection: {document.collection}"

@@ -275,14 +275,18 @@ def build_server(open_services: Callable[[], AbstractAsyncContextManager[Service
         structured_output=False,  # the text is the answer; a copy as JSON would double it
         description=(
             "Open a document a report cited or a search found, as plain text: by its document id, or by URL "
-            "(corpus:// for a local document, http(s):// for a web page, fetched now). Give exactly one."
+            "(corpus:// for a local document, http(s):// for a web page, fetched now, mcp:// for what a tool "
+            "returned to a report's research: give that report's id too). Give exactly one of id and url."
         ),
     )
     async def get_document(
         id: Annotated[str | None, Field(description="The document id from a report's sources or a search.")] = None,
         url: Annotated[str | None, Field(description="The document's URL.", max_length=4096)] = None,
+        report_id: Annotated[
+            str | None, Field(description="The report that cited it: needed for an mcp:// source.")
+        ] = None,
     ) -> str:
-        return await answer(lambda services: research.document_text(services, id, url))
+        return await answer(lambda services: research.document_text(services, id, url, report_id))
 
     @server.resource(
         REPORT_URI,
