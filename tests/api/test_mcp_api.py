@@ -5,16 +5,19 @@ start-up is a notice in the stream."""
 from __future__ import annotations
 
 import json
+import threading
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent
 
-from conftest import LiveServer, live_server, read_events, start_research
+from conftest import live_server, read_events, start_research
 from sleuth_testkit.engine import scripted_settings
-from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.model import Reply, ScriptedLLM
 from support.mcp import McpModel, stdio_entry, write_servers
 
 
@@ -102,14 +105,37 @@ async def test_an_mcp_result_opens_in_the_viewer_only_in_the_session_that_read_i
     assert no_session.status_code == 404 and "give session_id" in no_session.json()["detail"]
 
 
-async def test_an_mcp_result_asked_for_while_its_run_goes_on_says_when_it_opens(hanging_server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=hanging_server.base_url, timeout=60) as client:
-        run_id = await start_research(client, clarify=False)
-        await read_events(client, run_id, until_type="run_start")  # the run is under way
-        session_id = (await client.get(f"/api/runs/{run_id}")).json()["session_id"]
-        url = "mcp://fixture/lookup_notes?args=0123456789abcdef"
-        during = await client.get("/api/documents", params={"url": url, "session_id": session_id})
-        await client.post(f"/api/runs/{run_id}/cancel")
-        after = await client.get("/api/documents", params={"url": url, "session_id": session_id})
-    assert during.status_code == 404 and "opens then" in during.json()["detail"]
-    assert after.status_code == 404 and "no run of this session read it" in after.json()["detail"]
+@dataclass
+class HeldReport(McpModel):
+    """The MCP model, its final report held until the test lets it go."""
+
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def report(self, body: dict[str, Any]) -> Reply:
+        return replace(super().report(body), gate=self.release)
+
+
+async def test_an_mcp_result_opens_in_the_viewer_while_its_run_goes_on(tmp_path: Path) -> None:
+    path = write_servers(tmp_path / "mcp.json", {"fixture": stdio_entry()})
+    model = HeldReport()
+    with ScriptedLLM(model) as llm, live_server(scripted_settings(llm, mcp_config=path)) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
+            run_id = await start_research(client, "How do descriptors work?", clarify=False, mode="light")
+            read = await read_events(client, run_id, until_type="message_start")  # the report is being written
+            session_id = json.loads(read[0].data)["obj"]["session_id"]
+            found = [
+                doc
+                for event in read
+                if (obj := json.loads(event.data)["obj"])["type"] == "search_documents"
+                for doc in obj["documents"]
+                if doc["url"].startswith("mcp://fixture/lookup_notes?args=")
+            ]
+            during = await client.get("/api/documents", params={"url": found[0]["url"], "session_id": session_id})
+            running = (await client.get(f"/api/runs/{run_id}")).json()["status"]
+            model.release.set()
+            await read_events(client, run_id)
+            after = await client.get("/api/documents", params={"url": found[0]["url"], "session_id": session_id})
+    assert running == "running"
+    assert during.status_code == 200, during.text
+    assert during.json()["text"].startswith("Fixture notes on descriptors: data descriptors define __get__")
+    assert after.json() == during.json()  # kept once: the run's result stored the same document again

@@ -8,7 +8,18 @@ from typing import get_args
 import pytest
 
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.messages import AnswerPlan, CancelRun, Command, McpStates, Ready, Reply, RunDone, Shutdown, StartRun
+from sleuth.runs.messages import (
+    AnswerPlan,
+    CancelRun,
+    Command,
+    McpStates,
+    Ready,
+    Reply,
+    RunDone,
+    Shutdown,
+    StartRun,
+    ToolRead,
+)
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest, ResearchResult, ToolDocument
 from sleuth.tools.mcp.hub import ServerState
@@ -35,6 +46,7 @@ MESSAGES: list[Command | Reply] = [
     McpStates(
         (ServerState("notes", "ready", "", 3), ServerState("tracker", "unavailable", "did not start within 1 s"))
     ),
+    ToolRead("r_1", RESULT.tool_documents[0]),
 ]
 
 

@@ -50,12 +50,7 @@ async def document_by_url(services: Services, url: str, session_id: str | None =
         if kept is not None:
             return await asyncio.to_thread(_document_out, kept.id, kept.url, kept.title, None, kept.text)
     if is_mcp_url(url):
-        if session_id is None:
-            why = " (give session_id)"
-        elif await services.manager.session_in_use(session_id):
-            why = ": it is kept when the run that read it ends, and opens then"
-        else:
-            why = " (no run of this session read it)"
+        why = " (give session_id)" if session_id is None else " (no run of this session read it)"
         raise Refused(404, "an MCP result opens only in the session whose run read it" + why)
     reader = build_web_reader(services.settings)
     if not reader.handles(url):

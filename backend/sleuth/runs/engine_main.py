@@ -38,6 +38,7 @@ from sleuth.runs.messages import (
     RunDone,
     Shutdown,
     StartRun,
+    ToolRead,
 )
 from sleuth.runs.pipes import EnginePipe
 from sleuth.runs.warmup import warm_engine
@@ -218,7 +219,7 @@ class _Worker:
             last_turn[0] = packet.placement.turn_index
             self._send(StoredPacket(run_id, packet.seq, packet.obj.type, time.time(), packet.model_dump_json()))
 
-        emitter = Emitter(run_id, [sink])
+        emitter = Emitter(run_id, [sink], documents=lambda document: self._send(ToolRead(run_id, document)))
         inbox = self._inboxes[run_id] = PlanInbox()
         task = asyncio.create_task(self._engine(request, self._settings, emitter, reviewer=inbox))
         self._tasks[run_id] = task

@@ -107,6 +107,7 @@ class EnginePool:
             on_exit=lambda: self._on_exit(holder[0], index),
             on_ready=self._events.on_ready,
             on_mcp=self._events.on_mcp,
+            on_tool=self._events.on_tool,
             name=f"sleuth-engine-{index}",
         )
         holder.append(process)

@@ -44,6 +44,7 @@ from sleuth.runs.messages import (
     RunDone,
     Shutdown,
     StartRun,
+    ToolRead,
 )
 from sleuth.runs.pipes import EnginePipe, thread_pipe
 from sleuth.store.packet_writer import StoredPacket
@@ -69,6 +70,7 @@ class EngineProcess:
         on_exit: Callable[[], None],
         on_ready: Callable[[Ready], None] | None = None,
         on_mcp: Callable[[McpStates], None] | None = None,
+        on_tool: Callable[[ToolRead], None] | None = None,
         name: str = "sleuth-engine",
     ) -> None:
         self._settings = settings
@@ -78,6 +80,7 @@ class EngineProcess:
         self._on_exit = on_exit
         self._on_ready = on_ready
         self._on_mcp = on_mcp
+        self._on_tool = on_tool
         self._name = name
         self._conn: EnginePipe | None = None
         self._process: Any = None
@@ -184,6 +187,9 @@ class EngineProcess:
                     case McpStates():
                         if self._on_mcp is not None:
                             self._on_mcp(message)
+                    case ToolRead():
+                        if self._on_tool is not None:
+                            self._on_tool(message)
         except (EOFError, OSError):
             pass
         if not self._stopping:

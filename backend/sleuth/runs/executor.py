@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sleuth.research.planning.review import PlanAnswer
-from sleuth.runs.messages import McpStates, Ready, RunDone
+from sleuth.runs.messages import McpStates, Ready, RunDone, ToolRead
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.results import ResearchRequest
 
@@ -27,6 +27,7 @@ class RunEvents:
     on_exit: Callable[[list[str]], None]  # these runs were lost with the process that ran them
     on_ready: Callable[[Ready], None] = lambda _ready: None  # an engine warmed up, with its model check
     on_mcp: Callable[[McpStates], None] = lambda _states: None  # an engine's MCP servers started, or one was lost
+    on_tool: Callable[[ToolRead], None] = lambda _read: None  # a run read what a tool returned
 
 
 class RunExecutor(Protocol):

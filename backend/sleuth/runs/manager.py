@@ -11,6 +11,7 @@ reader threads and are bounced onto the loop, except packets, which go straight 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from sleuth.research.planning.review import PlanAnswer
 from sleuth.runs.channel import RunChannel
 from sleuth.runs.engine_pool import EnginePool
 from sleuth.runs.executor import RunEvents, RunExecutor
-from sleuth.runs.messages import Engine, McpStates, Ready, RunDone
+from sleuth.runs.messages import Engine, McpStates, Ready, RunDone, ToolRead
 from sleuth.runs.service import PlanDelivery, SessionBusy, TooManyRuns, new_run
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
 from sleuth.store.records import MessageRecord, RunKind, RunRecord, RunStatus, now_iso
@@ -33,6 +34,8 @@ from sleuth.tools.mcp.hub import ServerState
 ENGINE_EXIT_MESSAGE = "interrupted: the engine process exited"
 
 __all__ = ["Engine", "RunManager", "SessionBusy", "TooManyRuns"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -72,9 +75,11 @@ class RunManager:
             on_exit=self._on_engine_exit_threadsafe,
             on_ready=self._on_ready_threadsafe,
             on_mcp=self._on_mcp,
+            on_tool=self._on_tool_threadsafe,
         )
         self._model_check: asyncio.Future[str | None] | None = None  # the first engine's, once it is warm
         self._mcp_states: tuple[ServerState, ...] | None = None  # the engines' latest word on their MCP servers
+        self._keeping: set[asyncio.Future[None]] = set()  # tools' results being stored mid-run
         self._warmed: asyncio.Future[None] | None = None  # resolved by the next engine to warm up
         if executor is None:
             self._executor: RunExecutor = EnginePool(settings, engine, events, processes=settings.engine_processes)
@@ -294,6 +299,24 @@ class RunManager:
 
     def _on_ready_threadsafe(self, ready: Ready) -> None:
         self._call_on_loop(lambda: self._engine_checked(ready.model_problem))
+
+    def _on_tool_threadsafe(self, read: ToolRead) -> None:
+        self._call_on_loop(lambda: self._keep_tool_document(read))
+
+    def _keep_tool_document(self, read: ToolRead) -> None:
+        """Store what a tool returned while its run goes on: the viewer opens it at once."""
+        live = self._live.get(read.run_id)
+        if live is None:  # the run has ended: its result stores the same document
+            return
+        keep = asyncio.to_thread(self._store.keep_tool_document, read.run_id, live.record.session_id, read.document)
+        task = asyncio.ensure_future(keep)
+        self._keeping.add(task)
+        task.add_done_callback(self._kept)
+
+    def _kept(self, task: asyncio.Future[None]) -> None:
+        self._keeping.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a tool's result could not be kept for the viewer: %s", task.exception())
 
     def _on_mcp(self, message: McpStates) -> None:
         """Engine reader thread: one assignment, read whole by the loop."""

@@ -3,7 +3,8 @@
 They cross a `multiprocessing` pipe (pickled), so each is a frozen dataclass of plain values and
 pydantic models. The server sends `Command`s; the engine answers with `Reply`s: `Ready` once, a
 `StoredPacket` per packet (serialised once, in the engine; the server stores and sends that very
-text), `RunDone` when a run has ended, and `McpStates` when its MCP servers have started or one is lost.
+text), `RunDone` when a run has ended, `McpStates` when its MCP servers have started or one is lost,
+and `ToolRead` when a run has read what a tool returned.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sleuth.config import Settings
 from sleuth.research.planning.review import PlanAnswer, PlanReviewer
 from sleuth.store.packet_writer import StoredPacket
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.results import ResearchRequest, ResearchResult
+from sleuth.stream.results import ResearchRequest, ResearchResult, ToolDocument
 from sleuth.tools.mcp.hub import ServerState
 
 # -- server -> engine -------------------------------------------------------------------------
@@ -82,7 +83,15 @@ class McpStates:
     servers: tuple[ServerState, ...]
 
 
-Reply = Ready | StoredPacket | RunDone | McpStates
+@dataclass(frozen=True, slots=True)
+class ToolRead:
+    """What a tool (an MCP server) returned to a run, as soon as it is read: kept for the viewer."""
+
+    run_id: str
+    document: ToolDocument
+
+
+Reply = Ready | StoredPacket | RunDone | McpStates | ToolRead
 
 
 class Engine(Protocol):

@@ -269,14 +269,7 @@ class Store:
         if result is not None and result.report_id and session_id is not None:
             statements.append(_report_insert(result, run_id=run_id, session_id=session_id, created_at=now))
         if result is not None and session_id is not None:
-            statements.extend(
-                (
-                    "INSERT INTO tool_documents (run_id, session_id, url, doc_id, title, text, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (run_id, session_id, doc.url, doc.id, doc.title, doc.text, now),
-                )
-                for doc in result.tool_documents
-            )
+            statements.extend(_tool_document_insert(run_id, session_id, doc, now) for doc in result.tool_documents)
         if assistant_message is not None:
             statements.append(_message_insert(assistant_message))
         self._write(statements)
@@ -366,6 +359,10 @@ class Store:
         )
         return [(str(row["session_id"]), list(json.loads(row["clarification_questions"] or "[]"))) for row in rows]
 
+    def keep_tool_document(self, run_id: str, session_id: str, document: ToolDocument) -> None:
+        """What a tool returned to a run still going on; its result, stored when it ends, holds it too."""
+        self._write([_tool_document_insert(run_id, session_id, document, now_iso())])
+
     def tool_document(
         self, session_id: str, *, url: str | None = None, doc_id: str | None = None
     ) -> ToolDocument | None:
@@ -422,6 +419,14 @@ class Store:
         """(run_id, seq, type, created_at, json) rows in one transaction (runs stored by the CLI, benchmarks)."""
         with self.database.transaction() as tx:
             tx.executemany("INSERT INTO packets (run_id, seq, type, created_at, json) VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def _tool_document_insert(run_id: str, session_id: str, doc: ToolDocument, now: str) -> tuple[str, Sequence[Any]]:
+    return (
+        "INSERT INTO tool_documents (run_id, session_id, url, doc_id, title, text, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        (run_id, session_id, doc.url, doc.id, doc.title, doc.text, now),
+    )
 
 
 def _message_insert(message: MessageRecord) -> tuple[str, Sequence[Any]]:

@@ -1,4 +1,5 @@
-"""The one packet emitter per run: assigns `seq`, fans packets out to sinks, ends with one `stop`."""
+"""The one packet emitter per run: assigns `seq`, fans packets out to sinks, ends with one `stop`;
+and what the run's tools returned, handed to whoever keeps it for the document viewer."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import logging
 from collections.abc import Callable
 
 from sleuth.stream.packets import Packet, PacketObj, Placement, Stop, StopReason
+from sleuth.stream.results import ToolDocument
 
 PacketSink = Callable[[Packet], None]
+DocumentSink = Callable[[ToolDocument], None]
 
 log = logging.getLogger(__name__)
 
@@ -18,9 +21,17 @@ class Emitter:
     After `stop` nothing more is emitted: the protocol promises that `stop` is the last packet.
     """
 
-    def __init__(self, run_id: str, sinks: list[PacketSink] | None = None, *, start_seq: int = 0) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        sinks: list[PacketSink] | None = None,
+        *,
+        start_seq: int = 0,
+        documents: DocumentSink | None = None,
+    ) -> None:
         self.run_id = run_id
         self._sinks: list[PacketSink] = list(sinks or [])
+        self._documents = documents
         self._seq = start_seq
         self._stop_reason: StopReason | None = None
 
@@ -52,6 +63,12 @@ class Emitter:
         for sink in self._sinks:
             sink(packet)
         return packet
+
+    def keep(self, document: ToolDocument) -> None:
+        """Hand over what a tool returned as soon as it is read, so it opens in the viewer while
+        the run goes on (the run's result carries it too)."""
+        if self._documents is not None and self._stop_reason is None:
+            self._documents(document)
 
     def stop(self, placement: Placement, reason: StopReason) -> Packet | None:
         """Emit the final `stop`, once; later calls are ignored."""

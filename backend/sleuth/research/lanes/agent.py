@@ -204,9 +204,10 @@ async def _call_mcp(lane: Lane, call: ToolCall, tool: McpTool) -> str:
     await state.url_cache.get(normalise_url(page.document.url), same)
     document, text = _read(lane, page, [lane.task, *lane.asked])
     # The whole result, not the agent's focused cut: the viewer shows what the tool returned.
-    state.tool_documents[document.url] = ToolDocument(
+    kept = state.tool_documents[document.url] = ToolDocument(
         id=document.id, url=document.url, title=document.title, text=page.text
     )
+    state.emitter.keep(kept)
     lane.emit(SearchDocuments(documents=[document]), sub)
     return render(
         "responses/mcp_result",
