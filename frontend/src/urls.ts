@@ -1,4 +1,4 @@
-// How a document's URL is shown: web pages link out, local corpus documents do not.
+// How a document's URL is shown: web pages link out; local corpus documents and tools' results do not.
 
 export interface UrlView {
   /** Short label: the web host, or the corpus collection. */
@@ -6,6 +6,8 @@ export interface UrlView {
   /** Only http(s) URLs are ever put in an href. */
   href: string | null;
   local: boolean;
+  /** What an MCP server's tool returned (`mcp://<server>/…`): the server stands in for the domain. */
+  tool: boolean;
 }
 
 export function safeHref(url: string | null | undefined): string | null {
@@ -28,10 +30,11 @@ export function describeUrl(url: string | null | undefined): UrlView {
   const href = safeHref(raw);
   if (href) {
     const host = new URL(href).hostname.replace(/^www\./, "");
-    return { domain: host, href, local: false };
+    return { domain: host, href, local: false, tool: false };
   }
-  // corpus://<collection>/<path>: the collection stands in for the domain.
+  // corpus://<collection>/<path>: the collection stands in for the domain; mcp://<server>/<tool>: the server.
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i.exec(raw);
-  if (m) return { domain: m[2] || m[1], href: null, local: true };
-  return { domain: raw ? raw.slice(0, 40) : "", href: null, local: true };
+  const tool = isMcpUrl(raw);
+  if (m) return { domain: m[2] || m[1], href: null, local: !tool, tool };
+  return { domain: raw ? raw.slice(0, 40) : "", href: null, local: true, tool: false };
 }

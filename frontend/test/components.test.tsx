@@ -5,6 +5,7 @@ import { combineAnswers } from "../src/components/Clarification";
 import { Composer } from "../src/components/Composer";
 import { RunView } from "../src/components/RunView";
 import { reportFile } from "../src/components/Report";
+import { SourceTitle } from "../src/components/SourceItem";
 import type { RunEntry } from "../src/session";
 import { buildThread } from "../src/session";
 import { reduceAll } from "../src/timeline/reducer";
@@ -228,9 +229,19 @@ describe("composer", () => {
 
 describe("helpers", () => {
   it("describes corpus URLs by collection and links only http(s)", () => {
-    expect(describeUrl("corpus://python-reference/attribute-access")).toEqual({ domain: "python-reference", href: null, local: true });
-    expect(describeUrl("https://www.example.org/a?b=1")).toEqual({ domain: "example.org", href: "https://www.example.org/a?b=1", local: false });
+    expect(describeUrl("corpus://python-reference/attribute-access")).toEqual({ domain: "python-reference", href: null, local: true, tool: false });
+    expect(describeUrl("https://www.example.org/a?b=1")).toEqual({ domain: "example.org", href: "https://www.example.org/a?b=1", local: false, tool: false });
+    expect(describeUrl("mcp://fixture/lookup_notes?args=ab12")).toEqual({ domain: "fixture", href: null, local: false, tool: true });
     expect(describeUrl("javascript:alert(1)").href).toBeNull();
+  });
+
+  it("names an MCP result's server, not a local corpus, beside its title", () => {
+    act(() => render(<SourceTitle doc={{ url: "mcp://fixture/lookup_notes?args=ab12", title: "fixture · lookup_notes" }} />, root));
+    const domain = root.querySelector(".src-domain")?.textContent ?? "";
+    expect(domain).toContain("fixture");
+    expect(domain).toContain("(MCP server)");
+    expect(domain).not.toContain("local corpus");
+    expect(root.querySelector(".src-title a")).toBeNull();
   });
 
   it("builds the thread from a session: each run after its message, unplaced runs last", () => {

@@ -6,6 +6,7 @@ const PATHS = {
   thought: "M4 12a8 6 0 1 1 4.5 5.4L4 19l1.2-3.6A6 6 0 0 1 4 12z",
   clock: "M12 21a9 9 0 1 1 0-18 9 9 0 0 1 0 18zM12 7v5l3 2",
   book: "M4 5a2 2 0 0 1 2-2h13v16H6a2 2 0 0 0-2 2zM4 21V5M8 7h7",
+  plug: "M9 3v5M15 3v5M7 8h10v4a5 5 0 0 1-10 0zM12 17v4",
   logo: "M10 17a7 7 0 1 1 0-14 7 7 0 0 1 0 14zM15 15l6 6M7 10h6M10 7v6",
   pencil: "M4 20h4L19 9l-4-4L4 16zM13 7l4 4",
   trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",

@@ -15,11 +15,12 @@ export function SourceTitle({ doc }: { doc: Pick<Document, "url" | "title"> }) {
       ) : (
         <span>{title}</span>
       )}
-      <span class={`src-domain ${u.local ? "local" : ""}`}>
-        {u.local ? <Icon name="book" /> : null}
-        {u.local ? " " : ""}
+      <span class={`src-domain ${u.local || u.tool ? "local" : ""}`}>
+        {u.local ? <Icon name="book" /> : u.tool ? <Icon name="plug" /> : null}
+        {u.local || u.tool ? " " : ""}
         {u.domain}
         {u.local ? <span class="sr-only"> (local corpus)</span> : null}
+        {u.tool ? <span class="sr-only"> (MCP server)</span> : null}
       </span>
     </span>
   );
