@@ -13,6 +13,7 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sleuth.api.openai_schemas import OPENAI_PREFIX, error_body
+from sleuth.api.refused import Refused
 from sleuth.store.database import DatabaseError
 from sleuth.store.errors import Conflict, NotFound
 
@@ -42,6 +43,13 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(
             status_code=exc.status_code, content=error_body(exc.status_code, str(exc.detail)), headers=exc.headers
         )
+
+    # What the server refuses, whoever decided it (`api/starting.py`, `api/documents.py`): answered
+    # as an HTTPException with the same status, detail and Retry-After would be.
+    @app.exception_handler(Refused)
+    async def _refused(request: Request, exc: Refused) -> Response:
+        headers = None if exc.retry_after_s is None else {"Retry-After": str(exc.retry_after_s)}
+        return await _http(request, StarletteHTTPException(exc.status, exc.detail, headers))
 
     # A store write that depended on a row another request changed meanwhile (a message to a
     # session being deleted): the store checks in the write's own transaction and says what it found.

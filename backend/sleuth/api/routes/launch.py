@@ -1,44 +1,24 @@
-"""Starting a run from an HTTP request: `api/starting.py`'s checks and start, refusals as HTTP errors."""
+"""Starting a run from an HTTP request: `api/starting.py`'s checks and start (its refusals are
+answered by the app's `Refused` handler, `api/errors.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TypeVar
-
-from fastapi import HTTPException, Request
+from fastapi import Request
 
 from sleuth.api import starting
-from sleuth.api.refused import Refused
 from sleuth.api.routes.deps import services_of
 from sleuth.api.schemas import RunCreated
 from sleuth.config import Mode
 from sleuth.stream.results import PriorReport
 from sleuth.tools import sources
 
-T = TypeVar("T")
-
-
-def http_error(refused: Refused) -> HTTPException:
-    headers = None if refused.retry_after_s is None else {"Retry-After": str(refused.retry_after_s)}
-    return HTTPException(status_code=refused.status, detail=refused.detail, headers=headers)
-
-
-async def _http(step: Awaitable[T]) -> T:
-    try:
-        return await step
-    except Refused as exc:
-        raise http_error(exc) from None
-
 
 def check_length(request: Request, text: str) -> None:
-    try:
-        starting.check_length(services_of(request), text)
-    except Refused as exc:
-        raise http_error(exc) from None
+    starting.check_length(services_of(request), text)
 
 
 async def check_capacity(request: Request, session_id: str | None = None) -> None:
-    await _http(starting.check_capacity(services_of(request), session_id))
+    await starting.check_capacity(services_of(request), session_id)
 
 
 def chosen_sources(names: list[str] | None) -> list[str] | None:
@@ -62,21 +42,19 @@ async def start_run(
     prior: list[PriorReport] | None = None,
 ) -> RunCreated:
     """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
-    started = await _http(
-        starting.start_run(
-            services_of(request),
-            session_id,
-            content,
-            mode=mode,
-            clarify=clarify,
-            new_session=new_session,
-            time_budget_s=time_budget_s,
-            chosen=chosen,
-            review_plan=review_plan,
-            followup=followup,
-            report_id=report_id,
-            prior=prior,
-        )
+    started = await starting.start_run(
+        services_of(request),
+        session_id,
+        content,
+        mode=mode,
+        clarify=clarify,
+        new_session=new_session,
+        time_budget_s=time_budget_s,
+        chosen=chosen,
+        review_plan=review_plan,
+        followup=followup,
+        report_id=report_id,
+        prior=prior,
     )
     record = started.record
     return RunCreated(

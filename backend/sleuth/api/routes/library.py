@@ -10,7 +10,6 @@ from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 from fastapi.responses import JSONResponse
 
 from sleuth.api import documents
-from sleuth.api.refused import Refused
 from sleuth.api.routes.deps import manager_of, responses, services_of, settings_of, upload_slots_of
 from sleuth.api.schemas import (
     CollectionOut,
@@ -167,10 +166,7 @@ SessionQuery = Query(
 async def get_document(request: Request, doc_id: str, session_id: str | None = SessionQuery) -> DocumentOut:
     """A document by the id packets give it: a local one from the index, a tool's result one of the
     session's runs read, a web page a report cited (fetched now)."""
-    try:
-        return await documents.document_by_id(services_of(request), doc_id, session_id)
-    except Refused as exc:
-        raise HTTPException(exc.status, exc.detail) from None
+    return await documents.document_by_id(services_of(request), doc_id, session_id)
 
 
 @router.get("/documents", response_model=DocumentOut, responses=responses(401, 404))
@@ -179,7 +175,4 @@ async def get_document_by_url(
 ) -> DocumentOut:
     """A document by URL: corpus:// from the index; mcp:// as one of the session's runs read it (the
     tool is never called again); http(s) fetched now, through the same SSRF guard as agents."""
-    try:
-        return await documents.document_by_url(services_of(request), url, session_id)
-    except Refused as exc:
-        raise HTTPException(exc.status, exc.detail) from None
+    return await documents.document_by_url(services_of(request), url, session_id)
