@@ -10,8 +10,10 @@ writes, not one per packet.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from sleuth.runs.channel import PAGE, channel_rows
 from sleuth.runs.service import RunService
@@ -50,6 +52,18 @@ async def run_rows(
         return
     async for rows in channel_rows(channel, store, after=after, wait_s=heartbeat_s):
         yield rows
+
+
+async def run_objects(
+    manager: RunService, store: Store, run_id: str, *, heartbeat_s: float
+) -> AsyncIterator[dict[str, Any] | None]:
+    """A run's packet objects (`obj`) from its start up to `stop`; None after `heartbeat_s` without one."""
+    async for rows in run_rows(manager, store, run_id, after=-1, heartbeat_s=heartbeat_s):
+        if not rows:
+            yield None
+        for row in rows:
+            obj: dict[str, Any] = json.loads(row.json)["obj"]
+            yield obj
 
 
 async def _from_store(store: Store, run_id: str, pos: int, heartbeat_s: float) -> AsyncIterator[list[PacketRow]]:

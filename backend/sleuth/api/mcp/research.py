@@ -7,15 +7,14 @@ A refusal or a failed run is `Refused` (the tool answers with an error result th
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Literal
 
 from sleuth.api.documents import document_by_id, document_by_url
 from sleuth.api.openai_chat import progress_line
 from sleuth.api.refused import Refused
 from sleuth.api.services import Services
-from sleuth.api.sse import run_rows
+from sleuth.api.sse import run_objects
 from sleuth.api.starting import Started, check_capacity, check_length, start_run
 from sleuth.config import Mode
 from sleuth.core.ids import new_id
@@ -76,20 +75,20 @@ async def deep_research(
     errors: list[str] = []
     stop_reason = ""
     try:
-        async for rows in run_rows(
-            services.manager, services.store, run_id, after=-1, heartbeat_s=services.settings.heartbeat_s
+        async for obj in run_objects(
+            services.manager, services.store, run_id, heartbeat_s=services.settings.heartbeat_s
         ):
-            for row in rows:
-                obj: dict[str, Any] = json.loads(row.json)["obj"]
-                if obj["type"] == "report":
-                    report_id = obj["report_id"]
-                elif obj["type"] == "error" and not obj["recoverable"]:
-                    errors.append(obj["message"])
-                elif obj["type"] == "stop":
-                    stop_reason = obj["reason"]
-                line = progress_line(obj)
-                if line is not None:
-                    await say(line)
+            if obj is None:
+                continue
+            if obj["type"] == "report":
+                report_id = obj["report_id"]
+            elif obj["type"] == "error" and not obj["recoverable"]:
+                errors.append(obj["message"])
+            elif obj["type"] == "stop":
+                stop_reason = obj["reason"]
+            line = progress_line(obj)
+            if line is not None:
+                await say(line)
     except asyncio.CancelledError:
         when_cancelled(run_id)
         raise

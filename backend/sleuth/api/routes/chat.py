@@ -29,7 +29,7 @@ from sleuth.api.openai_schemas import (
 )
 from sleuth.api.routes.deps import manager_of, settings_of, store_of
 from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
-from sleuth.api.sse import run_rows
+from sleuth.api.sse import run_objects
 from sleuth.core.ids import new_id
 from sleuth.stream.results import PriorReport
 
@@ -73,7 +73,8 @@ async def chat_completions(request: Request, body: ChatRequest) -> JSONResponse 
         )
     reply = ChatReply()
     async for obj in follow:
-        reply.read(obj)
+        if obj is not None:
+            reply.read(obj)
     if not reply.content:
         raise HTTPException(status_code=500, detail="the research ended without a report")
     completion = ChatCompletion(
@@ -109,28 +110,24 @@ def _conversation(messages: list[ChatMessage]) -> list[PriorReport]:
     return turns
 
 
-async def _packets(request: Request, run_id: str) -> AsyncIterator[dict[str, Any]]:
-    """The run's packet objects, up to `stop`; a quiet stretch yields a heartbeat (`{"type": ""}`).
+async def _packets(request: Request, run_id: str) -> AsyncIterator[dict[str, Any] | None]:
+    """The run's packet objects, up to `stop`; None for a quiet stretch (`run_objects`).
 
     A client that goes away before `stop` (a chat UI's stop button closes the connection) cancels
     the run, as `POST /api/runs/{id}/cancel` would.
     """
     manager = manager_of(request)
-    heartbeat_s = settings_of(request).heartbeat_s
     stopped = False
     try:
-        async for rows in run_rows(manager, store_of(request), run_id, after=-1, heartbeat_s=heartbeat_s):
-            if not rows:
-                yield {"type": ""}
-            for row in rows:
-                stopped = row.type == "stop"
-                yield json.loads(row.json)["obj"]
+        async for obj in run_objects(manager, store_of(request), run_id, heartbeat_s=settings_of(request).heartbeat_s):
+            stopped = obj is not None and obj["type"] == "stop"
+            yield obj
     finally:
         if not stopped:
             await asyncio.shield(manager.cancel(run_id))
 
 
-async def _chunks(packets: AsyncIterator[dict[str, Any]], reply_id: str, model: str) -> AsyncIterator[bytes]:
+async def _chunks(packets: AsyncIterator[dict[str, Any] | None], reply_id: str, model: str) -> AsyncIterator[bytes]:
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> bytes:
@@ -142,7 +139,7 @@ async def _chunks(packets: AsyncIterator[dict[str, Any]], reply_id: str, model: 
     reply = ChatReply()
     yield chunk({"role": "assistant", "content": ""})
     async for obj in packets:
-        if not obj["type"]:
+        if obj is None:
             yield b": heartbeat\n\n"
             continue
         reasoning, content = reply.read(obj)
