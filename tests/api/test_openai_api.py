@@ -41,7 +41,9 @@ async def test_models_are_the_research_modes(shared_server: LiveServer) -> None:
 
 async def test_a_completion_is_the_verified_report_with_its_sources_and_real_usage(shared_server: LiveServer) -> None:
     completion = await client_of(shared_server).chat.completions.create(
-        model="sleuth-light", messages=[{"role": "user", "content": QUESTION}], extra_body=NO_CLARIFY
+        model="sleuth-light",
+        messages=[{"role": "user", "content": QUESTION}],
+        metadata={"clarify": "false", "time_budget_s": "300"},  # for clients that can set only metadata
     )
     message = completion.choices[0].message
     assert message.content is not None and message.content.startswith(f"# {QUESTION}")
@@ -49,7 +51,9 @@ async def test_a_completion_is_the_verified_report_with_its_sources_and_real_usa
     assert "[1]" in report and sources.strip().startswith("1. [")
     reasoning = (message.model_extra or {})["reasoning_content"]
     assert reasoning.startswith("Researching: ") and "Searching: " in reasoning and "Writing the report" in reasoning
-    summary = (await packets_of(shared_server, run_id_of(completion.id)))["summary"]
+    packets = await packets_of(shared_server, run_id_of(completion.id))
+    summary = packets["summary"]
+    assert packets["run_start"]["time_budget_s"] == 300
     assert completion.usage is not None
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (
         summary["input_tokens"],
@@ -134,6 +138,12 @@ async def test_errors_come_in_openais_shape(shared_server: LiveServer) -> None:
             model="sleuth", messages=[{"role": "user", "content": "hi"}], extra_body={"sleuth": {"time_budget_s": 1}}
         )
     assert "time_budget_s" in budget.value.message
+    for metadata in ({"time_budget_s": "soon"}, {"time_budget_s": "1"}, {"clarify": "maybe"}):
+        with pytest.raises(openai.BadRequestError) as refused:
+            await client.chat.completions.create(
+                model="sleuth", messages=[{"role": "user", "content": "hi"}], metadata=metadata
+            )
+        assert next(iter(metadata)) in refused.value.message
 
 
 def test_a_guarded_server_wants_the_token_as_the_api_key(llm: ScriptedLLM) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.core.text import has_visible_text
@@ -67,17 +67,22 @@ class ChatRequest(BaseModel):
             raise ValueError("the last message must be the user's, with text")
         return messages
 
+    @model_validator(mode="before")
+    @classmethod
+    def _options_from_metadata(cls, data: Any) -> Any:
+        """Clients that can only set `metadata` give the `sleuth` options there, as strings; they are
+        read (and refused) as the `sleuth` field would be."""
+        if not isinstance(data, dict) or data.get("sleuth") is not None or not isinstance(data.get("metadata"), dict):
+            return data
+        meta = data["metadata"]
+        named = {key: meta[key] for key in ("time_budget_s", "clarify") if isinstance(meta.get(key), str)}
+        if isinstance(meta.get("sources"), str):
+            named["sources"] = [name.strip() for name in meta["sources"].split(",") if name.strip()]
+        return {**data, "sleuth": named} if named else data
+
     def options(self) -> SleuthOptions:
-        """The research options: the `sleuth` field, else the same names in `metadata` (strings there)."""
-        if self.sleuth is not None:
-            return self.sleuth
-        meta = self.metadata or {}
-        sources = [name.strip() for name in meta["sources"].split(",") if name.strip()] if "sources" in meta else None
-        clarify = {"true": True, "false": False}.get(meta.get("clarify", "").strip().lower())
-        budget = meta.get("time_budget_s")
-        return SleuthOptions.model_validate(
-            {"time_budget_s": float(budget) if budget else None, "sources": sources, "clarify": clarify}
-        )
+        """The research options: the `sleuth` field, or the same names in `metadata`."""
+        return self.sleuth or SleuthOptions()
 
 
 class ModelCard(BaseModel):
