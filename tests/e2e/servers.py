@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.error
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sleuth_testkit.net import free_port
+from sleuth.cli.serve import WARMING
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
@@ -85,30 +86,33 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
         no_proxy="127.0.0.1,localhost",
     )
     env.update(extra_env)
-    port = free_port()
     log_path = root / "server.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [str(SLEUTH), "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        [str(SLEUTH), "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
         cwd=root,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     log.close()
-    server = Server(name, f"http://127.0.0.1:{port}", data_dir, log_path, process, env)
+    server = Server(name, "", data_dir, log_path, process, env)
     while True:
         if process.poll() is not None:
             pytest.fail(f"sleuth serve ({name}) exited with {process.returncode}:\n{server.log_tail()}", pytrace=False)
-        try:
-            with urllib.request.urlopen(f"{server.base_url}/api/health", timeout=2) as response:
-                health = json.loads(response.read())
-                if response.status == 200 and health["engines_ready"] >= health["engines"]:
-                    return server
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
+        # Port 0, then the port the server names: no other server can take it between a look and the bind.
+        bound = re.search(rf"^{WARMING} port (\d+) ", server.log_tail(1 << 20), re.M)
+        if bound is not None:
+            server.base_url = f"http://127.0.0.1:{bound.group(1)}"
+            try:
+                with urllib.request.urlopen(f"{server.base_url}/api/health", timeout=2) as response:
+                    health = json.loads(response.read())
+                    if response.status == 200 and health["engines_ready"] >= health["engines"]:
+                        return server
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=0.1)  # between polls of the port, an exit ends the wait at once
+            process.wait(timeout=0.1)  # between polls, an exit ends the wait at once
 
 
 def stop_server(server: Server) -> None:

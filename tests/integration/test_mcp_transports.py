@@ -5,6 +5,7 @@ guard in front of HTTP servers."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +19,6 @@ from sleuth.tools.mcp.config import ServerConfig
 from sleuth.tools.mcp.hub import McpHub, ServerState, states_from_json, states_json
 from sleuth.tools.web.ssrf import AllowList, SsrfGuard
 from sleuth_testkit.clock import ManualClock
-from sleuth_testkit.net import free_port
 from support.mcp import BACKEND, stdio_server, write_servers
 
 FIXTURE_TOOLS = ["lookup_notes", "readme", "huge", "stall", "crash", "odd", "search"]
@@ -101,14 +101,14 @@ async def test_a_command_that_does_not_exist_is_unavailable_with_the_reason() ->
 
 @pytest.fixture
 async def http_server() -> AsyncIterator[int]:
-    """The fixture server over streamable HTTP on 127.0.0.1, ready once uvicorn says it is listening."""
-    port = free_port()
+    """The fixture server over streamable HTTP on 127.0.0.1, on the port uvicorn says it is listening on
+    (port 0: no other test can take it between a look and the bind)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "sleuth_testkit.mcp_server",
         "--http",
-        str(port),
+        "0",
         "--allow-host",
         "fixture.invalid",
         env={"PYTHONPATH": BACKEND, "PATH": "/usr/bin:/bin"},
@@ -118,15 +118,14 @@ async def http_server() -> AsyncIterator[int]:
     assert process.stderr is not None
     try:
 
-        async def listening() -> None:
+        async def listening() -> int:
             assert process.stderr is not None
             while line := await process.stderr.readline():
-                if b"Uvicorn running on" in line:
-                    return
+                if found := re.search(rb"Uvicorn running on http://127\.0\.0\.1:(\d+)", line):
+                    return int(found.group(1))
             raise AssertionError("the fixture HTTP server exited before listening")
 
-        await asyncio.wait_for(listening(), 60)
-        yield port
+        yield await asyncio.wait_for(listening(), 60)
     finally:
         process.kill()
         await process.wait()

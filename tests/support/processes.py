@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,10 +11,9 @@ from pathlib import Path
 
 import httpx
 
-from sleuth_testkit.net import free_port
+from sleuth.cli.serve import WARMING
 
 STARTUP_S = 60.0
-BIND_ATTEMPTS = 3
 
 
 def sleuth_command(*args: str) -> list[str]:
@@ -65,8 +65,8 @@ class _Process:
 
 
 class ServerProcess(_Process):
-    """`sleuth serve` on a free port, returned once /api/health answers (or at once with `wait=False`:
-    then `ready()` waits, so that several processes start together)."""
+    """`sleuth serve` on a port of its choosing, returned once /api/health answers (or at once with
+    `wait=False`: then `ready()` waits, so that several processes start together)."""
 
     def __init__(
         self,
@@ -83,24 +83,20 @@ class ServerProcess(_Process):
             self.ready()
 
     def _start(self, log: Path) -> None:
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        # Port 0: the server binds a port no one holds and names it, so no other test's server can take
+        # it between a look and the bind (and answer this one's health checks).
         self._written = log.stat().st_size if log.exists() else 0
-        super().__init__(self._command(self.port), self._env, log)
+        super().__init__(self._command(0), self._env, log)
 
     def ready(self) -> None:
-        # A free port is only free until someone binds it: another worker's server may take it between
-        # the look and the bind. That ends this server at once, and another port is tried.
-        for attempt in range(BIND_ATTEMPTS):
-            try:
-                self.wait_until(self._healthy, "server")
-                return
-            except RuntimeError:
-                self._log.close()
-                taken = "address already in use" in self.log_path.read_text(errors="replace")[self._written :]
-                if not taken or attempt == BIND_ATTEMPTS - 1:
-                    raise
-                self._start(self.log_path)
+        self.wait_until(lambda: self._bound() is not None, "server's port")
+        self.port = self._bound() or 0
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.wait_until(self._healthy, "server")
+
+    def _bound(self) -> int | None:
+        found = re.search(rf"^{WARMING} port (\d+) ", self.log_path.read_text(errors="replace")[self._written :], re.M)
+        return int(found.group(1)) if found else None
 
     def _healthy(self) -> bool:
         try:

@@ -22,6 +22,7 @@ from sleuth.cli.services import cli_check_redis
 from sleuth.cli.settings import cli_check_database, cli_settings
 
 READY = "Sleuth is ready:"  # the line that carries the address; scripts and tests look for it
+WARMING = "Sleuth is warming up on"  # then the port it bound: `--port 0` callers learn it from this line
 
 
 class AnnouncingServer(uvicorn.Server):
@@ -40,7 +41,7 @@ class AnnouncingServer(uvicorn.Server):
         self._url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
         engines = self._app.state.manager.readiness()[1]
         what = f"{engines} research engine{'s' if engines != 1 else ''}" if engines else "the model client"
-        click.echo(f"Sleuth is warming up ({what}); its address follows when it can run research ...")
+        click.echo(f"{WARMING} port {port} ({what}); its address follows when it can run research ...")
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
