@@ -37,8 +37,9 @@ names as `sources`. Reports stay available: `get_report`, or the `sleuth://repor
 
 # How many of the latest reports `resources/list` lists.
 LISTED_REPORTS = 50
-# How long a cancelled call waits for the host's reason (it follows the cancellation itself).
-REASON_WAIT_S = 2.0
+# How long a cancelled call waits for the host's reason (it follows the cancellation itself, but
+# on a starved machine the notification's handler can run seconds later).
+REASON_WAIT_S = 5.0
 
 QUESTION = Field(description="The research question, in full, as the user would ask it.")
 MODE = Field(
