@@ -24,7 +24,7 @@ REDIS_URL = os.environ.get("SLEUTH_TEST_REDIS_URL", "").strip() or "redis://127.
 # Long enough that a process starved by a loaded machine keeps its leases; the tests of what happens
 # when a lease lapses set their own (`EXPIRING_LEASE_S`), and wait that long for it.
 LEASE_S = 6.0
-EXPIRING_LEASE_S = "2"
+EXPIRING_LEASE_S = "3"  # renewed every second: a worker starved for three keeps it
 
 
 @dataclass
