@@ -103,6 +103,10 @@ class Accounts:
     def enable(self, name: str) -> None:
         self._store.set_disabled(self.named(name).id, False)
 
+    def verify_password(self, user_id: str, password: str) -> bool:
+        user = self._store.user(user_id)
+        return self._passwords.verify(password, user.password_hash if user else None)
+
     def set_password(self, user_id: str, password: str, *, keep_sign_in: str | None = None) -> None:
         """The user's other sign-ins end (all of them, but `keep_sign_in`'s hash). WeakPassword."""
         self._store.set_password_hash(user_id, self._passwords.hash(password), keep_session=keep_sign_in)
