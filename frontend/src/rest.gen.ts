@@ -52,6 +52,7 @@ export interface RestSchemas {
   ToolDocument?: ToolDocument;
   UploadOut?: UploadOut;
   UploadRefusedOut?: UploadRefusedOut;
+  UserUsageOut?: UserUsageOut;
   ValidationError?: ValidationError;
 }
 export interface ApiKeyCreate {
@@ -622,4 +623,18 @@ export interface UploadRefusedOut {
    */
   detail: string;
   refused: RefusedFileOut[];
+}
+/**
+ * A user and what their research has used (sessions, runs, and their reports' tokens and cost).
+ */
+export interface UserUsageOut {
+  name: string;
+  is_admin: boolean;
+  disabled: boolean;
+  created_at: string;
+  sessions: number;
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
 }

@@ -202,3 +202,18 @@ async def test_without_accounts_the_caller_is_the_built_in_user_and_accounts_rou
         assert login.status_code == 404 and "SLEUTH_AUTH=accounts" in login.json()["detail"]
         assert (await client.get("/api/keys")).status_code == 404
         assert (await client.post("/api/sessions", json={"title": "t"})).status_code == 201  # no CSRF: no cookie
+
+
+async def test_administrators_list_users_and_their_usage_and_no_one_else_does(accounts_server: LiveServer) -> None:
+    accounts(accounts_server).add_user("root", PASSWORD, admin=True)
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=30) as client:
+        await sign_in(client, "alice")
+        refused = await client.get("/api/admin/users")
+        assert refused.status_code == 403 and refused.json() == {"detail": "administrators only"}
+        await sign_in(client, "root")
+        listed = (await client.get("/api/admin/users")).json()
+    assert [(u["name"], u["is_admin"], u["sessions"], u["runs"]) for u in listed] == [
+        ("alice", False, 0, 0),
+        ("bob", False, 0, 0),
+        ("root", True, 0, 0),
+    ]

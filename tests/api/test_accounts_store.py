@@ -13,7 +13,7 @@ import pytest
 
 from sleuth.config import Settings
 from sleuth.core.urls import database_target
-from sleuth.store.accounts import ApiKeyRecord, NameTaken, UserRecord
+from sleuth.store.accounts import ApiKeyRecord, NameTaken, Usage, UserRecord
 from sleuth.store.backends import open_database
 from sleuth.store.errors import NotFound
 from sleuth.store.migrations import MIGRATIONS, current_version, migrate
@@ -210,3 +210,23 @@ def test_an_older_schema_is_reached_by_migrating_only_so_far(tmp_path: Path) -> 
         assert migrate(database) == len(MIGRATIONS)
     finally:
         database.close()
+
+
+def test_usage_is_counted_per_owner(store: Store) -> None:
+    store.accounts.add_user(_user("u_alice"))
+    result = ResearchResult(
+        status="completed",
+        stop_reason="completed",
+        question="q",
+        report_id="rep_1",
+        input_tokens=100,
+        output_tokens=20,
+        cost_usd=0.5,
+    )
+    session_id = store_report(store.owned_by("u_alice"), result)
+    store_report(store.owned_by("u_alice"), result.model_copy(update={"report_id": "rep_2"}), session_id)
+    store.create_session("s_local", "built-in")
+    usage = store.accounts.usage()
+    assert usage["u_alice"] == Usage(sessions=1, runs=2, input_tokens=200, output_tokens=40, cost_usd=1.0)
+    assert usage[None] == Usage(sessions=1)
+    assert "u_bob" not in usage

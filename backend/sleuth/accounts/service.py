@@ -15,7 +15,7 @@ from sleuth.accounts.passwords import Passwords
 from sleuth.accounts.tokens import csrf_token, new_api_key, new_token, token_hash
 from sleuth.config import Settings
 from sleuth.core.ids import new_id
-from sleuth.store.accounts import AccountStore, ApiKeyRecord, UserRecord
+from sleuth.store.accounts import AccountStore, ApiKeyRecord, Usage, UserRecord
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 
@@ -89,6 +89,11 @@ class Accounts:
 
     def users(self) -> list[UserRecord]:
         return self._store.users()
+
+    def usage(self) -> list[tuple[UserRecord, Usage]]:
+        """Every user with what their research has used, in the order they were added."""
+        used = self._store.usage()
+        return [(user, used.get(user.id, Usage())) for user in self._store.users()]
 
     def named(self, name: str) -> UserRecord:
         user = self._store.user_named(name)

@@ -320,3 +320,17 @@ class ApiKeyOut(BaseModel):
 
 class ApiKeyCreated(ApiKeyOut):
     key: str = Field(description="The key (sk_sleuth_…), shown this once: send it as `Authorization: Bearer <key>`.")
+
+
+class UserUsageOut(BaseModel):
+    """A user and what their research has used (sessions, runs, and their reports' tokens and cost)."""
+
+    name: str
+    is_admin: bool
+    disabled: bool
+    created_at: str
+    sessions: int
+    runs: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float

@@ -60,6 +60,10 @@ class AnnouncingServer(uvicorn.Server):
         click.echo(f"{READY} {self._url}  (warmed up in {elapsed:.1f} s; Ctrl+C stops it)")
         if problem is not None:
             click.echo(f"Research is refused until this is fixed: {problem}")
+        if self._app.state.settings.auth_mode == "accounts" and not await asyncio.to_thread(
+            self._app.state.accounts.users
+        ):
+            click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
 
 
 def open_bind_refusal(settings: Settings, host: str) -> str | None:

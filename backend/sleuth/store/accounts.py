@@ -66,6 +66,17 @@ class Credential:
     key_id: str | None = None  # an API key's id; None for a browser sign-in
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What a user's research has used: sessions, runs, and their reports' tokens and cost."""
+
+    sessions: int = 0
+    runs: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
 class NameTaken(Exception):
     """A user with this name exists."""
 
@@ -129,6 +140,33 @@ class AccountStore:
                 "UPDATE auth_sessions SET revoked = 1 WHERE user_id = ? AND token_hash != ?",
                 (user_id, keep_session or ""),
             )
+
+    def usage(self) -> dict[str | None, Usage]:
+        """Each owner's usage (None: the built-in user's, stored without an account)."""
+        sessions = self.database.fetch_all("SELECT owner_id, COUNT(*) AS n FROM sessions GROUP BY owner_id", ())
+        runs = self.database.fetch_all(
+            "SELECT sessions.owner_id, COUNT(*) AS n FROM runs JOIN sessions ON sessions.id = runs.session_id"
+            " GROUP BY sessions.owner_id",
+            (),
+        )
+        spent = self.database.fetch_all(
+            "SELECT sessions.owner_id, SUM(reports.input_tokens) AS input_tokens,"
+            " SUM(reports.output_tokens) AS output_tokens, SUM(reports.cost_usd) AS cost_usd"
+            " FROM reports JOIN sessions ON sessions.id = reports.session_id GROUP BY sessions.owner_id",
+            (),
+        )
+        found: dict[str | None, dict[str, Any]] = {}
+        for row in sessions:
+            found.setdefault(row["owner_id"], {})["sessions"] = int(row["n"])
+        for row in runs:
+            found.setdefault(row["owner_id"], {})["runs"] = int(row["n"])
+        for row in spent:
+            found.setdefault(row["owner_id"], {}).update(
+                input_tokens=int(row["input_tokens"] or 0),
+                output_tokens=int(row["output_tokens"] or 0),
+                cost_usd=float(row["cost_usd"] or 0.0),
+            )
+        return {owner: Usage(**values) for owner, values in found.items()}
 
     # -- browser sign-ins -----------------------------------------------------------------------
 

@@ -20,7 +20,16 @@ from sleuth.api.auth import (
     unauthorized,
 )
 from sleuth.api.routes.deps import not_found, responses, settings_of
-from sleuth.api.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyOut, ErrorOut, LoginIn, MeOut, PasswordChangeIn
+from sleuth.api.schemas import (
+    ApiKeyCreate,
+    ApiKeyCreated,
+    ApiKeyOut,
+    ErrorOut,
+    LoginIn,
+    MeOut,
+    PasswordChangeIn,
+    UserUsageOut,
+)
 from sleuth.store.accounts import ApiKeyRecord
 
 # Open: signing in is how a caller gets credentials.
@@ -169,3 +178,29 @@ async def delete_key(request: Request, key_id: str, principal: Caller) -> Respon
     if not await asyncio.to_thread(accounts_of(request).delete_key, user_id, key_id):
         raise not_found("API key", key_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get(
+    "/admin/users",
+    response_model=list[UserUsageOut],
+    responses={**responses(401, 404), 403: {"model": ErrorOut, "description": "The caller is not an administrator"}},
+)
+async def list_users(request: Request, principal: Caller) -> list[UserUsageOut]:
+    """Every user and what their research has used (administrators only; nothing of the research itself)."""
+    _accounts_mode(request, "listing users")
+    if not principal.is_admin:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, detail="administrators only")
+    return [
+        UserUsageOut(
+            name=user.name,
+            is_admin=user.is_admin,
+            disabled=user.disabled,
+            created_at=_iso(user.created_at) or "",
+            sessions=used.sessions,
+            runs=used.runs,
+            input_tokens=used.input_tokens,
+            output_tokens=used.output_tokens,
+            cost_usd=used.cost_usd,
+        )
+        for user, used in await asyncio.to_thread(accounts_of(request).usage)
+    ]
