@@ -217,3 +217,23 @@ async def test_administrators_list_users_and_their_usage_and_no_one_else_does(ac
         ("bob", False, 0, 0),
         ("root", True, 0, 0),
     ]
+
+
+async def test_with_accounts_only_administrators_change_the_shared_library(accounts_server: LiveServer) -> None:
+    accounts(accounts_server).add_user("root", PASSWORD, admin=True)
+    note = {"files": ("okapi.md", b"# Okapi\n\nThe okapi is shy.\n", "text/markdown")}
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60) as client:
+        csrf = await sign_in(client, "alice")
+        for method, path in [
+            ("POST", "/api/collections/notes/documents"),
+            ("DELETE", "/api/collections/notes"),
+            ("DELETE", "/api/collections/notes/documents/d_x"),
+        ]:
+            files = note if method == "POST" else None
+            refused = await client.request(method, path, files=files, headers={"X-CSRF-Token": csrf})
+            assert refused.status_code == 403 and "only administrators" in refused.json()["detail"], path
+        csrf = await sign_in(client, "root")
+        added = await client.post("/api/collections/notes/documents", files=note, headers={"X-CSRF-Token": csrf})
+        assert added.status_code == 201, added.text
+        await sign_in(client, "alice")
+        assert "notes" in [c["name"] for c in (await client.get("/api/collections")).json()]  # shared, read-only
