@@ -40,4 +40,7 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/api/health', timeout=4).status == 200 else 1)"]
 
+# 0.0.0.0 is the container's own interface: without SLEUTH_AUTH=accounts or SLEUTH_API_TOKEN the server
+# refuses it unless SLEUTH_ALLOW_UNAUTHENTICATED=1 says the published port keeps others out
+# (docker-compose.yml sets it, publishing on 127.0.0.1 only; docs/accounts.md).
 CMD ["sleuth", "serve", "--host", "0.0.0.0", "--port", "8000"]

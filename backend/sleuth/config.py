@@ -15,6 +15,7 @@ from sleuth.core.urls import POSTGRES_SCHEMES, check_redis_url, database_target
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
 Role = Literal["clarifier", "planner", "orchestrator", "researcher", "report", "judge"]
+AuthMode = Literal["none", "token", "accounts"]
 
 # Bounds of a run's time budget, wherever it comes from (request, CLI, settings).
 MIN_TIME_BUDGET_S = 10.0
@@ -267,9 +268,31 @@ class Settings(BaseSettings):
         description="Engine processes that execute a server's runs; unset: one per core. 0: one engine "
         "on a thread of the server's own process (no start-up of its own, no isolation from the server).",
     )
+    auth: AuthMode | None = Field(
+        default=None,
+        description="Who may use the server. none: one built-in user, no sign-in (refuses a non-loopback address "
+        "unless SLEUTH_ALLOW_UNAUTHENTICATED=1); token: the shared SLEUTH_API_TOKEN; accounts: users with "
+        "passwords and API keys (`sleuth user add`). Unset: token when SLEUTH_API_TOKEN is set, else none.",
+    )
+    allow_unauthenticated: bool = Field(
+        default=False,
+        description="Let `sleuth serve` bind a non-loopback address with SLEUTH_AUTH=none (e.g. in a container "
+        "whose port is published on loopback only).",
+    )
     api_token: SecretStr | None = Field(
         default=None, description="When set, every /api route but health needs it as a bearer token."
     )
+    public_url: str | None = Field(
+        default=None,
+        description="The address users open (e.g. https://sleuth.example.org); https makes sign-in cookies Secure.",
+    )
+    auth_session_hours: float = Field(
+        default=24.0 * 14, gt=0, le=24.0 * 366, description="A browser sign-in lasts this long (accounts mode)."
+    )
+    login_max_failures: int = Field(
+        default=10, ge=1, description="Failed sign-ins per user name or client address within the window; more: 429."
+    )
+    login_window_s: float = Field(default=900.0, gt=0, description="The window of SLEUTH_LOGIN_MAX_FAILURES.")
     cors_origins: str = Field(default="", description="Comma list of allowed browser origins; none by default.")
     heartbeat_s: float = Field(default=15.0, ge=0.05, description="SSE heartbeat after this long without a packet.")
     max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
@@ -309,6 +332,8 @@ class Settings(BaseSettings):
         "tts_model",
         "judge_model",
         "api_token",
+        "public_url",
+        "auth",
         "api_key",
         "tavily_api_key",
         "brave_api_key",
@@ -342,6 +367,23 @@ class Settings(BaseSettings):
                 "SLEUTH_REDIS_URL needs SLEUTH_DATABASE_URL=postgresql://... (workers and servers share one database)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _token_mode_needs_a_token(self) -> Settings:
+        if self.auth == "token" and self.api_token is None:
+            raise ValueError("SLEUTH_AUTH=token needs SLEUTH_API_TOKEN")
+        return self
+
+    @property
+    def auth_mode(self) -> AuthMode:
+        """`auth`, or what it was before accounts existed: the shared token when one is set."""
+        if self.auth is not None:
+            return self.auth
+        return "token" if self.api_token is not None else "none"
+
+    @property
+    def secure_cookies(self) -> bool:
+        return (self.public_url or "").lower().startswith("https://")
 
     @property
     def uses_postgres(self) -> bool:

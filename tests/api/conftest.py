@@ -18,12 +18,14 @@ import uvicorn
 
 from sleuth.api.app import create_app
 from sleuth.config import Settings
+from sleuth.core.clock import Clock
 from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.manager import Engine
 from sleuth.store.database import Database
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel
+from support.accounts import quick_passwords
 from support.sse import QUESTION, Event, assert_contiguous, read_events, start_research
 
 __all__ = ["QUESTION", "Event", "LiveServer", "assert_contiguous", "live_server", "read_events", "start_research"]
@@ -54,10 +56,12 @@ def live_server(
     *,
     engine: Engine | None = None,
     executor: Callable[[RunEvents], RunExecutor] | None = None,
+    clock: Clock | None = None,
 ) -> Iterator[LiveServer]:
     """`engine`: a module-level stand-in for the research engine (it is sent to the engine process);
-    `executor`: where runs execute, instead of the engine processes."""
-    app = create_app(settings, engine=engine, executor=executor)
+    `executor`: where runs execute, instead of the engine processes; `clock`: the sign-in limit's.
+    Passwords are hashed at argon2id's lowest cost (`support.accounts`)."""
+    app = create_app(settings, engine=engine, executor=executor, passwords=quick_passwords(), clock=clock)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -38,3 +38,14 @@ def test_the_address_is_printed_once_the_server_is_ready(tmp_path: Path) -> None
         assert not any("http://" in line for line in lines[:ready])  # no address before it can run research
     finally:
         server.stop(signal.SIGTERM)
+
+
+def test_a_server_with_accounts_and_no_users_says_how_to_add_one(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    server = ServerProcess({**os.environ, "SLEUTH_AUTH": "accounts"}, log, wait=False)
+    try:
+        server.ready()
+        server.wait_until(lambda: "sleuth user add NAME --admin" in log.read_text(errors="replace"), "the hint")
+        assert httpx.get(f"{server.base_url}/api/sessions", timeout=5).status_code == 401
+    finally:
+        server.stop(signal.SIGTERM)

@@ -9,11 +9,14 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from sleuth.config import Settings
+from sleuth.core.urls import database_target
+from sleuth.store.backends import open_database
 from sleuth.store.database import Database
 from sleuth.store.migrations import MIGRATIONS, SchemaTooNew, current_version, migrate
 from sleuth.store.packet_writer import PacketWriter, StoredPacket
@@ -107,12 +110,13 @@ def test_a_report_has_one_audio_per_style_pending_or_done_and_a_failed_one_is_ma
     assert store.get_audio("a_2") is None and store.get_audio("a_5") is None  # never stored
 
 
-def _rewind_schema(database: Database, version: int) -> None:
-    with database.migration_transaction() as tx:
-        if database.backend == "sqlite":
-            tx.execute(f"PRAGMA user_version = {version}")
-        else:
-            tx.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
+def _database_at(version: int) -> Database:
+    """The test's database (none yet) with the schema of `version`: an older Sleuth's."""
+    settings = Settings()
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    database = open_database(database_target(url, settings.data_dir), pool_size=2)
+    assert migrate(database, upto=version) == version
+    return database
 
 
 def test_what_a_runs_tools_returned_is_kept_for_its_session_and_goes_with_it(store: Store) -> None:
@@ -130,12 +134,9 @@ def test_what_a_runs_tools_returned_is_kept_for_its_session_and_goes_with_it(sto
     assert store.tool_document(session_id, url=notes.url) is None
 
 
-def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_newest(store: Store) -> None:
+def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_newest() -> None:
     version = next(n for n, m in enumerate(MIGRATIONS, 1) if m.name == "audio_once")
-    database = store.database
-    database.execute("DROP INDEX audio_live")
-    database.execute("DROP TABLE tool_documents")  # a later migration, applied again with this one
-    _rewind_schema(database, version - 1)
+    database = _database_at(version - 1)
     rows = [  # id, style, status, created_at: duplicates an earlier Sleuth made
         ("a_old_done", "narration", "done", "2026-01-01T00:00:01"),
         ("a_new_done", "narration", "done", "2026-01-01T00:00:02"),
@@ -152,6 +153,7 @@ def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_new
         )
     assert migrate(database) == len(MIGRATIONS)
     status = {row["id"]: row["status"] for row in database.fetch_all("SELECT id, status FROM audio")}
+    database.close()
     assert status == {
         "a_old_done": "failed",
         "a_new_done": "done",
@@ -160,7 +162,8 @@ def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_new
         "a_pending_2": "pending",
         "a_failed": "failed",
     }
-    assert _audio(store, "a_next") == "a_new_done"  # and the index holds from now on
+    with closing(open_store()) as store:
+        assert _audio(store, "a_next") == "a_new_done"  # and the index holds from now on
 
 
 def _dead_run(store: Store, run_id: str) -> None:

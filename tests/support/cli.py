@@ -32,8 +32,9 @@ class Done:
     stderr: str
 
 
-def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> Done:
-    """`sleuth ARGS` in this process, in `cwd`, with `env` added to the environment while it runs.
+def sleuth(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None) -> Done:
+    """`sleuth ARGS` in this process, in `cwd`, with `env` added to the environment while it runs
+    (and `stdin` as its input).
 
     The command is called by its table entry, not through the group: the group's start of a
     litellm preload is the console script's business (tests/unit/test_startup.py)."""
@@ -44,7 +45,7 @@ def sleuth(args: list[str], env: dict[str, str], cwd: Path) -> Done:
     before = Path.cwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(command, rest, env=env, prog_name=f"sleuth {name}")
+        result = CliRunner().invoke(command, rest, input=stdin, env=env, prog_name=f"sleuth {name}")
     finally:
         os.chdir(before)
     stderr = result.stderr

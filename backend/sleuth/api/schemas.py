@@ -275,3 +275,62 @@ class DocumentOut(BaseModel):
     blocks: list[TextBlock] = Field(
         description="The text as headings, reflowed paragraphs, list items, code and tables, to render as text."
     )
+
+
+# -- accounts ---------------------------------------------------------------------------------
+
+
+class LoginIn(_Request):
+    username: str = Field(min_length=1, max_length=200)
+    password: str = Field(min_length=1, max_length=4096)
+
+
+class MeOut(BaseModel):
+    """The caller. In SLEUTH_AUTH none and token modes, the built-in user (`local`, an administrator)."""
+
+    name: str
+    is_admin: bool
+    auth: Literal["none", "token", "accounts"] = Field(description="The server's SLEUTH_AUTH mode.")
+    csrf_token: str | None = Field(
+        default=None,
+        description="Signed in by cookie: the value to send as X-CSRF-Token with requests that change something "
+        "(the sleuth_csrf cookie holds it too).",
+    )
+
+
+class PasswordChangeIn(_Request):
+    current_password: str = Field(min_length=1, max_length=4096)
+    new_password: str = Field(min_length=1, max_length=4096)
+
+
+class ApiKeyCreate(_Request):
+    name: Label = Field(max_length=100, description="What the key is for, e.g. the script or machine using it.")
+    expires_in_days: float | None = Field(
+        default=None, gt=0, le=3650, description="The key stops working after this many days; unset: never."
+    )
+
+
+class ApiKeyOut(BaseModel):
+    id: str
+    name: str
+    created_at: str
+    expires_at: str | None = None
+    last_used_at: str | None = None
+
+
+class ApiKeyCreated(ApiKeyOut):
+    key: str = Field(description="The key (sk_sleuth_…), shown this once: send it as `Authorization: Bearer <key>`.")
+
+
+class UserUsageOut(BaseModel):
+    """A user and what their research has used (sessions, runs, and their reports' tokens and cost)."""
+
+    name: str
+    is_admin: bool
+    disabled: bool
+    created_at: str
+    sessions: int
+    runs: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sleuth.audio.jobs import AudioJobs
 from sleuth.config import Settings
@@ -29,6 +29,10 @@ class Services:
     manager: RunService
     model_checks: ModelChecks
     audio: AudioJobs
+
+    def seen_by(self, user_id: str | None) -> Services:
+        """These services with the store as `user_id` sees it (None: the built-in user, who sees all)."""
+        return self if user_id is None else replace(self, store=self.store.owned_by(user_id))
 
 
 @asynccontextmanager

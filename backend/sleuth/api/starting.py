@@ -111,6 +111,7 @@ async def start_run(
             answers_run_id=planned.answers_run_id,
             message=message,
             new_session_title=session_title(content) if new_session else None,
+            owner_id=store.owner,
         )
     except TooManyRuns:
         raise too_many(services) from None

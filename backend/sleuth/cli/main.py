@@ -72,6 +72,11 @@ COMMANDS: dict[str, Entry] = {
         "sources",
         "List every source `--source NAME` accepts: local collections and configured web providers.",
     ),
+    "user": Entry(
+        "sleuth.cli.user",
+        "user",
+        "Manage the accounts of SLEUTH_AUTH=accounts: add, list, disable or enable users, set passwords.",
+    ),
     "worker": Entry(
         "sleuth.cli.worker",
         "worker",

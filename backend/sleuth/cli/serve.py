@@ -8,6 +8,7 @@ for them without knowing why. `/api/health` answers meanwhile, with `ready: fals
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import time
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from sleuth.api.app import create_app
 from sleuth.api.readiness import until_ready
 from sleuth.cli.services import cli_check_redis
 from sleuth.cli.settings import cli_check_database, cli_settings
+from sleuth.config import Settings
 
 READY = "Sleuth is ready:"  # the line that carries the address; scripts and tests look for it
 WARMING = "Sleuth is warming up on"  # then the port it bound: `--port 0` callers learn it from this line
@@ -59,6 +61,32 @@ class AnnouncingServer(uvicorn.Server):
         click.echo(f"{READY} {self._url}  (warmed up in {elapsed:.1f} s; Ctrl+C stops it)")
         if problem is not None:
             click.echo(f"Research is refused until this is fixed: {problem}")
+        if self._app.state.settings.auth_mode == "accounts" and not await asyncio.to_thread(
+            self._app.state.accounts.users
+        ):
+            click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
+
+
+def open_bind_refusal(settings: Settings, host: str) -> str | None:
+    """Why the server must not listen on `host` with these settings: without authentication,
+    anyone who can reach a non-loopback address would use the server as its one user."""
+    if settings.auth_mode != "none" or settings.allow_unauthenticated or _loopback(host):
+        return None
+    return (
+        f"refusing to serve on {host} without authentication (SLEUTH_AUTH=none): anyone who reaches it would "
+        "act as this server's only user. Set SLEUTH_AUTH=accounts (and `sleuth user add NAME --admin`) or "
+        "SLEUTH_API_TOKEN, serve on 127.0.0.1, or set SLEUTH_ALLOW_UNAUTHENTICATED=1 if something in front of "
+        "it (a loopback-only port, a proxy) keeps others out."
+    )
+
+
+def _loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
 
 
 @click.command()
@@ -75,6 +103,9 @@ def serve(host: str, port: int, log_level: str) -> None:
 
     started_at = time.monotonic()
     settings = cli_settings()
+    refusal = open_bind_refusal(settings, host)
+    if refusal is not None:
+        raise click.ClickException(refusal)
     cli_check_database(settings)
     cli_check_redis(settings)
     app = create_app(settings)

@@ -1,7 +1,8 @@
 """Every id format, in one place: a prefix and 16 random hex digits.
 
 `s_` session, `r_` run started by the server, `run_` run of the engine elsewhere (CLI, eval, test
-kit), `m_` message, `rep_` report, `a_` audio, `call_offline_` a tool call of the offline model.
+kit), `m_` message, `rep_` report, `a_` audio, `u_` user, `k_` API key, `call_offline_` a tool call of
+the offline model.
 """
 
 from __future__ import annotations

@@ -192,6 +192,7 @@ class RunManager:
         answers_run_id: str | None,
         message: MessageRecord | None,
         new_session_title: str | None = None,
+        owner_id: str | None = None,
     ) -> RunRecord:
         """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything.
 
@@ -209,7 +210,9 @@ class RunManager:
         live = LiveRun(record=record, channel=RunChannel(record.id), done=asyncio.get_running_loop().create_future())
         self._live[record.id] = live
         try:
-            await asyncio.to_thread(self._store.create_run, record, message, new_session_title=new_session_title)
+            await asyncio.to_thread(
+                self._store.create_run, record, message, new_session_title=new_session_title, owner_id=owner_id
+            )
         except BaseException:
             del self._live[record.id]
             raise

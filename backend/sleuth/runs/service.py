@@ -88,8 +88,11 @@ class RunService(Protocol):
         answers_run_id: str | None,
         message: MessageRecord | None,
         new_session_title: str | None = None,
+        owner_id: str | None = None,
     ) -> RunRecord:
-        """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything."""
+        """Register, persist and start a run. Raises TooManyRuns / SessionBusy before writing anything.
+
+        A new session (`new_session_title`) is `owner_id`'s (None: the built-in user's)."""
 
     async def cancel(self, run_id: str, wait_s: float | None = None) -> bool:
         """Cancel a running run and wait (at most `wait_s`, default `cancel_wait_s`) for it to end.

@@ -117,6 +117,7 @@ class Dispatcher:
         answers_run_id: str | None,
         message: MessageRecord | None,
         new_session_title: str | None = None,
+        owner_id: str | None = None,
     ) -> RunRecord:
         record, message = new_run(
             request, session_id=session_id, kind=kind, answers_run_id=answers_run_id, message=message
@@ -127,7 +128,9 @@ class Dispatcher:
         if verdict == "busy":
             raise SessionBusy()
         try:
-            await asyncio.to_thread(self._store.create_run, record, message, new_session_title=new_session_title)
+            await asyncio.to_thread(
+                self._store.create_run, record, message, new_session_title=new_session_title, owner_id=owner_id
+            )
         except BaseException:
             await self._admission.release(record.id, session_id)
             raise

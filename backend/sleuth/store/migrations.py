@@ -162,6 +162,47 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX tool_documents_by_session ON tool_documents(session_id, url);
     """,
     ),
+    # 7: accounts. A session has an owner, and its runs, reports, audio and tool documents are its
+    # owner's through it; NULL is the built-in user of SLEUTH_AUTH=none (the first administrator
+    # takes those over). Sign-ins and API keys are kept as hashes of their tokens, never the tokens;
+    # times are epoch seconds. The OIDC columns link a user to a provider's (issuer, subject).
+    Migration(
+        "accounts",
+        """
+    CREATE TABLE users ({ROWID}
+        id              TEXT PRIMARY KEY,
+        name            TEXT NOT NULL UNIQUE,
+        password_hash   TEXT,
+        is_admin        INTEGER NOT NULL DEFAULT 0,
+        disabled        INTEGER NOT NULL DEFAULT 0,
+        created_at      {REAL} NOT NULL,
+        oidc_issuer     TEXT,
+        oidc_subject    TEXT,
+        email           TEXT
+    );
+    CREATE UNIQUE INDEX users_by_oidc ON users(oidc_issuer, oidc_subject);
+    CREATE TABLE auth_sessions (
+        token_hash  TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users(id),
+        created_at  {REAL} NOT NULL,
+        expires_at  {REAL} NOT NULL,
+        revoked     INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX auth_sessions_by_user ON auth_sessions(user_id);
+    CREATE TABLE api_keys ({ROWID}
+        id            TEXT PRIMARY KEY,
+        user_id       TEXT NOT NULL REFERENCES users(id),
+        name          TEXT NOT NULL,
+        key_hash      TEXT NOT NULL UNIQUE,
+        created_at    {REAL} NOT NULL,
+        expires_at    {REAL},
+        last_used_at  {REAL}
+    );
+    CREATE INDEX api_keys_by_user ON api_keys(user_id);
+    ALTER TABLE sessions ADD COLUMN owner_id TEXT;
+    CREATE INDEX sessions_by_owner ON sessions(owner_id, updated_at);
+    """,
+    ),
 ]
 
 
@@ -174,14 +215,15 @@ def current_version(db: Database) -> int:
         return db.schema_version(tx)
 
 
-def migrate(db: Database) -> int:
-    """Apply every pending migration in order; returns the resulting version."""
+def migrate(db: Database, upto: int | None = None) -> int:
+    """Apply every pending migration in order (up to version `upto`: an older schema, for tests of
+    the next migration); returns the resulting version."""
     current = current_version(db)
     if current > len(MIGRATIONS):
         raise SchemaTooNew(
             f"database schema v{current} is newer than this Sleuth (v{len(MIGRATIONS)}): {db.describe()}"
         )
-    for version, migration in enumerate(MIGRATIONS[current:], start=current + 1):
+    for version, migration in enumerate(MIGRATIONS[current:upto], start=current + 1):
         with db.migration_transaction() as tx:
             if db.schema_version(tx) >= version:
                 continue  # another process applied it while this one waited for the lock

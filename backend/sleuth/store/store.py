@@ -8,6 +8,7 @@ a PostgreSQL one; the SQL here is portable and `Database` carries the difference
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from sleuth.config import Settings
 from sleuth.core.urls import database_target
+from sleuth.store.accounts import AccountStore
 from sleuth.store.backends import open_database
 from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress
@@ -29,7 +31,14 @@ _LIVE_AUDIO = "SELECT * FROM audio WHERE report_id = ? AND style = ? AND status 
 
 
 class Store:
-    """Opens (and migrates) the database; DatabaseError if it cannot, DatabaseUrlError for a bad URL."""
+    """Opens (and migrates) the database; DatabaseError if it cannot, DatabaseUrlError for a bad URL.
+
+    `owned_by(user_id)` gives the same store as one user sees it: every read and write by id and
+    every list filters by the session's owner (runs, reports, audio and tool documents through
+    their session), so another user's ids are simply not found. The store itself is unscoped: the
+    runs' owner, recovery and the single-user modes see everything; what they create has no owner
+    (the built-in user's), unless a session is created for an owner.
+    """
 
     def __init__(self, data_dir: Path, database_url: str | None = None, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
         self.data_dir = Path(data_dir)  # files that live beside the rows (audio) go under it
@@ -39,6 +48,28 @@ class Store:
         except BaseException:
             self.database.close()
             raise
+        self.accounts = AccountStore(self.database)
+        self._scoped = False
+        self._owner: str | None = None
+
+    def owned_by(self, user_id: str) -> Store:
+        """This store as `user_id` sees it (the same database; closing it is the unscoped store's job)."""
+        view = copy.copy(self)
+        view._scoped, view._owner = True, user_id
+        return view
+
+    @property
+    def owner(self) -> str | None:
+        """Whose sessions this store sees and creates; None: the built-in user's, and sees every one."""
+        return self._owner
+
+    def _owned(self, column: str = "session_id") -> tuple[str, tuple[Any, ...]]:
+        """SQL (starting with AND) keeping the rows of this store's owner: `column` is a session id."""
+        if not self._scoped:
+            return "", ()
+        if column == "id":  # the sessions table itself
+            return " AND owner_id = ?", (self._owner,)
+        return f" AND {column} IN (SELECT id FROM sessions WHERE owner_id = ?)", (self._owner,)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -59,8 +90,9 @@ class Store:
         Every write that adds to a session takes `keep` and a session's deletion takes `delete`
         first, so the two never interleave: whichever comes second sees what the first did.
         """
-        sql = f"SELECT id FROM sessions WHERE id = ?{self.database.row_lock(lock)}"
-        return tx.fetch_one(sql, (session_id,)) is not None
+        mine, owner = self._owned("id")
+        sql = f"SELECT id FROM sessions WHERE id = ?{mine}{self.database.row_lock(lock)}"
+        return tx.fetch_one(sql, (session_id, *owner)) is not None
 
     # -- sessions and messages --------------------------------------------------------------
 
@@ -69,22 +101,24 @@ class Store:
         self._write(
             [
                 (
-                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                    (session_id, title, now, now),
+                    "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
+                    (session_id, title, now, now, self._owner),
                 )
             ]
         )
         return SessionRecord(id=session_id, title=title, created_at=now, updated_at=now)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
-        row = self.database.fetch_one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        mine, owner = self._owned("id")
+        row = self.database.fetch_one(f"SELECT * FROM sessions WHERE id = ?{mine}", (session_id, *owner))
         return SessionRecord.from_row(row) if row else None
 
     def list_sessions(self, limit: int, offset: int = 0, title_contains: str | None = None) -> list[SessionRecord]:
         """Newest first; `title_contains` keeps sessions whose title has it, ignoring case."""
-        where, params = "", tuple[str, ...]()
+        mine, params = self._owned("id")
+        where = f"WHERE 1 = 1{mine}"
         if title_contains:
-            where, params = f"WHERE {self.database.ilike('title')}", (like_pattern(title_contains),)
+            where, params = f"{where} AND {self.database.ilike('title')}", (*params, like_pattern(title_contains))
         rows = self.database.fetch_all(
             f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
@@ -93,9 +127,10 @@ class Store:
 
     def rename_session(self, session_id: str, title: str) -> SessionRecord | None:
         """The renamed session, read in the same transaction; None if there is none."""
+        mine, owner = self._owned("id")
         with self.database.transaction() as tx:
-            tx.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
-            row = tx.fetch_one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+            tx.execute(f"UPDATE sessions SET title = ? WHERE id = ?{mine}", (title, session_id, *owner))
+            row = tx.fetch_one(f"SELECT * FROM sessions WHERE id = ?{mine}", (session_id, *owner))
         return SessionRecord.from_row(row) if row else None
 
     def create_audio(
@@ -119,7 +154,8 @@ class Store:
 
     def live_audio(self, report_id: str, style: str) -> dict[str, Any] | None:
         """The report's audio in this style that is pending or done, if any."""
-        return self.database.fetch_one(_LIVE_AUDIO, (report_id, style))
+        mine, owner = self._owned()
+        return self.database.fetch_one(_LIVE_AUDIO + mine, (report_id, style, *owner))
 
     def pending_audio(self) -> list[dict[str, Any]]:
         rows = self.database.fetch_all("SELECT * FROM audio WHERE status = 'pending' ORDER BY created_at, id")
@@ -141,7 +177,8 @@ class Store:
         return True
 
     def get_audio(self, audio_id: str) -> dict[str, Any] | None:
-        return self.database.fetch_one("SELECT * FROM audio WHERE id = ?", (audio_id,))
+        mine, owner = self._owned()
+        return self.database.fetch_one(f"SELECT * FROM audio WHERE id = ?{mine}", (audio_id, *owner))
 
     def delete_session(self, session_id: str) -> list[str]:
         """Remove the session with everything it owns: runs, their packets, messages, reports and audio.
@@ -173,15 +210,24 @@ class Store:
         self._write([("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))])
 
     def list_messages(self, session_id: str) -> list[MessageRecord]:
-        rows = self.database.fetch_all("SELECT * FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,))
+        mine, owner = self._owned()
+        rows = self.database.fetch_all(
+            f"SELECT * FROM messages WHERE session_id = ?{mine} ORDER BY rowid", (session_id, *owner)
+        )
         return [MessageRecord.from_row(row) for row in rows]
 
     # -- runs -------------------------------------------------------------------------------
 
     def create_run(
-        self, run: RunRecord, message: MessageRecord | None = None, *, new_session_title: str | None = None
+        self,
+        run: RunRecord,
+        message: MessageRecord | None = None,
+        *,
+        new_session_title: str | None = None,
+        owner_id: str | None = None,
     ) -> None:
-        """Insert the run (the user message that started it, and its new session) in one transaction.
+        """Insert the run (the user message that started it, and its new session, `owner_id`'s or this
+        store's owner's) in one transaction.
 
         NotFound if the session is not new and no longer exists (deleted while the message came in).
         """
@@ -189,8 +235,8 @@ class Store:
         if new_session_title is not None:
             statements.append(
                 (
-                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                    (run.session_id, new_session_title, run.created_at, run.created_at),
+                    "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
+                    (run.session_id, new_session_title, run.created_at, run.created_at, owner_id or self._owner),
                 )
             )
         if message is not None:
@@ -223,11 +269,15 @@ class Store:
                 tx.execute(sql, params)
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        row = self.database.fetch_one("SELECT * FROM runs WHERE id = ?", (run_id,))
+        mine, owner = self._owned()
+        row = self.database.fetch_one(f"SELECT * FROM runs WHERE id = ?{mine}", (run_id, *owner))
         return RunRecord.from_row(row) if row else None
 
     def list_runs(self, session_id: str) -> list[RunRecord]:
-        rows = self.database.fetch_all("SELECT * FROM runs WHERE session_id = ? ORDER BY rowid", (session_id,))
+        mine, owner = self._owned()
+        rows = self.database.fetch_all(
+            f"SELECT * FROM runs WHERE session_id = ?{mine} ORDER BY rowid", (session_id, *owner)
+        )
         return [RunRecord.from_row(row) for row in rows]
 
     def still_running(self, run_ids: Sequence[str]) -> set[str]:
@@ -316,7 +366,8 @@ class Store:
     # -- reports ----------------------------------------------------------------------------
 
     def get_report(self, report_id: str) -> dict[str, Any] | None:
-        data = self.database.fetch_one("SELECT * FROM reports WHERE id = ?", (report_id,))
+        mine, owner = self._owned()
+        data = self.database.fetch_one(f"SELECT * FROM reports WHERE id = ?{mine}", (report_id, *owner))
         if data is None:
             return None
         for name in REPORT_JSON_FIELDS:
@@ -325,24 +376,28 @@ class Store:
         return data
 
     def latest_report_id(self, session_id: str) -> str | None:
+        mine, owner = self._owned()
         row = self.database.fetch_one(
-            "SELECT id FROM reports WHERE session_id = ? AND status = 'completed' ORDER BY rowid DESC LIMIT 1",
-            (session_id,),
+            f"SELECT id FROM reports WHERE session_id = ? AND status = 'completed'{mine} ORDER BY rowid DESC LIMIT 1",
+            (session_id, *owner),
         )
         return str(row["id"]) if row else None
 
     def recent_reports(self, limit: int) -> list[tuple[str, str, str]]:
         """(report id, title, question) of the latest reports with a text, newest first."""
+        mine, owner = self._owned()
         rows = self.database.fetch_all(
-            "SELECT id, title, question FROM reports WHERE markdown != '' ORDER BY rowid DESC LIMIT ?", (limit,)
+            f"SELECT id, title, question FROM reports WHERE markdown != ''{mine} ORDER BY rowid DESC LIMIT ?",
+            (*owner, limit),
         )
         return [(row["id"], row["title"], row["question"]) for row in rows]
 
     def cited_url(self, doc_id: str) -> str | None:
         """The URL of a document some report cited, by its packet id (the newest report first)."""
+        mine, owner = self._owned()
         rows = self.database.fetch_all(
-            f"SELECT sources FROM reports WHERE {self.database.contains('sources')} ORDER BY rowid DESC LIMIT 20",
-            (f'"{doc_id}"',),
+            f"SELECT sources FROM reports WHERE {self.database.contains('sources')}{mine} ORDER BY rowid DESC LIMIT 20",
+            (f'"{doc_id}"', *owner),
         )
         for row in rows:
             for source in json.loads(row["sources"]):
@@ -352,10 +407,11 @@ class Store:
 
     def waiting_for_answers(self, limit: int) -> list[tuple[str, list[str]]]:
         """(session id, questions) of the latest runs that stopped to ask and still wait, newest first."""
+        mine, owner = self._owned()
         rows = self.database.fetch_all(
-            "SELECT session_id, clarification_questions FROM runs WHERE status = 'waiting_for_input'"
+            f"SELECT session_id, clarification_questions FROM runs WHERE status = 'waiting_for_input'{mine}"
             " ORDER BY created_at DESC LIMIT ?",
-            (limit,),
+            (*owner, limit),
         )
         return [(str(row["session_id"]), list(json.loads(row["clarification_questions"] or "[]"))) for row in rows]
 
@@ -369,10 +425,11 @@ class Store:
         """What a tool call returned to one of the session's runs, by URL or packet id (the newest
         read first); None when no run of this session read it."""
         column, key = ("url", url) if url is not None else ("doc_id", doc_id)
+        mine, owner = self._owned()
         row = self.database.fetch_one(
-            f"SELECT doc_id, url, title, text FROM tool_documents WHERE session_id = ? AND {column} = ?"
+            f"SELECT doc_id, url, title, text FROM tool_documents WHERE session_id = ? AND {column} = ?{mine}"
             " ORDER BY rowid DESC LIMIT 1",
-            (session_id, key),
+            (session_id, key, *owner),
         )
         if row is None:
             return None
@@ -380,10 +437,11 @@ class Store:
 
     def completed_reports(self, session_id: str) -> list[tuple[str, str]]:
         """(question, markdown) of the session's completed reports, oldest first."""
+        mine, owner = self._owned()
         rows = self.database.fetch_all(
             "SELECT question, markdown FROM reports"
-            " WHERE session_id = ? AND status = 'completed' AND markdown != '' ORDER BY rowid",
-            (session_id,),
+            f" WHERE session_id = ? AND status = 'completed' AND markdown != ''{mine} ORDER BY rowid",
+            (session_id, *owner),
         )
         return [(row["question"], row["markdown"]) for row in rows]
 

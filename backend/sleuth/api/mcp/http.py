@@ -1,4 +1,5 @@
-"""`/mcp` on `sleuth serve`: the MCP server over streamable HTTP, behind the API's bearer token.
+"""`/mcp` on `sleuth serve`: the MCP server over streamable HTTP, behind the API's authentication
+(`api/auth.py`); a user's calls see that user's research only.
 
 The SDK loads a web stack of its own, so it is imported after the server has started, on the
 preload thread: the port opens without waiting for it, and the first `/mcp` request waits instead.
@@ -16,8 +17,8 @@ from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from sleuth.api.auth import check_token
-from sleuth.api.mcp.server import build_server
+from sleuth.api.auth import authenticate
+from sleuth.api.mcp.server import CALLER, build_server
 from sleuth.api.services import Services
 from sleuth.core import heavy
 
@@ -66,10 +67,11 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            check_token(Request(scope))
+            principal = await asyncio.to_thread(authenticate, Request(scope, receive))
         except HTTPException as exc:
             await JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)(scope, receive, send)
             return
+        CALLER.set(principal.user_id)  # this request's own context: the handlers of its messages see it
         sessions = self._sessions
         if sessions is None:
             raise RuntimeError("the MCP endpoint serves only while the app runs")

@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any
@@ -34,6 +35,11 @@ INSTRUCTIONS = """Sleuth is a deep-research system over the user's local documen
 For a question that needs several sources weighed and cited, call `deep_research` (minutes; it sends
 progress). For a quick look-up, `quick_search`. `list_sources` names what can be searched; pass those
 names as `sources`. Reports stay available: `get_report`, or the `sleuth://reports/{id}` resources."""
+
+# The user whose MCP request is being answered over HTTP (`http.py` sets it; the SDK runs each
+# message's handler in the context of the HTTP request that carried it). None: the built-in user
+# (stdio, and servers without accounts), who sees everything.
+CALLER: ContextVar[str | None] = ContextVar("mcp_caller", default=None)
 
 # How many of the latest reports `resources/list` lists.
 LISTED_REPORTS = 50
@@ -115,9 +121,10 @@ class Answer:
             await asyncio.wait(list(self._later), timeout=REASON_WAIT_S * 2)
 
     def current(self) -> Services:
+        """The services as the caller sees them (their own sessions and reports only)."""
         if self.services is None:
             raise heavy.McpToolError("the server is starting; try again in a moment")
-        return self.services
+        return self.services.seen_by(CALLER.get())
 
     async def __call__(self, step: Callable[[Services], Awaitable[str]]) -> str:
         try:
@@ -135,9 +142,9 @@ def _server_class() -> type[heavy.MCPServer[None]]:
 
         async def list_resources(self) -> list[heavy.McpResource]:
             listed = await super().list_resources()
-            services = self.answer.services
-            if services is None:
+            if self.answer.services is None:
                 return listed
+            services = self.answer.current()
             reports = await research.recent_reports(services, LISTED_REPORTS)
             return listed + [
                 heavy.McpResource(

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
+from sleuth.api.auth import principal_of
 from sleuth.api.schemas import ErrorOut
 from sleuth.api.services import Services
 from sleuth.config import Settings
@@ -16,13 +17,15 @@ from sleuth.store.store import Store
 
 
 def services_of(request: Request) -> Services:
+    """The server's services as the request's caller sees them: every read and write of the store
+    by id is the caller's own (`Store.owned_by`); another user's ids are not found."""
     services: Services = request.app.state.services
-    return services
+    return services.seen_by(principal_of(request).user_id)
 
 
 def store_of(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
+    """The store as the request's caller sees it (`services_of`)."""
+    return services_of(request).store
 
 
 def manager_of(request: Request) -> RunService:
@@ -54,7 +57,8 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error codes a route can return."""
     text = {
         400: "Research cannot start with the server's settings (the message says what to fix)",
-        401: "Missing or invalid bearer token",
+        401: "Not signed in, or a missing or invalid bearer token or API key",
+        403: "Not allowed to this caller, or a cookie-authenticated change without its CSRF token",
         404: "Not found",
         409: "The session already has a run in progress",
         413: "Message or upload too large",

@@ -1,0 +1,1 @@
+"""Accounts: users and their passwords, browser sign-ins and API keys (SLEUTH_AUTH=accounts)."""

@@ -1,0 +1,202 @@
+"""One user's research is invisible to another: every route that takes an id answers 404 to another
+user for the owner's ids. The routes are read from the app itself, so a route added later is
+checked too (or fails here until it is)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute, iter_route_contexts
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types import TextContent
+
+from conftest import LiveServer, live_server, read_events, start_research
+from sleuth.accounts.service import Accounts
+from sleuth.api.app import create_app
+from sleuth.audio.files import audio_dir
+from sleuth.config import Settings
+from sleuth.store.recovery import this_host
+from sleuth.store.store import Store
+from sleuth.stream.results import ToolDocument
+from sleuth_testkit.engine import scripted_settings
+from sleuth_testkit.model import ScriptedLLM
+from sleuth_testkit.scenarios import ResearchModel
+
+# Routes whose ids are not a user's: the library (collections and their documents) is shared by
+# every user of a server, as the built-in corpus is.
+SHARED = {
+    "/api/collections/{name}",
+    "/api/collections/{name}/documents",
+    "/api/collections/{name}/documents/{doc_id}",
+}
+STATIC = "/{path:path}"  # the web UI's files
+BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("PATCH", "/api/sessions/{session_id}"): {"title": "taken"},
+    ("POST", "/api/sessions/{session_id}/messages"): {"content": "what else?"},
+    ("POST", "/api/runs/{run_id}/plan"): {"approve": True},
+    ("POST", "/api/reports/{report_id}/audio"): {"style": "narration"},
+}
+QUERIES: dict[str, dict[str, str]] = {"/api/documents/{doc_id}": {"session_id": "{session_id}"}}
+
+
+def routes_with_ids() -> list[tuple[str, str]]:
+    """(method, path) of every route of the app whose path takes a parameter."""
+    app = create_app(Settings())
+    found = []
+    for context in iter_route_contexts(app.routes):  # the full paths of routes of included routers
+        path = context.path
+        if "{" not in path or path == STATIC or path in SHARED:
+            continue
+        assert isinstance(context.route, APIRoute), f"{path}: check by hand how it finds its caller"
+        found += [(method, path) for method in sorted(context.methods or ())]
+    # Deletions last: should one go through, what the others are checked on would be gone.
+    return sorted(found, key=lambda route: route[0] == "DELETE")
+
+
+@dataclass
+class Owned:
+    """Alice's research, and the keys of both users."""
+
+    ids: dict[str, str]
+    alice: str
+    bob: str
+
+
+def accounts(live: LiveServer) -> Accounts:
+    found: Accounts = live.app_state.accounts
+    return found
+
+
+@pytest.fixture(scope="module")
+def accounts_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with (
+        ScriptedLLM(ResearchModel()) as llm,
+        live_server(scripted_settings(llm, auth="accounts", data_dir=tmp_path_factory.mktemp("isolation"))) as live,
+    ):
+        yield live
+
+
+@pytest.fixture(scope="module")
+def owned(accounts_server: LiveServer) -> Owned:
+    return asyncio.run(_alices_research(accounts_server))
+
+
+async def _alices_research(live: LiveServer) -> Owned:
+    alice, _ = accounts(live).add_user("alice", "alice's password", admin=True)
+    bob, _ = accounts(live).add_user("bob", "bob's password!", admin=False)
+    alice_key = accounts(live).new_key(alice.id, "tests", expires_in_days=None)
+    bob_key = accounts(live).new_key(bob.id, "tests", expires_in_days=None).key
+    async with httpx.AsyncClient(base_url=live.base_url, timeout=120, headers=_bearer(alice_key.key)) as client:
+        run_id = await start_research(client, clarify=False, mode="light")
+        assert (await read_events(client, run_id))[-1].type == "stop"
+        run = (await client.get(f"/api/runs/{run_id}")).json()
+    store: Store = live.app_state.store
+    report_id, session_id = run["report_id"], run["session_id"]
+    audio_id = store.create_audio("a_alice", report_id, session_id, "narration", owner_host=this_host(), owner_pid=1)
+    audio_dir(store).mkdir(parents=True, exist_ok=True)
+    (audio_dir(store) / f"{audio_id}.mp3").write_bytes(b"ID3")
+    store.finish_audio(audio_id, error=None, media_type="audio/mpeg", duration_s=1.0)
+    store.keep_tool_document(run_id, session_id, ToolDocument(id="d_tool", url="mcp://n/read", title="n", text="t"))
+    ids = {
+        "session_id": session_id,
+        "run_id": run_id,
+        "report_id": report_id,
+        "audio_id": audio_id,
+        "key_id": alice_key.record.id,
+        "doc_id": "d_tool",
+    }
+    return Owned(ids, alice_key.key, bob_key)
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _request(method: str, path: str, ids: dict[str, str]) -> dict[str, Any]:
+    params = {name: value.format(**ids) for name, value in QUERIES.get(path, {}).items()}
+    body = BODIES.get((method, path))
+    return {"method": method, "url": path.format(**ids), "params": params, "json": body}
+
+
+def test_every_route_with_an_id_is_checked_here() -> None:
+    checked = routes_with_ids()
+    assert ("GET", "/api/runs/{run_id}/events") in checked and ("DELETE", "/api/keys/{key_id}") in checked
+    for _, path in checked:
+        assert all(f"{{{name}}}" not in path or name in _IDS for name in _names(path)), path
+
+
+_IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id"}
+
+
+def _names(path: str) -> list[str]:
+    return [part.split("}")[0] for part in path.split("{")[1:]]
+
+
+@pytest.mark.parametrize(("method", "path"), routes_with_ids())
+async def test_another_users_ids_are_not_found(
+    accounts_server: LiveServer, owned: Owned, method: str, path: str
+) -> None:
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60) as client:
+        if method == "GET":  # the ids are right: their owner reads them
+            mine = await client.request(**_request(method, path, owned.ids), headers=_bearer(owned.alice))
+            assert mine.status_code == 200, (path, mine.text)
+        theirs = await client.request(**_request(method, path, owned.ids), headers=_bearer(owned.bob))
+        assert theirs.status_code == 404, (method, path, theirs.status_code, theirs.text)
+
+
+async def test_streams_resumed_and_lists_show_nothing_of_another_user(
+    accounts_server: LiveServer, owned: Owned
+) -> None:
+    ids = owned.ids
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.bob)) as bob:
+        resumed = await bob.get(f"/api/runs/{ids['run_id']}/events", headers={"Last-Event-ID": "0"})
+        assert resumed.status_code == 404
+        assert (await bob.get(f"/api/runs/{ids['run_id']}/events", params={"after": 0})).status_code == 404
+        assert (await bob.get("/api/sessions")).json() == []
+        by_url = await bob.get("/api/documents", params={"url": "mcp://n/read", "session_id": ids["session_id"]})
+        assert by_url.status_code == 404
+        assert ids["key_id"] not in [k["id"] for k in (await bob.get("/api/keys")).json()]
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.alice)) as alice:
+        assert [s["id"] for s in (await alice.get("/api/sessions")).json()] == [ids["session_id"]]
+        replay = await read_events(alice, ids["run_id"], last_event_id=0)
+        assert replay and replay[0].seq == 1
+
+
+async def test_mcp_over_http_serves_each_user_their_own_reports(accounts_server: LiveServer, owned: Owned) -> None:
+    report_id = owned.ids["report_id"]
+    texts = {}
+    for who, key in (("alice", owned.alice), ("bob", owned.bob)):
+        async with (
+            create_mcp_http_client(headers=_bearer(key)) as http,
+            Client(streamable_http_client(f"{accounts_server.base_url}/mcp", http_client=http)) as client,
+        ):
+            result = await client.call_tool("get_report", {"report_id": report_id})
+            listed = [r.name for r in (await client.list_resources()).resources]
+            content = result.content[0]
+            assert isinstance(content, TextContent)
+            texts[who] = (bool(result.is_error), content.text, report_id in listed)
+    assert texts["alice"][0] is False and texts["alice"][2] is True
+    assert texts["bob"][0] is True and texts["bob"][2] is False and "# " not in texts["bob"][1]
+    async with httpx.AsyncClient(base_url=accounts_server.base_url) as anon:
+        refused = await anon.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+    assert refused.status_code == 401
+
+
+async def test_the_chat_api_answers_as_its_caller(accounts_server: LiveServer, owned: Owned) -> None:
+    body = {"model": "sleuth-light", "messages": [{"role": "user", "content": "What are descriptors?"}]}
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=120, headers=_bearer(owned.bob)) as bob:
+        answered = await bob.post("/v1/chat/completions", json=body)
+        assert answered.status_code == 200, answered.text
+        sessions = (await bob.get("/api/sessions")).json()
+    assert len(sessions) == 1 and sessions[0]["id"] != owned.ids["session_id"]  # the run is bob's
+    async with httpx.AsyncClient(base_url=accounts_server.base_url) as anon:
+        assert (await anon.post("/v1/chat/completions", json=body)).status_code == 401
+    assert json.loads(answered.text)["choices"][0]["message"]["content"]
