@@ -134,7 +134,15 @@ def test_the_migration_to_one_audio_per_style_keeps_the_done_one_or_else_the_new
     version = next(n for n, m in enumerate(MIGRATIONS, 1) if m.name == "audio_once")
     database = store.database
     database.execute("DROP INDEX audio_live")
-    database.execute("DROP TABLE tool_documents")  # a later migration, applied again with this one
+    # Later migrations, applied again with this one:
+    for statement in (
+        "DROP TABLE tool_documents",
+        "DROP TABLE schedules",
+        "DROP TABLE schedule_firings",
+        "ALTER TABLE reports DROP COLUMN changes",
+        "ALTER TABLE reports DROP COLUMN snapshot",
+    ):
+        database.execute(statement)
     _rewind_schema(database, version - 1)
     rows = [  # id, style, status, created_at: duplicates an earlier Sleuth made
         ("a_old_done", "narration", "done", "2026-01-01T00:00:01"),
