@@ -152,6 +152,11 @@ class Settings(BaseSettings):
     schedule_jitter_s: float = Field(
         default=30.0, ge=0, description="A schedule starts up to this many seconds after its due time (spread)."
     )
+    public_url: str = Field(
+        default="",
+        description="The address readers reach this server at (https://sleuth.example), for report links in "
+        "webhooks; unset: links are paths (/api/reports/...).",
+    )
     webhook_allow_hosts: str = Field(
         default="",
         description="Comma list of host names, IPs or CIDRs a schedule's webhook may point at although private.",

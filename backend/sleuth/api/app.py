@@ -16,8 +16,9 @@ from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.mcp.http import PATH as MCP_PATH
 from sleuth.api.mcp.http import McpEndpoint
 from sleuth.api.openai_schemas import OPENAI_PREFIX
-from sleuth.api.routes import audio, chat, health, library, reports, research, runs, sessions
+from sleuth.api.routes import audio, chat, health, library, reports, research, runs, schedules, sessions
 from sleuth.api.routes.health import VERSION
+from sleuth.api.scheduling import running_scheduler
 from sleuth.api.services import open_services
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.config import Settings
@@ -57,7 +58,8 @@ def create_app(
                 app.state.manager = services.manager
                 app.state.model_checks = services.model_checks
                 app.state.audio = services.audio
-                async with mcp_endpoint.running(services):
+                async with mcp_endpoint.running(services), running_scheduler(services) as scheduler:
+                    app.state.scheduler = scheduler
                     yield
         finally:
             close_logging(settings.data_dir)
@@ -70,7 +72,7 @@ def create_app(
     api = APIRouter(prefix="/api")
     api.include_router(health.router)
     protected = APIRouter(dependencies=[Depends(check_token)])
-    for module in (sessions, research, runs, reports, library, audio):
+    for module in (sessions, research, runs, reports, library, audio, schedules):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
@@ -87,7 +89,7 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origin_list,
-            allow_methods=["GET", "POST", "DELETE"],
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones

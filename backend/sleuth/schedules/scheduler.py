@@ -38,7 +38,7 @@ Jitter = Callable[[str, str], float]
 # Starts the schedule's run; returns the run id, or raises FireRefused.
 Fire = Callable[[ScheduleRecord], Awaitable[str]]
 # Delivers what a finished firing's run found (it records the outcome itself).
-Deliver = Callable[[FiringRecord], Awaitable[None]]
+Deliver = Callable[[FiringRecord], Awaitable[object]]
 
 
 class FireRefused(Exception):
@@ -60,6 +60,26 @@ def hashed_jitter(max_s: float) -> Jitter:
         return int.from_bytes(digest[:4], "big") / 2**32 * max_s
 
     return jitter
+
+
+def delivery_for(schedule: ScheduleRecord) -> Delivery:
+    """What a fired run's firing waits for: a delivery once the run ends, or nothing to send."""
+    return "pending" if schedule.notify != "never" and schedule.webhook_url else "none"
+
+
+def fired_now(schedule: ScheduleRecord, run_id: str, now: datetime) -> FiringRecord:
+    """The firing of a run started by hand ("run now"): due when it was asked for."""
+    at = utc_text(now)
+    return FiringRecord(
+        id=new_id("fir"),
+        schedule_id=schedule.id,
+        due_at=at,
+        fired_at=at,
+        status="fired",
+        run_id=run_id,
+        detail="run now",
+        delivery=delivery_for(schedule),
+    )
 
 
 def timing_of(schedule: ScheduleRecord) -> Timing:
@@ -85,7 +105,7 @@ class Scheduler:
         self._jitter = jitter or hashed_jitter(0.0)
         self._tick_s = tick_s
         self._deliver = deliver
-        self._deliveries: set[asyncio.Task[None]] = set()
+        self._deliveries: set[asyncio.Task[object]] = set()
 
     async def run(self) -> None:
         """Tick until cancelled; a failing tick (the database away for a moment) is logged, not fatal."""
@@ -114,7 +134,7 @@ class Scheduler:
         return fired
 
     async def fire(self, schedule: ScheduleRecord, due_at: str, now: datetime) -> FiringRecord:
-        """Start the schedule's run for `due_at` (already claimed, or a "run now"), and record it."""
+        """Start the schedule's run for `due_at`, which this scheduler has claimed, and record it."""
         firing = FiringRecord(
             id=new_id("fir"), schedule_id=schedule.id, due_at=due_at, fired_at=utc_text(now), status="fired"
         )
@@ -126,8 +146,7 @@ class Scheduler:
             except FireRefused as exc:
                 firing = replace(firing, status="failed", detail=str(exc))
             else:
-                delivery: Delivery = "pending" if schedule.notify != "never" and schedule.webhook_url else "none"
-                firing = replace(firing, run_id=run_id, delivery=delivery)
+                firing = replace(firing, run_id=run_id, delivery=delivery_for(schedule))
         await asyncio.to_thread(self.schedules.record_firing, firing)
         log.info("schedule %s due %s: %s %s", schedule.id, due_at, firing.status, firing.run_id or firing.detail or "")
         return firing
