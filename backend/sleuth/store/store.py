@@ -23,7 +23,16 @@ from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.stream.results import ResearchResult, ToolDocument
 
-REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
+REPORT_JSON_FIELDS = (
+    "sources",
+    "removed_citations",
+    "clarification_questions",
+    "plan",
+    "key_findings",
+    "method",
+    "changes",
+    "snapshot",
+)
 DEFAULT_POOL_SIZE = 10
 _LIVE_AUDIO = "SELECT * FROM audio WHERE report_id = ? AND style = ? AND status IN ('pending', 'done')"
 

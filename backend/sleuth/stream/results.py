@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sleuth.config import Mode, Strategy
 from sleuth.core.ids import new_id
 from sleuth.stream.packets import (
+    ChangeSet,
     KeyFinding,
     MethodNote,
     NumberedSource,
@@ -162,6 +163,10 @@ class ResearchResult(BaseModel):
     cost_usd: float = 0.0
     # Stored beside the report (the store's `tool_documents`), not in it: the reports API leaves it out.
     tool_documents: list[ToolDocument] = Field(default_factory=list)
+    # A scheduled run: what changed since the previous run (None for the first), and what this run
+    # found, for the next one to compare with (the reports API leaves the snapshot out).
+    changes: ChangeSet | None = None
+    snapshot: Snapshot | None = None
 
     @property
     def unsupported_claims(self) -> list[UnsupportedClaim]:
