@@ -163,6 +163,14 @@ class Settings(BaseSettings):
     )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Limit on one webhook delivery attempt.")
     webhook_attempts: int = Field(default=5, ge=1, description="Attempts of one webhook delivery, with backoff.")
+    smtp_host: str = Field(default="", description="SMTP server for schedules' e-mail notifications; unset: no e-mail.")
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="Port of the SMTP server.")
+    smtp_username: str = Field(default="", description="SMTP login; unset: send without logging in.")
+    smtp_password: SecretStr | None = Field(default=None, description="SMTP password.")
+    smtp_from: str = Field(default="sleuth@localhost", description="The From address of notification e-mails.")
+    smtp_starttls: bool = Field(
+        default=True, description="Switch to TLS (STARTTLS) before logging in; off only for a trusted local relay."
+    )
     mcp_max_tools_per_agent: int = Field(
         default=15, ge=0, description="MCP tools one research agent sees at most, chosen by its task's words."
     )

@@ -626,6 +626,10 @@ export interface ScheduleCreate {
    * The HMAC-SHA256 key deliveries are signed with; unset: one is made and returned once.
    */
   webhook_secret?: string | null;
+  /**
+   * Also e-mail what changed here (needs SLEUTH_SMTP_HOST).
+   */
+  email?: string | null;
 }
 export interface ScheduleCreated {
   id: string;
@@ -646,6 +650,7 @@ export interface ScheduleCreated {
    * Whether deliveries are signed (the secret is never shown again).
    */
   webhook_secret_set: boolean;
+  email: string | null;
   paused: boolean;
   /**
    * The next due time (UTC).
@@ -678,6 +683,7 @@ export interface ScheduleDetail {
    * Whether deliveries are signed (the secret is never shown again).
    */
   webhook_secret_set: boolean;
+  email: string | null;
   paused: boolean;
   /**
    * The next due time (UTC).
@@ -710,6 +716,7 @@ export interface ScheduleOut {
    * Whether deliveries are signed (the secret is never shown again).
    */
   webhook_secret_set: boolean;
+  email: string | null;
   paused: boolean;
   /**
    * The next due time (UTC).
@@ -751,6 +758,10 @@ export interface ScheduleUpdate {
    */
   webhook_url?: string | null;
   webhook_secret?: string | null;
+  /**
+   * Empty or null: no e-mail.
+   */
+  email?: string | null;
   paused?: boolean | null;
 }
 export interface SessionCreate {

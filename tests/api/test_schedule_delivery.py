@@ -14,7 +14,7 @@ import hmac
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,7 +24,7 @@ from sleuth.config import Settings
 from sleuth.core.ids import new_id
 from sleuth.schedules.delivery import SIGNATURE_HEADER, Deliverer
 from sleuth.schedules.scheduler import Scheduler, fired_now
-from sleuth.schedules.specs import ScheduleSpec, new_schedule
+from sleuth.schedules.specs import ScheduleError, ScheduleSpec, new_schedule
 from sleuth.store.records import RunRecord, now_iso
 from sleuth.store.schedules import FiringRecord, ScheduleRecord, ScheduleStore
 from sleuth.store.store import Store
@@ -246,3 +246,63 @@ async def test_the_scheduler_delivers_once_a_run_has_ended_without_waiting_for_t
     assert len(receiver.signed_bodies()) == 1  # one of the two schedulers took it
     assert schedules.firings(schedule.id)[0].delivery == "delivered"
     assert firing.delivery == "pending"
+
+
+@dataclass
+class MailRelay:
+    """A minimal SMTP server on loopback that keeps each message it is given."""
+
+    messages: list[tuple[str, list[str], str]] = field(default_factory=list)  # sender, recipients, data
+    port: int = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async def reply(line: str) -> None:
+            writer.write(f"{line}\r\n".encode())
+            await writer.drain()
+
+        await reply("220 relay ready")
+        sender, recipients = "", []
+        while line := (await reader.readline()).decode().rstrip("\r\n"):
+            verb = line.split(" ", 1)[0].upper()
+            if verb in ("EHLO", "HELO"):
+                await reply("250 relay")
+            elif verb == "MAIL":
+                sender = line.split(":", 1)[1].strip(" <>")
+                await reply("250 ok")
+            elif verb == "RCPT":
+                recipients.append(line.split(":", 1)[1].strip(" <>"))
+                await reply("250 ok")
+            elif verb == "DATA":
+                await reply("354 go on")
+                data = (await reader.readuntil(b"\r\n.\r\n")).decode()
+                self.messages.append((sender, recipients, data))
+                await reply("250 kept")
+            elif verb == "QUIT":
+                await reply("221 bye")
+                break
+            else:
+                await reply("250 ok")
+        writer.close()
+
+
+async def test_an_email_goes_out_with_what_changed_when_smtp_is_configured(store: Store) -> None:
+    relay = MailRelay()
+    server = await asyncio.start_server(relay.handle, "127.0.0.1", 0)
+    relay.port = server.sockets[0].getsockname()[1]
+    smtp = {"smtp_host": "127.0.0.1", "smtp_port": relay.port, "smtp_starttls": False, "smtp_from": "sleuth@test"}
+    spec = ScheduleSpec(question="Widget limits?", every="1h", notify="always", email="reader@example.com")
+    record, title = new_schedule(spec, _settings(**smtp), datetime.now(UTC))
+    ScheduleStore(store.database).create(record, title)
+    firing = _finished_run(store, record, changed=True)
+    async with server:
+        stored = await _deliver(store, firing, **smtp)
+    assert (stored.delivery, stored.delivery_detail, stored.delivery_attempts) == ("delivered", "sent", 1)
+    ((sender, recipients, data),) = relay.messages
+    assert sender == "sleuth@test" and recipients == ["reader@example.com"]
+    assert "Subject: Sleuth: what changed" in data and "Widget limits?" in data
+    with pytest.raises(ScheduleError, match="no SMTP server is configured"):
+        new_schedule(spec, _settings(), datetime.now(UTC))
+    with pytest.raises(ScheduleError, match="is not an e-mail address"):
+        new_schedule(
+            replace(spec, email="reader@example.com\r\nBcc: x@evil.example"), _settings(**smtp), datetime.now(UTC)
+        )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from sleuth.research.report.changes import compare, section, with_section
+from sleuth.scaleout.queue import decode_request, encode_request
 from sleuth.stream.packets import NumberedSource
-from sleuth.stream.results import Snapshot, SnapshotClaim, SnapshotSource
+from sleuth.stream.results import ResearchRequest, ResearchResult, Snapshot, SnapshotClaim, SnapshotSource
 
 A, B, C = "https://a.example/doc", "https://b.example/doc", "https://c.example/doc"
 
@@ -84,3 +85,14 @@ def test_quoted_text_carries_no_citation_of_this_report() -> None:
     after = _snapshot([], {})
     text = section(compare(before, after, []))
     assert "[4]" not in text and "“Old claim about quotas and limits.”" in text
+
+
+def test_a_scheduled_request_and_its_result_cross_processes_whole() -> None:
+    """The worker queue's encoding of a request, and an engine's result as JSON, keep the snapshot and diff."""
+    previous = _snapshot([("The service runs in three regions.", [B])], {B: "b1"})
+    request = ResearchRequest(question="Q", scheduled=True, previous=previous)
+    assert decode_request(encode_request(request)) == request
+    diff = compare(previous, previous, _numbered(B))
+    result = ResearchResult(status="completed", stop_reason="completed", question="Q", changes=diff, snapshot=previous)
+    again = ResearchResult.model_validate_json(result.model_dump_json())
+    assert again.changes == diff and again.snapshot == previous

@@ -38,6 +38,9 @@ class ScheduleCreate(_Request):
         max_length=200,
         description="The HMAC-SHA256 key deliveries are signed with; unset: one is made and returned once.",
     )
+    email: str | None = Field(
+        default=None, max_length=320, description="Also e-mail what changed here (needs SLEUTH_SMTP_HOST)."
+    )
 
 
 class ScheduleUpdate(_Request):
@@ -53,6 +56,7 @@ class ScheduleUpdate(_Request):
     notify: Notify | None = None
     webhook_url: str | None = Field(default=None, max_length=2000, description="Empty or null: no webhook.")
     webhook_secret: str | None = Field(default=None, min_length=16, max_length=200)
+    email: str | None = Field(default=None, max_length=320, description="Empty or null: no e-mail.")
     paused: bool | None = None
 
 
@@ -85,6 +89,7 @@ class ScheduleOut(BaseModel):
     notify: Notify
     webhook_url: str | None
     webhook_secret_set: bool = Field(description="Whether deliveries are signed (the secret is never shown again).")
+    email: str | None
     paused: bool
     next_due_at: str = Field(description="The next due time (UTC).")
     created_at: str

@@ -67,6 +67,7 @@ def schedule() -> None:
     help="When to call the webhook.",
 )
 @click.option("--webhook", "webhook_url", default=None, help="POST what changed to this URL (signed, HMAC-SHA256).")
+@click.option("--email", default=None, help="E-mail what changed to this address (needs SLEUTH_SMTP_HOST).")
 def add(
     question: str,
     cron: str | None,
@@ -77,6 +78,7 @@ def add(
     time_budget: float | None,
     notify: Notify,
     webhook_url: str | None,
+    email: str | None,
 ) -> None:
     """Schedule QUESTION: every run is a run in the schedule's own session."""
     settings = cli_settings()
@@ -90,6 +92,7 @@ def add(
         time_budget_s=time_budget,
         notify=notify,
         webhook_url=webhook_url,
+        email=email,
     )
     try:
         record, title = new_schedule(spec, settings, datetime.now(UTC))

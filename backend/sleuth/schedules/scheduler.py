@@ -64,7 +64,7 @@ def hashed_jitter(max_s: float) -> Jitter:
 
 def delivery_for(schedule: ScheduleRecord) -> Delivery:
     """What a fired run's firing waits for: a delivery once the run ends, or nothing to send."""
-    return "pending" if schedule.notify != "never" and schedule.webhook_url else "none"
+    return "pending" if schedule.notify != "never" and (schedule.webhook_url or schedule.email) else "none"
 
 
 def fired_now(schedule: ScheduleRecord, run_id: str, now: datetime) -> FiringRecord:

@@ -6,6 +6,7 @@ refused with the same message: the API answers 422, the CLI prints it and exits 
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ class ScheduleSpec:
     notify: Notify = "on_change"
     webhook_url: str | None = None
     webhook_secret: str | None = None
+    email: str | None = None
 
 
 def check_webhook(url: str, settings: Settings) -> str:
@@ -51,6 +53,18 @@ def check_webhook(url: str, settings: Settings) -> str:
     except ToolError as exc:
         raise ScheduleError(f"webhook_url: {exc}") from None
     return url
+
+
+_EMAIL = re.compile(r"[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+")
+
+
+def check_email(address: str, settings: Settings) -> str:
+    """One plain address (no display name, no header tricks), and an SMTP server to send through."""
+    if not _EMAIL.fullmatch(address):
+        raise ScheduleError(f"email: {address[:200]!r} is not an e-mail address (name@example.com)")
+    if not settings.smtp_host:
+        raise ScheduleError("email: no SMTP server is configured (SLEUTH_SMTP_HOST)")
+    return address
 
 
 def _question(text: str) -> str:
@@ -81,6 +95,7 @@ def new_schedule(spec: ScheduleSpec, settings: Settings, now: datetime) -> tuple
     due = _timing(spec.cron, spec.every, spec.timezone)
     url = check_webhook(spec.webhook_url, settings) if spec.webhook_url else None
     secret = spec.webhook_secret or (secrets.token_urlsafe(24) if url else None)
+    email = check_email(spec.email, settings) if spec.email else None
     created = now_iso()
     record = ScheduleRecord(
         id=new_id("sch"),
@@ -95,6 +110,7 @@ def new_schedule(spec: ScheduleSpec, settings: Settings, now: datetime) -> tuple
         notify=_notify(spec.notify),
         webhook_url=url,
         webhook_secret=secret,
+        email=email,
         paused=False,
         next_due_at=utc_text(due.next_after(now)),
         created_at=created,
@@ -129,6 +145,8 @@ def edited(current: ScheduleRecord, changes: Mapping[str, Any], settings: Settin
         columns["webhook_url"] = check_webhook(url, settings) if url else None
         if url and not (changes.get("webhook_secret") or current.webhook_secret):
             columns["webhook_secret"] = secrets.token_urlsafe(24)
+    if "email" in changes:
+        columns["email"] = check_email(changes["email"], settings) if changes["email"] else None
     if "paused" in changes:
         columns["paused"] = bool(changes["paused"])
         if current.paused and not columns["paused"] and "next_due_at" not in columns:

@@ -182,6 +182,7 @@ MIGRATIONS: list[Migration] = [
         notify          TEXT NOT NULL,
         webhook_url     TEXT,
         webhook_secret  TEXT,
+        email           TEXT,
         paused          INTEGER NOT NULL DEFAULT 0,
         next_due_at     TEXT NOT NULL,
         created_at      TEXT NOT NULL,

@@ -52,6 +52,7 @@ class ScheduleRecord:
     notify: Notify
     webhook_url: str | None
     webhook_secret: str | None
+    email: str | None
     paused: bool
     next_due_at: str
     created_at: str
@@ -95,6 +96,7 @@ EDITABLE = (
     "notify",
     "webhook_url",
     "webhook_secret",
+    "email",
     "paused",
     "next_due_at",
 )
@@ -226,9 +228,10 @@ class ScheduleStore:
         )
 
     def run_report(self, run_id: str) -> dict[str, Any] | None:
-        """The report id, session and `changes` of a run's report (the latest when it has several)."""
+        """The id, session, status, markdown and `changes` of a run's report (the latest when it has several)."""
         row = self.database.fetch_one(
-            "SELECT id, session_id, status, changes FROM reports WHERE run_id = ? ORDER BY rowid DESC LIMIT 1",
+            "SELECT id, session_id, status, markdown, changes FROM reports WHERE run_id = ?"
+            " ORDER BY rowid DESC LIMIT 1",
             (run_id,),
         )
         if row is None:
