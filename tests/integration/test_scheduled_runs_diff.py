@@ -64,12 +64,14 @@ def test_a_changed_value_is_a_changed_claim_and_passage_and_the_rest_is_left_alo
     second = _run(schedule_id, env, tmp_path)
     changes = second["changes"]
     assert second["order"].index("changes") == second["order"].index("report") - 1
+    assert changes["matched_by"] == "deterministic"
     assert changes["changed"] is True and changes["previous_report_id"] == first["report"]["report_id"]
     assert changes["claims"] == [
         {
             "status": "changed",
             "sentence": LIMIT.format(7),
             "previous": LIMIT.format(5),
+            "label": None,  # the offline model confirms nothing: the deterministic match stands
             "numbers": [1],
             "urls": ["corpus://corpus/widget.md"],
         }
