@@ -157,6 +157,9 @@ class Scheduler:
                 run_id = await self._fire(schedule)
             except FireRefused as exc:
                 firing = replace(firing, status="failed", detail=str(exc))
+            except Exception as exc:  # the due time is claimed: it is recorded as failed, not lost
+                log.exception("schedule %s could not start its run", schedule.id)
+                firing = replace(firing, status="failed", detail=f"internal error: {type(exc).__name__}")
             else:
                 firing = replace(firing, run_id=run_id, delivery=delivery_for(schedule))
         await asyncio.to_thread(self.schedules.record_firing, firing)
