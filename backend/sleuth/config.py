@@ -144,6 +144,34 @@ class Settings(BaseSettings):
         description="Comma list of host names, IPs or CIDRs an MCP server's URL may point at although private "
         "(the web fetches' guard refuses them otherwise).",
     )
+    scheduler: bool = Field(
+        default=True,
+        description="Whether `sleuth serve` fires due schedules (docs/schedules.md); every server may, each due "
+        "time fires once.",
+    )
+    schedule_tick_s: float = Field(default=15.0, gt=0, description="How often the scheduler looks for due schedules.")
+    schedule_jitter_s: float = Field(
+        default=30.0, ge=0, description="A schedule starts up to this many seconds after its due time (spread)."
+    )
+    public_url: str = Field(
+        default="",
+        description="The address readers reach this server at (https://sleuth.example), for report links in "
+        "webhooks; unset: links are paths (/api/reports/...).",
+    )
+    webhook_allow_hosts: str = Field(
+        default="",
+        description="Comma list of host names, IPs or CIDRs a schedule's webhook may point at although private.",
+    )
+    webhook_timeout_s: float = Field(default=10.0, gt=0, description="Limit on one webhook delivery attempt.")
+    webhook_attempts: int = Field(default=5, ge=1, description="Attempts of one webhook delivery, with backoff.")
+    smtp_host: str = Field(default="", description="SMTP server for schedules' e-mail notifications; unset: no e-mail.")
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="Port of the SMTP server.")
+    smtp_username: str = Field(default="", description="SMTP login; unset: send without logging in.")
+    smtp_password: SecretStr | None = Field(default=None, description="SMTP password.")
+    smtp_from: str = Field(default="sleuth@localhost", description="The From address of notification e-mails.")
+    smtp_starttls: bool = Field(
+        default=True, description="Switch to TLS (STARTTLS) before logging in; off only for a trusted local relay."
+    )
     mcp_max_tools_per_agent: int = Field(
         default=15, ge=0, description="MCP tools one research agent sees at most, chosen by its task's words."
     )

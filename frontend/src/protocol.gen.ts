@@ -32,6 +32,7 @@ export interface Packet {
     | MessageStart
     | MessageDelta
     | CitationInfo
+    | Changes
     | Report
     | Progress
     | Usage
@@ -209,6 +210,84 @@ export interface CitationInfo {
   url: string;
   title: string;
 }
+/**
+ * Sent once, just before `report`, by a scheduled run that has a previous run to compare with.
+ */
+export interface Changes {
+  /**
+   * When the previous run ended (UTC ISO).
+   */
+  since: string;
+  previous_report_id: string;
+  /**
+   * Whether anything is new, gone, dropped or changed.
+   */
+  changed: boolean;
+  counts: ChangeCounts;
+  sources: SourceChange[];
+  claims: ClaimChange[];
+  /**
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
+   */
+  matched_by: "deterministic" | "model";
+  type: "changes";
+}
+export interface ChangeCounts {
+  sources_new: number;
+  sources_gone: number;
+  sources_changed: number;
+  sources_unchanged: number;
+  claims_new: number;
+  claims_dropped: number;
+  claims_changed: number;
+  claims_unchanged: number;
+}
+/**
+ * A source that is new, gone, or whose text changed since the schedule's previous run.
+ */
+export interface SourceChange {
+  status: "new" | "gone" | "changed";
+  url: string;
+  title: string;
+  /**
+   * Its citation number in this report; none when gone.
+   */
+  number: number | null;
+  /**
+   * Passages of its text that were not there before.
+   */
+  added: string[];
+  /**
+   * Passages of its text that are no longer there.
+   */
+  removed: string[];
+}
+/**
+ * A claim (a cited sentence) that is new, dropped, or changed since the schedule's previous run.
+ */
+export interface ClaimChange {
+  status: "new" | "dropped" | "changed";
+  /**
+   * The claim as this report makes it (dropped: as the previous one did).
+   */
+  sentence: string;
+  /**
+   * Changed: the claim as the previous report made it.
+   */
+  previous: string | null;
+  /**
+   * Changed, when a model confirmed the pair: new details, or the opposite.
+   */
+  label: ("updated" | "contradicted") | null;
+  /**
+   * Its citation numbers in this report.
+   */
+  numbers: number[];
+  /**
+   * The URLs of the sources it cites.
+   */
+  urls: string[];
+}
 export interface Report {
   type: "report";
   report_id: string;
@@ -220,6 +299,10 @@ export interface Report {
   removed_citations: RemovedCitation[];
   unsupported_claims: UnsupportedClaim[];
   method: MethodNote | null;
+  /**
+   * A scheduled run's diff with its previous run (also the `changes` packet).
+   */
+  changes: ChangeSet | null;
 }
 /**
  * One headline finding of a report, with the report's citation numbers that support it.
@@ -315,6 +398,27 @@ export interface MethodNote {
    * The note as markdown; it is also the end of the report's markdown.
    */
   text: string;
+}
+/**
+ * What a scheduled run found different from its schedule's previous run (docs/schedules.md).
+ */
+export interface ChangeSet {
+  /**
+   * When the previous run ended (UTC ISO).
+   */
+  since: string;
+  previous_report_id: string;
+  /**
+   * Whether anything is new, gone, dropped or changed.
+   */
+  changed: boolean;
+  counts: ChangeCounts;
+  sources: SourceChange[];
+  claims: ClaimChange[];
+  /**
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
+   */
+  matched_by: "deterministic" | "model";
 }
 export interface Progress {
   type: "progress";

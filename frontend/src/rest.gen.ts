@@ -9,8 +9,11 @@ export interface RestSchemas {
   AudioProgress?: AudioProgress;
   Body_upload_documents_api_collections__name__documents_post?: BodyUploadDocumentsApiCollections_Name_DocumentsPost;
   CancelOut?: CancelOut;
+  ChangeCounts?: ChangeCounts;
+  ChangeSet?: ChangeSet;
   ChatMessage?: ChatMessage;
   ChatRequest?: ChatRequest;
+  ClaimChange?: ClaimChange;
   ClaimVerdict?: ClaimVerdict;
   Code?: Code;
   CollectionOut?: CollectionOut;
@@ -18,6 +21,7 @@ export interface RestSchemas {
   DocumentEntryOut?: DocumentEntryOut;
   DocumentOut?: DocumentOut;
   ErrorOut?: ErrorOut;
+  FiringOut?: FiringOut;
   HTTPValidationError?: HTTPValidationError;
   Heading?: Heading;
   HealthOut?: HealthOut;
@@ -41,11 +45,21 @@ export interface RestSchemas {
   ResearchCreate?: ResearchCreate;
   RunCreated?: RunCreated;
   RunOut?: RunOut;
+  ScheduleCreate?: ScheduleCreate;
+  ScheduleCreated?: ScheduleCreated;
+  ScheduleDetail?: ScheduleDetail;
+  ScheduleOut?: ScheduleOut;
+  ScheduleRunStarted?: ScheduleRunStarted;
+  ScheduleUpdate?: ScheduleUpdate;
   SessionCreate?: SessionCreate;
   SessionDetail?: SessionDetail;
   SessionOut?: SessionOut;
   SessionUpdate?: SessionUpdate;
   SleuthOptions?: SleuthOptions;
+  Snapshot?: Snapshot;
+  SnapshotClaim?: SnapshotClaim;
+  SnapshotSource?: SnapshotSource;
+  SourceChange?: SourceChange;
   SourceOut?: SourceOut;
   Table?: Table;
   Term?: Term;
@@ -132,6 +146,83 @@ export interface CancelOut {
    * False when the run had already ended.
    */
   cancelled: boolean;
+}
+export interface ChangeCounts {
+  sources_new?: number;
+  sources_gone?: number;
+  sources_changed?: number;
+  sources_unchanged?: number;
+  claims_new?: number;
+  claims_dropped?: number;
+  claims_changed?: number;
+  claims_unchanged?: number;
+}
+/**
+ * What a scheduled run found different from its schedule's previous run (docs/schedules.md).
+ */
+export interface ChangeSet {
+  /**
+   * When the previous run ended (UTC ISO).
+   */
+  since: string;
+  previous_report_id: string;
+  /**
+   * Whether anything is new, gone, dropped or changed.
+   */
+  changed: boolean;
+  counts: ChangeCounts;
+  sources?: SourceChange[];
+  claims?: ClaimChange[];
+  /**
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
+   */
+  matched_by?: "deterministic" | "model";
+}
+/**
+ * A source that is new, gone, or whose text changed since the schedule's previous run.
+ */
+export interface SourceChange {
+  status: "new" | "gone" | "changed";
+  url: string;
+  title?: string;
+  /**
+   * Its citation number in this report; none when gone.
+   */
+  number?: number | null;
+  /**
+   * Passages of its text that were not there before.
+   */
+  added?: string[];
+  /**
+   * Passages of its text that are no longer there.
+   */
+  removed?: string[];
+}
+/**
+ * A claim (a cited sentence) that is new, dropped, or changed since the schedule's previous run.
+ */
+export interface ClaimChange {
+  status: "new" | "dropped" | "changed";
+  /**
+   * The claim as this report makes it (dropped: as the previous one did).
+   */
+  sentence: string;
+  /**
+   * Changed: the claim as the previous report made it.
+   */
+  previous?: string | null;
+  /**
+   * Changed, when a model confirmed the pair: new details, or the opposite.
+   */
+  label?: ("updated" | "contradicted") | null;
+  /**
+   * Its citation numbers in this report.
+   */
+  numbers?: number[];
+  /**
+   * The URLs of the sources it cites.
+   */
+  urls?: string[];
 }
 export interface ChatMessage {
   role: "system" | "developer" | "user" | "assistant" | "tool";
@@ -270,6 +361,20 @@ export interface Table {
 }
 export interface ErrorOut {
   detail: string;
+}
+export interface FiringOut {
+  id: string;
+  due_at: string;
+  fired_at: string;
+  status: "fired" | "skipped" | "failed";
+  run_id: string | null;
+  /**
+   * Why it was skipped or failed; `run now` for a run started by hand.
+   */
+  detail: string | null;
+  delivery: "none" | "pending" | "sending" | "delivered" | "failed" | "not_needed";
+  delivery_detail: string | null;
+  delivery_attempts: number;
 }
 export interface HTTPValidationError {
   detail?: ValidationError[];
@@ -498,6 +603,7 @@ export interface Report {
   input_tokens?: number;
   output_tokens?: number;
   cost_usd?: number;
+  changes?: ChangeSet | null;
   run_id: string;
   session_id: string;
   created_at: string;
@@ -541,6 +647,185 @@ export interface RunOut {
   finished_at: string | null;
   events_url: string;
 }
+export interface ScheduleCreate {
+  /**
+   * The question asked at every firing.
+   */
+  question: string;
+  /**
+   * A cron expression (`0 7 * * 1-5`).
+   */
+  cron?: string | null;
+  /**
+   * An interval instead of cron: `6h`, `1h30m`.
+   */
+  every?: string | null;
+  /**
+   * An IANA zone (Europe/Berlin) for `cron`.
+   */
+  timezone?: string;
+  /**
+   * Names from `GET /api/sources` to search; unset: the defaults.
+   */
+  sources?: string[] | null;
+  /**
+   * `light` or `heavy`; unset: the server's default.
+   */
+  mode?: ("light" | "heavy") | null;
+  /**
+   * How long the run may take, in seconds; unset: the mode's default budget.
+   */
+  time_budget_s?: number | null;
+  /**
+   * When to call the webhook: after `always` every run, `on_change` only when something changed, or `never`.
+   */
+  notify?: "always" | "on_change" | "never";
+  /**
+   * Where deliveries are POSTed.
+   */
+  webhook_url?: string | null;
+  /**
+   * The HMAC-SHA256 key deliveries are signed with; unset: one is made and returned once.
+   */
+  webhook_secret?: string | null;
+  /**
+   * Also e-mail what changed here (needs SLEUTH_SMTP_HOST).
+   */
+  email?: string | null;
+}
+export interface ScheduleCreated {
+  id: string;
+  /**
+   * The schedule's session: every firing is a run in it.
+   */
+  session_id: string;
+  question: string;
+  cron: string | null;
+  every_s: number | null;
+  timezone: string;
+  sources: string[] | null;
+  mode: string | null;
+  time_budget_s: number | null;
+  notify: "always" | "on_change" | "never";
+  webhook_url: string | null;
+  /**
+   * Whether deliveries are signed (the secret is never shown again).
+   */
+  webhook_secret_set: boolean;
+  email: string | null;
+  paused: boolean;
+  /**
+   * The next due time (UTC).
+   */
+  next_due_at: string;
+  created_at: string;
+  updated_at: string;
+  last_firing?: FiringOut | null;
+  /**
+   * The signing secret, shown this once.
+   */
+  webhook_secret: string | null;
+}
+export interface ScheduleDetail {
+  id: string;
+  /**
+   * The schedule's session: every firing is a run in it.
+   */
+  session_id: string;
+  question: string;
+  cron: string | null;
+  every_s: number | null;
+  timezone: string;
+  sources: string[] | null;
+  mode: string | null;
+  time_budget_s: number | null;
+  notify: "always" | "on_change" | "never";
+  webhook_url: string | null;
+  /**
+   * Whether deliveries are signed (the secret is never shown again).
+   */
+  webhook_secret_set: boolean;
+  email: string | null;
+  paused: boolean;
+  /**
+   * The next due time (UTC).
+   */
+  next_due_at: string;
+  created_at: string;
+  updated_at: string;
+  last_firing?: FiringOut | null;
+  /**
+   * The latest firings, newest first.
+   */
+  firings: FiringOut[];
+}
+export interface ScheduleOut {
+  id: string;
+  /**
+   * The schedule's session: every firing is a run in it.
+   */
+  session_id: string;
+  question: string;
+  cron: string | null;
+  every_s: number | null;
+  timezone: string;
+  sources: string[] | null;
+  mode: string | null;
+  time_budget_s: number | null;
+  notify: "always" | "on_change" | "never";
+  webhook_url: string | null;
+  /**
+   * Whether deliveries are signed (the secret is never shown again).
+   */
+  webhook_secret_set: boolean;
+  email: string | null;
+  paused: boolean;
+  /**
+   * The next due time (UTC).
+   */
+  next_due_at: string;
+  created_at: string;
+  updated_at: string;
+  last_firing?: FiringOut | null;
+}
+export interface ScheduleRunStarted {
+  run_id: string;
+  session_id: string;
+  firing_id: string;
+  events_url: string;
+}
+/**
+ * Only the fields given change; `paused` pauses or resumes.
+ */
+export interface ScheduleUpdate {
+  question?: string | null;
+  /**
+   * A cron expression (`0 7 * * 1-5`).
+   */
+  cron?: string | null;
+  /**
+   * An interval instead of cron: `6h`, `1h30m`.
+   */
+  every?: string | null;
+  timezone?: string | null;
+  sources?: string[] | null;
+  mode?: ("light" | "heavy") | null;
+  /**
+   * How long the run may take, in seconds; unset: the mode's default budget.
+   */
+  time_budget_s?: number | null;
+  notify?: ("always" | "on_change" | "never") | null;
+  /**
+   * Empty or null: no webhook.
+   */
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+  /**
+   * Empty or null: no e-mail.
+   */
+  email?: string | null;
+  paused?: boolean | null;
+}
 export interface SessionCreate {
   /**
    * Shown in the session list; defaults to the first question.
@@ -566,6 +851,32 @@ export interface SessionUpdate {
    * The new title shown in the session list.
    */
   title: string;
+}
+/**
+ * What a scheduled run found, kept with its report for the schedule's next run to compare with.
+ */
+export interface Snapshot {
+  taken_at: string;
+  report_id: string;
+  claims?: SnapshotClaim[];
+  sources?: SnapshotSource[];
+}
+/**
+ * A claim-checked sentence of a report and the URLs of the sources it cites.
+ */
+export interface SnapshotClaim {
+  sentence: string;
+  urls?: string[];
+}
+/**
+ * A source a report cites: the hash of the text the run read, and that text in passages (for
+ * the passages a later run finds changed).
+ */
+export interface SnapshotSource {
+  url: string;
+  title?: string;
+  sha256: string;
+  passages?: string[];
 }
 export interface SourceOut {
   /**

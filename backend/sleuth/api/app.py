@@ -19,8 +19,9 @@ from sleuth.api.logs import AccessLogMiddleware
 from sleuth.api.mcp.http import PATH as MCP_PATH
 from sleuth.api.mcp.http import McpEndpoint
 from sleuth.api.openai_schemas import OPENAI_PREFIX
-from sleuth.api.routes import account, audio, chat, health, library, reports, research, runs, sessions
+from sleuth.api.routes import account, audio, chat, health, library, reports, research, runs, schedules, sessions
 from sleuth.api.routes.health import VERSION
+from sleuth.api.scheduling import running_scheduler
 from sleuth.api.services import open_services
 from sleuth.api.static import find_web_dist, mount_web_ui
 from sleuth.config import Settings
@@ -67,7 +68,8 @@ def create_app(
                 app.state.model_checks = services.model_checks
                 app.state.audio = services.audio
                 app.state.accounts = accounts_for(services.store.accounts, settings, passwords)
-                async with mcp_endpoint.running(services):
+                async with mcp_endpoint.running(services), running_scheduler(services) as scheduler:
+                    app.state.scheduler = scheduler
                     yield
         finally:
             close_logging(settings.data_dir)
@@ -86,7 +88,7 @@ def create_app(
     # Every route here serves the caller's data: `authenticate` finds the caller once per request,
     # and the store the routes read (`deps.store_of`) is that caller's view of it.
     protected = APIRouter(dependencies=[Depends(authenticate)])
-    for module in (account, sessions, research, runs, reports, library, audio):
+    for module in (account, sessions, research, runs, reports, library, audio, schedules):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)
@@ -103,7 +105,7 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origin_list,
-            allow_methods=["GET", "POST", "DELETE"],
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
         )
     app.add_middleware(AccessLogMiddleware)  # outermost: logs every request, even refused ones

@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_fiel
 
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode
 from sleuth.core.text import clean_label, has_visible_text
-from sleuth.stream.results import ResearchResult, ToolDocument
+from sleuth.stream.results import ResearchResult, Snapshot, ToolDocument
 from sleuth.tools.extraction.blocks import TextBlock
 
 
@@ -169,6 +169,7 @@ class ReportOut(ResearchResult):
     session_id: str
     created_at: str
     tool_documents: list[ToolDocument] = Field(default_factory=list, exclude=True)
+    snapshot: Snapshot | None = Field(default=None, exclude=True)
 
 
 class PlanAnswerIn(_Request):

@@ -16,7 +16,7 @@ from sleuth.research.preflight import LOCAL_CHECKS, PreflightError, preflight
 from sleuth.runs.requests import NoReport, PlannedRun, followup_request, plan_run
 from sleuth.runs.service import SessionBusy, TooManyRuns
 from sleuth.store.records import MessageRecord, RunRecord, now_iso, session_title
-from sleuth.stream.results import PriorReport, ResearchRequest
+from sleuth.stream.results import PriorReport, ResearchRequest, Snapshot
 
 
 def check_length(services: Services, text: str) -> None:
@@ -77,8 +77,13 @@ async def start_run(
     followup: bool = False,
     report_id: str | None = None,
     prior: list[PriorReport] | None = None,
+    scheduled: bool = False,
+    previous: Snapshot | None = None,
 ) -> Started:
-    """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run."""
+    """Start a run for `content` in `session_id`; with `new_session`, the session is created with the run.
+
+    `scheduled`: a schedule's run, researched without the session's earlier reports as history and
+    compared with `previous` (its schedule's last snapshot) instead."""
     store = services.store
     if followup:
         try:
@@ -97,8 +102,11 @@ async def start_run(
             time_budget_s=time_budget_s,
             sources=chosen,
             prior=prior,
+            with_history=not scheduled,
         )
     planned.request.review_plan = review_plan
+    planned.request.scheduled = scheduled
+    planned.request.previous = previous
     await check_preflight(services, planned.request)
     message = MessageRecord(
         id=new_id("m"), session_id=session_id, role="user", content=content, run_id=None, created_at=now_iso()

@@ -56,6 +56,11 @@ COMMANDS: dict[str, Entry] = {
         "sleuth.cli.reports", "narrate", "Speak a stored report: read aloud, a short overview, or a two-voice dialogue."
     ),
     "research": Entry("sleuth.cli.research", "research", "Research QUESTION and print a cited report.", preload=True),
+    "schedule": Entry(
+        "sleuth.cli.schedule",
+        "schedule",
+        "Ask a question again on a schedule and see what changed: add, list, remove, or run one now.",
+    ),
     "schema": Entry(
         "sleuth.cli.schema",
         "schema",

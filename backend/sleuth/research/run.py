@@ -142,6 +142,8 @@ def _result(state: RunState, outcome: _Outcome) -> ResearchResult:
         output_tokens=state.totals.output_tokens,
         cost_usd=round(state.totals.cost_usd, 6),
         tool_documents=list(state.tool_documents.values()),
+        changes=state.changes if report else None,
+        snapshot=state.snapshot if report else None,
     )
 
 

@@ -18,8 +18,8 @@ from sleuth.research.modes import ModeLimits, mode_limits
 from sleuth.research.sources import Numbering, SourceRegistry, UnsafeUrlCheck
 from sleuth.research.time.deadlines import Pace, RunDeadlines
 from sleuth.stream.emitter import Emitter
-from sleuth.stream.packets import Degraded, Packet, PacketObj, Placement, Report
-from sleuth.stream.results import ResearchRequest, ToolDocument
+from sleuth.stream.packets import ChangeSet, Degraded, Packet, PacketObj, Placement, Report
+from sleuth.stream.results import ResearchRequest, Snapshot, ToolDocument
 from sleuth.tools.base import Page, SourceBlocked
 from sleuth.tools.toolbox import SearchOutcome, Toolbox
 
@@ -145,6 +145,8 @@ class RunState:
     tally: RunTally = field(default_factory=RunTally)
     published: Report | None = None  # the `report` packet, once sent
     tool_documents: dict[str, ToolDocument] = field(default_factory=dict)  # MCP results read, by URL
+    snapshot: Snapshot | None = None  # a scheduled run's, once its report is checked
+    changes: ChangeSet | None = None  # since the schedule's previous run
     _reasoning: bool | None = field(default=None, init=False, repr=False)
     _limits: ModeLimits | None = field(default=None, init=False, repr=False)
 

@@ -28,16 +28,19 @@ def plan_run(
     time_budget_s: float | None = None,
     sources: list[str] | None = None,
     prior: list[PriorReport] | None = None,
+    with_history: bool = True,
 ) -> PlannedRun:
     """Turn a message into a ResearchRequest.
 
     If the session's latest run ended asking clarification questions, this message answers
     them: the new run researches the original question with the exchange attached and skips
     clarification. Otherwise it is a new question; `prior` (a conversation held elsewhere) and the
-    session's earlier completed reports go along as history (the engine caps them in tokens).
+    session's earlier completed reports go along as history (the engine caps them in tokens), unless
+    `with_history` is False (a scheduled run researches afresh and compares afterwards).
     """
     runs = store.list_runs(session_id)
-    stored = [PriorReport(question=q, markdown=md) for q, md in store.completed_reports(session_id)]
+    reports = store.completed_reports(session_id) if with_history else []
+    stored = [PriorReport(question=q, markdown=md) for q, md in reports]
     history = [*(prior or []), *stored]
     last = runs[-1] if runs else None
     if last is not None and last.status == "waiting_for_input" and last.stop_reason == "clarification":

@@ -203,6 +203,51 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX sessions_by_owner ON sessions(owner_id, updated_at);
     """,
     ),
+    # 8: schedules: a question asked again on a cron or an interval, each firing an ordinary run in the
+    # schedule's own session; a firing row per due time (unique, a second claim of it is a no-op); and
+    # beside each report what a later run of its schedule compares with (`snapshot`) and what changed
+    # since the one before (`changes`).
+    Migration(
+        "schedules",
+        """
+    CREATE TABLE schedules ({ROWID}
+        id              TEXT PRIMARY KEY,
+        session_id      TEXT NOT NULL,
+        question        TEXT NOT NULL,
+        cron            TEXT,
+        every_s         INTEGER,
+        timezone        TEXT NOT NULL,
+        sources         TEXT NOT NULL DEFAULT 'null',
+        mode            TEXT,
+        time_budget_s   {REAL},
+        notify          TEXT NOT NULL,
+        webhook_url     TEXT,
+        webhook_secret  TEXT,
+        email           TEXT,
+        paused          INTEGER NOT NULL DEFAULT 0,
+        next_due_at     TEXT NOT NULL,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+    );
+    CREATE INDEX schedules_by_due ON schedules(next_due_at);
+    CREATE TABLE schedule_firings ({ROWID}
+        id              TEXT PRIMARY KEY,
+        schedule_id     TEXT NOT NULL,
+        due_at          TEXT NOT NULL,
+        fired_at        TEXT NOT NULL,
+        status          TEXT NOT NULL CHECK (status IN ('fired', 'skipped', 'failed')),
+        run_id          TEXT,
+        detail          TEXT,
+        delivery        TEXT NOT NULL DEFAULT 'none',
+        delivery_detail TEXT,
+        delivery_attempts INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (schedule_id, due_at)
+    );
+    CREATE INDEX schedule_firings_by_delivery ON schedule_firings(delivery);
+    ALTER TABLE reports ADD COLUMN changes TEXT NOT NULL DEFAULT 'null';
+    ALTER TABLE reports ADD COLUMN snapshot TEXT NOT NULL DEFAULT 'null';
+    """,
+    ),
 ]
 
 

@@ -25,7 +25,16 @@ from sleuth.store.packet_writer import StoredPacket
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.stream.results import ResearchResult, ToolDocument
 
-REPORT_JSON_FIELDS = ("sources", "removed_citations", "clarification_questions", "plan", "key_findings", "method")
+REPORT_JSON_FIELDS = (
+    "sources",
+    "removed_citations",
+    "clarification_questions",
+    "plan",
+    "key_findings",
+    "method",
+    "changes",
+    "snapshot",
+)
 DEFAULT_POOL_SIZE = 10
 _LIVE_AUDIO = "SELECT * FROM audio WHERE report_id = ? AND style = ? AND status IN ('pending', 'done')"
 
@@ -181,7 +190,8 @@ class Store:
         return self.database.fetch_one(f"SELECT * FROM audio WHERE id = ?{mine}", (audio_id, *owner))
 
     def delete_session(self, session_id: str) -> list[str]:
-        """Remove the session with everything it owns: runs, their packets, messages, reports and audio.
+        """Remove the session with everything it owns: runs, their packets, messages, reports, audio, and
+        the schedule whose session it is.
 
         Returns the ids of the audio rows removed (their files are the caller's to remove). NotFound
         if there is no such session; RunInProgress, with nothing removed, while one of its runs is
@@ -195,6 +205,9 @@ class Store:
                 raise RunInProgress()
             audio_ids = [row["id"] for row in tx.fetch_all("SELECT id FROM audio WHERE session_id = ?", (session_id,))]
             for sql in (
+                # A schedule owns its session: it goes with it (a later firing would have nowhere to run).
+                "DELETE FROM schedule_firings WHERE schedule_id IN (SELECT id FROM schedules WHERE session_id = ?)",
+                "DELETE FROM schedules WHERE session_id = ?",
                 f"DELETE FROM packets WHERE run_id IN ({runs})",
                 "DELETE FROM tool_documents WHERE session_id = ?",
                 "DELETE FROM audio WHERE session_id = ?",

@@ -261,6 +261,63 @@ class MethodNote(BaseModel):
     text: str = Field(description="The note as markdown; it is also the end of the report's markdown.")
 
 
+class SourceChange(BaseModel):
+    """A source that is new, gone, or whose text changed since the schedule's previous run."""
+
+    status: Literal["new", "gone", "changed"]
+    url: str
+    title: str = ""
+    number: int | None = Field(default=None, description="Its citation number in this report; none when gone.")
+    added: list[str] = Field(default_factory=list, description="Passages of its text that were not there before.")
+    removed: list[str] = Field(default_factory=list, description="Passages of its text that are no longer there.")
+
+
+class ClaimChange(BaseModel):
+    """A claim (a cited sentence) that is new, dropped, or changed since the schedule's previous run."""
+
+    status: Literal["new", "dropped", "changed"]
+    sentence: str = Field(description="The claim as this report makes it (dropped: as the previous one did).")
+    previous: str | None = Field(default=None, description="Changed: the claim as the previous report made it.")
+    label: Literal["updated", "contradicted"] | None = Field(
+        default=None, description="Changed, when a model confirmed the pair: new details, or the opposite."
+    )
+    numbers: list[int] = Field(default_factory=list, description="Its citation numbers in this report.")
+    urls: list[str] = Field(default_factory=list, description="The URLs of the sources it cites.")
+
+
+class ChangeCounts(BaseModel):
+    sources_new: int = 0
+    sources_gone: int = 0
+    sources_changed: int = 0
+    sources_unchanged: int = 0
+    claims_new: int = 0
+    claims_dropped: int = 0
+    claims_changed: int = 0
+    claims_unchanged: int = 0
+
+
+class ChangeSet(BaseModel):
+    """What a scheduled run found different from its schedule's previous run (docs/schedules.md)."""
+
+    since: str = Field(description="When the previous run ended (UTC ISO).")
+    previous_report_id: str
+    changed: bool = Field(description="Whether anything is new, gone, dropped or changed.")
+    counts: ChangeCounts
+    sources: list[SourceChange] = Field(default_factory=list)
+    claims: list[ClaimChange] = Field(default_factory=list)
+    matched_by: Literal["deterministic", "model"] = Field(
+        default="deterministic",
+        description="How changed claims were found: shared citations and sentence similarity, then (`model`) "
+        "confirmed by the report model.",
+    )
+
+
+class Changes(ChangeSet, _Obj):
+    """Sent once, just before `report`, by a scheduled run that has a previous run to compare with."""
+
+    type: Literal["changes"] = "changes"
+
+
 class Report(_Obj):
     type: Literal["report"] = "report"
     report_id: str
@@ -272,6 +329,9 @@ class Report(_Obj):
     removed_citations: list[RemovedCitation] = Field(default_factory=list)
     unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
     method: MethodNote | None = None
+    changes: ChangeSet | None = Field(
+        default=None, description="A scheduled run's diff with its previous run (also the `changes` packet)."
+    )
 
 
 class Progress(_Obj):
@@ -350,6 +410,7 @@ PacketObj = Annotated[
     | MessageStart
     | MessageDelta
     | CitationInfo
+    | Changes
     | Report
     | Progress
     | Usage

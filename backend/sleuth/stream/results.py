@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sleuth.config import Mode, Strategy
 from sleuth.core.ids import new_id
 from sleuth.stream.packets import (
+    ChangeSet,
     KeyFinding,
     MethodNote,
     NumberedSource,
@@ -73,6 +74,32 @@ class Followup:
     sources: list[NumberedSource] = field(default_factory=list)
 
 
+class SnapshotClaim(BaseModel):
+    """A claim-checked sentence of a report and the URLs of the sources it cites."""
+
+    sentence: str
+    urls: list[str] = Field(default_factory=list)
+
+
+class SnapshotSource(BaseModel):
+    """A source a report cites: the hash of the text the run read, and that text in passages (for
+    the passages a later run finds changed)."""
+
+    url: str
+    title: str = ""
+    sha256: str
+    passages: list[str] = Field(default_factory=list)
+
+
+class Snapshot(BaseModel):
+    """What a scheduled run found, kept with its report for the schedule's next run to compare with."""
+
+    taken_at: str  # when the run ended (UTC ISO)
+    report_id: str
+    claims: list[SnapshotClaim] = Field(default_factory=list)
+    sources: list[SnapshotSource] = Field(default_factory=list)
+
+
 @dataclass
 class ResearchRequest:
     question: str
@@ -87,6 +114,10 @@ class ResearchRequest:
     review_plan: bool = False  # wait for the user to approve, edit or revise the plan
     followup: Followup | None = None  # set: answer `question` from this report instead of researching
     report_id: str = field(default_factory=lambda: new_id("rep"))
+    # A scheduled run: True, and the snapshot of the schedule's previous run when there is one. The
+    # report then opens with what changed since, and the result keeps a snapshot of its own.
+    scheduled: bool = False
+    previous: Snapshot | None = None
 
     def mode_label(self, default: Mode) -> str:
         """The mode its `run_start` names: `followup` for a follow-up, else its own or `default`."""
@@ -132,6 +163,10 @@ class ResearchResult(BaseModel):
     cost_usd: float = 0.0
     # Stored beside the report (the store's `tool_documents`), not in it: the reports API leaves it out.
     tool_documents: list[ToolDocument] = Field(default_factory=list)
+    # A scheduled run: what changed since the previous run (None for the first), and what this run
+    # found, for the next one to compare with (the reports API leaves the snapshot out).
+    changes: ChangeSet | None = None
+    snapshot: Snapshot | None = None
 
     @property
     def unsupported_claims(self) -> list[UnsupportedClaim]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from datetime import UTC, datetime
 from typing import Any
 
 from sleuth.core.clock import DeadlineReached, run_until
@@ -12,14 +13,17 @@ from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
 from sleuth.research.modes import REPORT_WORDS
 from sleuth.research.report.artifact import describe_findings, reconcile
+from sleuth.research.report.change_labels import confirm_changes
+from sleuth.research.report.changes import compare, snapshot_of, with_section
 from sleuth.research.report.citations import VerifiedReport, verify_report
-from sleuth.research.report.claim_check import SourcePrep, check_report_claims
+from sleuth.research.report.claim_check import SourcePrep, check_report_claims, source_texts
 from sleuth.research.report.method import note_for
 from sleuth.research.state import Finding, RunState
 from sleuth.research.step import OutputCap, llm_step
 from sleuth.research.time.deadlines import both
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import (
+    Changes,
     CitationInfo,
     Degraded,
     Error,
@@ -211,6 +215,8 @@ async def publish_report(
     flagged = unsupported(verified.claims)
     note = note_for(state, verified, claims_unsupported=len(flagged))
     verified.markdown = f"{verified.markdown}\n\n{note.text}" if verified.markdown else note.text
+    if state.request.scheduled:
+        await _compare_with_previous(state, verified)
     state.published = Report(
         report_id=state.request.report_id,
         title=published.title,
@@ -221,7 +227,22 @@ async def publish_report(
         removed_citations=verified.removed,
         unsupported_claims=flagged,
         method=note,
+        changes=state.changes,
     )
     state.emit(state.published)
     state.emit(SectionEnd())
     return verified
+
+
+async def _compare_with_previous(state: RunState, verified: VerifiedReport) -> None:
+    """A scheduled run keeps a snapshot of what it found; with its schedule's previous one, the diff
+    opens the report and goes out as the `changes` packet, just before the `report`."""
+    texts = await source_texts(state, verified.sources)
+    taken_at = datetime.now(UTC)
+    state.snapshot = snapshot_of(state.request.report_id, taken_at, verified.claims, verified.sources, texts)
+    previous = state.request.previous
+    if previous is None:
+        return
+    state.changes = await confirm_changes(state, compare(previous, state.snapshot, verified.sources))
+    verified.markdown = with_section(verified.markdown, state.changes)
+    state.emit(Changes(**state.changes.model_dump()))
