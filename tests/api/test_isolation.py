@@ -43,6 +43,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/sessions/{session_id}/messages"): {"content": "what else?"},
     ("POST", "/api/runs/{run_id}/plan"): {"approve": True},
     ("POST", "/api/reports/{report_id}/audio"): {"style": "narration"},
+    ("PATCH", "/api/schedules/{schedule_id}"): {"paused": True},
 }
 QUERIES: dict[str, dict[str, str]] = {"/api/documents/{doc_id}": {"session_id": "{session_id}"}}
 
@@ -98,6 +99,9 @@ async def _alices_research(live: LiveServer) -> Owned:
         run_id = await start_research(client, clarify=False, mode="light")
         assert (await read_events(client, run_id))[-1].type == "stop"
         run = (await client.get(f"/api/runs/{run_id}")).json()
+        created = await client.post("/api/schedules", json={"question": "What is new?", "every": "24h"})
+        assert created.status_code == 201, created.text
+        schedule = created.json()
     store: Store = live.app_state.store
     report_id, session_id = run["report_id"], run["session_id"]
     audio_id = store.create_audio("a_alice", report_id, session_id, "narration", owner_host=this_host(), owner_pid=1)
@@ -112,6 +116,8 @@ async def _alices_research(live: LiveServer) -> Owned:
         "audio_id": audio_id,
         "key_id": alice_key.record.id,
         "doc_id": "d_tool",
+        "schedule_id": schedule["id"],
+        "schedule_session_id": schedule["session_id"],
     }
     return Owned(ids, alice_key.key, bob_key)
 
@@ -133,7 +139,7 @@ def test_every_route_with_an_id_is_checked_here() -> None:
         assert all(f"{{{name}}}" not in path or name in _IDS for name in _names(path)), path
 
 
-_IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id"}
+_IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id", "schedule_id"}
 
 
 def _names(path: str) -> list[str]:
@@ -161,11 +167,14 @@ async def test_streams_resumed_and_lists_show_nothing_of_another_user(
         assert resumed.status_code == 404
         assert (await bob.get(f"/api/runs/{ids['run_id']}/events", params={"after": 0})).status_code == 404
         assert (await bob.get("/api/sessions")).json() == []
+        assert (await bob.get("/api/schedules")).json() == []
         by_url = await bob.get("/api/documents", params={"url": "mcp://n/read", "session_id": ids["session_id"]})
         assert by_url.status_code == 404
         assert ids["key_id"] not in [k["id"] for k in (await bob.get("/api/keys")).json()]
     async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.alice)) as alice:
-        assert [s["id"] for s in (await alice.get("/api/sessions")).json()] == [ids["session_id"]]
+        mine = {s["id"] for s in (await alice.get("/api/sessions")).json()}
+        assert mine == {ids["session_id"], ids["schedule_session_id"]}
+        assert [s["id"] for s in (await alice.get("/api/schedules")).json()] == [ids["schedule_id"]]
         replay = await read_events(alice, ids["run_id"], last_event_id=0)
         assert replay and replay[0].seq == 1
 

@@ -27,7 +27,7 @@ from sleuth.stream.results import Snapshot
 
 
 def schedules_of(services: Services) -> ScheduleStore:
-    return ScheduleStore(services.store.database)
+    return services.store.schedules
 
 
 async def start_scheduled(services: Services, schedule: ScheduleRecord) -> starting.Started:

@@ -12,6 +12,7 @@ besides. One mechanism for SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -112,10 +113,24 @@ def _column_value(name: str, value: Any) -> Any:
 
 
 class ScheduleStore:
-    """Schedules on the store's database (`Store.database`)."""
+    """Schedules on the store's database (`Store.database`). `owned_by` gives one user's view (their
+    sessions' schedules, as `Store.owned_by` does for sessions); the scheduler's own view is whole."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
+        self._scoped = False
+        self._owner: str | None = None
+
+    def owned_by(self, user_id: str) -> ScheduleStore:
+        view = copy.copy(self)
+        view._scoped, view._owner = True, user_id
+        return view
+
+    def _mine(self) -> tuple[str, tuple[Any, ...]]:
+        """SQL (starting with AND) keeping the schedules of this view's owner."""
+        if not self._scoped:
+            return "", ()
+        return " AND session_id IN (SELECT id FROM sessions WHERE owner_id = ?)", (self._owner,)
 
     def create(self, schedule: ScheduleRecord, session_title: str) -> None:
         """Insert the schedule with its new session, in one transaction."""
@@ -123,17 +138,19 @@ class ScheduleStore:
         values = [_column_value(name, getattr(schedule, name)) for name in columns]
         with self.database.transaction() as tx:
             tx.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (schedule.session_id, session_title, schedule.created_at, schedule.created_at),
+                "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
+                (schedule.session_id, session_title, schedule.created_at, schedule.created_at, self._owner),
             )
             tx.execute(f"INSERT INTO schedules ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
 
     def get(self, schedule_id: str) -> ScheduleRecord | None:
-        row = self.database.fetch_one("SELECT * FROM schedules WHERE id = ?", (schedule_id,))
+        mine, owner = self._mine()
+        row = self.database.fetch_one(f"SELECT * FROM schedules WHERE id = ?{mine}", (schedule_id, *owner))
         return ScheduleRecord.from_row(row) if row else None
 
     def all(self) -> list[ScheduleRecord]:
-        rows = self.database.fetch_all("SELECT * FROM schedules ORDER BY created_at, id")
+        mine, owner = self._mine()
+        rows = self.database.fetch_all(f"SELECT * FROM schedules WHERE 1 = 1{mine} ORDER BY created_at, id", owner)
         return [ScheduleRecord.from_row(row) for row in rows]
 
     def update(self, schedule_id: str, changes: Mapping[str, Any]) -> ScheduleRecord:
@@ -143,17 +160,19 @@ class ScheduleStore:
             raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
         assignments = [f"{name} = ?" for name in changes] + ["updated_at = ?"]
         values = [_column_value(name, value) for name, value in changes.items()] + [now_iso()]
+        mine, owner = self._mine()
         with self.database.transaction() as tx:
-            tx.execute(f"UPDATE schedules SET {', '.join(assignments)} WHERE id = ?", (*values, schedule_id))
-            row = tx.fetch_one("SELECT * FROM schedules WHERE id = ?", (schedule_id,))
+            tx.execute(f"UPDATE schedules SET {', '.join(assignments)} WHERE id = ?{mine}", (*values, schedule_id, *owner))
+            row = tx.fetch_one(f"SELECT * FROM schedules WHERE id = ?{mine}", (schedule_id, *owner))
         if row is None:
             raise NotFound("schedule", schedule_id)
         return ScheduleRecord.from_row(row)
 
     def delete(self, schedule_id: str) -> bool:
         """Remove the schedule and its firings; its session, runs and reports stay (ordinary history)."""
+        mine, owner = self._mine()
         with self.database.transaction() as tx:
-            if tx.fetch_one("SELECT id FROM schedules WHERE id = ?", (schedule_id,)) is None:
+            if tx.fetch_one(f"SELECT id FROM schedules WHERE id = ?{mine}", (schedule_id, *owner)) is None:
                 return False
             tx.execute("DELETE FROM schedule_firings WHERE schedule_id = ?", (schedule_id,))
             tx.execute("DELETE FROM schedules WHERE id = ?", (schedule_id,))
@@ -197,9 +216,12 @@ class ScheduleStore:
 
     def firings(self, schedule_id: str, limit: int = 50) -> list[FiringRecord]:
         """The schedule's firings, newest first."""
+        mine, owner = self._mine()
         rows = self.database.fetch_all(
-            "SELECT * FROM schedule_firings WHERE schedule_id = ? ORDER BY due_at DESC, rowid DESC LIMIT ?",
-            (schedule_id, limit),
+            "SELECT * FROM schedule_firings WHERE schedule_id = ?"
+            f" AND schedule_id IN (SELECT id FROM schedules WHERE 1 = 1{mine})"
+            " ORDER BY due_at DESC, rowid DESC LIMIT ?",
+            (schedule_id, *owner, limit),
         )
         return [FiringRecord.from_row(row) for row in rows]
 

@@ -22,6 +22,7 @@ from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
 from sleuth.store.packet_writer import StoredPacket
+from sleuth.store.schedules import ScheduleStore
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.stream.results import ResearchResult, ToolDocument
 
@@ -58,6 +59,7 @@ class Store:
             self.database.close()
             raise
         self.accounts = AccountStore(self.database)
+        self.schedules = ScheduleStore(self.database)
         self._scoped = False
         self._owner: str | None = None
 
@@ -65,6 +67,7 @@ class Store:
         """This store as `user_id` sees it (the same database; closing it is the unscoped store's job)."""
         view = copy.copy(self)
         view._scoped, view._owner = True, user_id
+        view.schedules = self.schedules.owned_by(user_id)
         return view
 
     @property
