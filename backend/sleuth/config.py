@@ -153,11 +153,6 @@ class Settings(BaseSettings):
     schedule_jitter_s: float = Field(
         default=30.0, ge=0, description="A schedule starts up to this many seconds after its due time (spread)."
     )
-    public_url: str = Field(
-        default="",
-        description="The address readers reach this server at (https://sleuth.example), for report links in "
-        "webhooks; unset: links are paths (/api/reports/...).",
-    )
     webhook_allow_hosts: str = Field(
         default="",
         description="Comma list of host names, IPs or CIDRs a schedule's webhook may point at although private.",
@@ -312,7 +307,8 @@ class Settings(BaseSettings):
     )
     public_url: str | None = Field(
         default=None,
-        description="The address users open (e.g. https://sleuth.example.org); https makes sign-in cookies Secure.",
+        description="The address users open (e.g. https://sleuth.example.org): https makes sign-in cookies "
+        "Secure, and webhooks link reports under it (unset: links are paths, /api/reports/...).",
     )
     auth_session_hours: float = Field(
         default=24.0 * 14, gt=0, le=24.0 * 366, description="A browser sign-in lasts this long (accounts mode)."

@@ -175,7 +175,7 @@ class Deliverer:
 
     def payload(self, schedule: ScheduleRecord, firing: FiringRecord, report: dict[str, Any] | None) -> dict[str, Any]:
         report_id = report["id"] if report else None
-        base = self.settings.public_url.rstrip("/")
+        base = (self.settings.public_url or "").rstrip("/")
         return {
             "event": EVENT,
             "schedule_id": schedule.id,

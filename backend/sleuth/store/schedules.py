@@ -162,7 +162,9 @@ class ScheduleStore:
         values = [_column_value(name, value) for name, value in changes.items()] + [now_iso()]
         mine, owner = self._mine()
         with self.database.transaction() as tx:
-            tx.execute(f"UPDATE schedules SET {', '.join(assignments)} WHERE id = ?{mine}", (*values, schedule_id, *owner))
+            tx.execute(
+                f"UPDATE schedules SET {', '.join(assignments)} WHERE id = ?{mine}", (*values, schedule_id, *owner)
+            )
             row = tx.fetch_one(f"SELECT * FROM schedules WHERE id = ?{mine}", (schedule_id, *owner))
         if row is None:
             raise NotFound("schedule", schedule_id)

@@ -22,8 +22,8 @@ from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
 from sleuth.store.packet_writer import StoredPacket
-from sleuth.store.schedules import ScheduleStore
 from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
+from sleuth.store.schedules import ScheduleStore
 from sleuth.stream.results import ResearchResult, ToolDocument
 
 REPORT_JSON_FIELDS = (
