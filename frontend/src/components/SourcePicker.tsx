@@ -18,6 +18,18 @@ function read(key: string): string[] | null {
   }
 }
 
+/** Forget every session's choice (a sign-out: the next user of this browser has other sessions). */
+export function forgetSourceChoices(): void {
+  try {
+    const mine = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i)).filter(
+      (key): key is string => !!key && key.startsWith("sleuth.sources."),
+    );
+    for (const key of mine) localStorage.removeItem(key);
+  } catch {
+    /* storage disabled: nothing was kept */
+  }
+}
+
 /**
  * The sources chosen for a session (null: the server's defaults), remembered per session. A new
  * session starts from the last choice made anywhere.
