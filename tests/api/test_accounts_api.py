@@ -3,6 +3,7 @@ ends a user's access at once."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -217,3 +218,36 @@ async def test_administrators_list_users_and_their_usage_and_no_one_else_does(ac
         ("bob", False, 0, 0),
         ("root", True, 0, 0),
     ]
+
+
+async def test_with_accounts_only_administrators_change_the_shared_library(accounts_server: LiveServer) -> None:
+    accounts(accounts_server).add_user("root", PASSWORD, admin=True)
+    note = {"files": ("okapi.md", b"# Okapi\n\nThe okapi is shy.\n", "text/markdown")}
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60) as client:
+        csrf = await sign_in(client, "alice")
+        for method, path in [
+            ("POST", "/api/collections/notes/documents"),
+            ("DELETE", "/api/collections/notes"),
+            ("DELETE", "/api/collections/notes/documents/d_x"),
+        ]:
+            files = note if method == "POST" else None
+            refused = await client.request(method, path, files=files, headers={"X-CSRF-Token": csrf})
+            assert refused.status_code == 403 and "only administrators" in refused.json()["detail"], path
+        csrf = await sign_in(client, "root")
+        added = await client.post("/api/collections/notes/documents", files=note, headers={"X-CSRF-Token": csrf})
+        assert added.status_code == 201, added.text
+        await sign_in(client, "alice")
+        assert "notes" in [c["name"] for c in (await client.get("/api/collections")).json()]  # shared, read-only
+
+
+async def test_the_access_log_names_the_user_of_each_request(accounts_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=30) as client:
+        await sign_in(client)
+        await client.get("/api/sessions")
+        await client.get("/api/sessions", headers={"Authorization": "Bearer sk_sleuth_wrong"})
+    accounts_server.server.should_exit = True
+    accounts_server.thread.join(15)  # access lines are written once each response has ended
+    log = (accounts_server.settings.data_dir / "logs" / "sleuth.jsonl").read_text()
+    lines = [json.loads(line) for line in log.splitlines()]
+    sessions = [(line["status"], line["user"]) for line in lines if line.get("path") == "/api/sessions"]
+    assert sessions == [(200, "alice"), (401, None)]

@@ -15,7 +15,6 @@ reveals only counts and the version. Refusals say what is missing, never whether
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from dataclasses import dataclass
 
@@ -75,8 +74,10 @@ def principal_of(request: Request) -> Principal:
     return principal
 
 
-async def authenticate(request: Request) -> Principal:
-    """The route dependency: find the caller (once per request) or refuse with 401 / 403."""
+def authenticate(request: Request) -> Principal:
+    """The route dependency: find the caller (once per request) or refuse with 401 / 403.
+
+    Synchronous, so FastAPI runs it on its thread pool: with accounts it reads the database."""
     known: Principal | None = getattr(request.state, "principal", None)
     if known is not None:
         return known
@@ -88,7 +89,7 @@ async def authenticate(request: Request) -> Principal:
         _check_shared_token(request, settings)
         principal = BUILT_IN
     else:
-        principal = await _account_caller(request)
+        principal = _account_caller(request)
     request.state.principal = principal
     return principal
 
@@ -106,18 +107,18 @@ def _check_shared_token(request: Request, settings: Settings) -> None:
         raise unauthorized("missing or invalid bearer token")
 
 
-async def _account_caller(request: Request) -> Principal:
+def _account_caller(request: Request) -> Principal:
     accounts = accounts_of(request)
     key = _bearer(request)
     if key is not None:
-        caller = await asyncio.to_thread(accounts.by_api_key, key) if key.startswith(API_KEY_PREFIX) else None
+        caller = accounts.by_api_key(key) if key.startswith(API_KEY_PREFIX) else None
         if caller is None:
             raise unauthorized("invalid, expired or revoked API key")
         return Principal(caller.user)
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
         raise unauthorized("sign in (POST /api/auth/login) or send an API key as a bearer token")
-    caller = await asyncio.to_thread(accounts.by_sign_in, token)
+    caller = accounts.by_sign_in(token)
     if caller is None:
         raise unauthorized("your sign-in has ended; sign in again")
     if request.method not in SAFE_METHODS and not same(request.headers.get(CSRF_HEADER, ""), csrf_token(token)):

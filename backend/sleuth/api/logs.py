@@ -6,6 +6,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sleuth.api.auth import Principal
 from sleuth.core.logs import access_log
 from sleuth.core.redaction import redact_query
 
@@ -44,6 +45,13 @@ class AccessLogMiddleware:
                         "status": status or 500,
                         "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                         "client": f"{client[0]}:{client[1]}" if client else None,
+                        "user": _caller(scope),
                     }
                 },
             )
+
+
+def _caller(scope: Scope) -> str | None:
+    """Who made the request, once `authenticate` knew (its name; None for a request it refused or never saw)."""
+    principal = scope.get("state", {}).get("principal")
+    return principal.name if isinstance(principal, Principal) else None

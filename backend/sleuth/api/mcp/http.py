@@ -67,7 +67,7 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            principal = await authenticate(Request(scope, receive))
+            principal = await asyncio.to_thread(authenticate, Request(scope, receive))
         except HTTPException as exc:
             await JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)(scope, receive, send)
             return

@@ -58,7 +58,7 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {
         400: "Research cannot start with the server's settings (the message says what to fix)",
         401: "Not signed in, or a missing or invalid bearer token or API key",
-        403: "A cookie-authenticated change without its CSRF token",
+        403: "Not allowed to this caller, or a cookie-authenticated change without its CSRF token",
         404: "Not found",
         409: "The session already has a run in progress",
         413: "Message or upload too large",

@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, UploadFile, status
 from fastapi.responses import JSONResponse
 
 from sleuth.api import documents
+from sleuth.api.auth import principal_of
 from sleuth.api.routes.deps import manager_of, responses, services_of, settings_of, upload_slots_of
 from sleuth.api.schemas import (
     CollectionOut,
@@ -36,6 +37,16 @@ def _db(request: Request) -> Path:
 
 def _refused(exc: library.LibraryError) -> HTTPException:
     return HTTPException(status_code=exc.status, detail=str(exc))
+
+
+def _changes_the_shared_library(request: Request) -> None:
+    """With accounts, only administrators add or remove documents: the library (collections and
+    uploads) is shared by every user of the server, so one user's upload would be everyone's."""
+    if settings_of(request).auth_mode == "accounts" and not principal_of(request).is_admin:
+        raise HTTPException(
+            status_code=403,
+            detail="with accounts, only administrators change the library: its collections are shared by every user",
+        )
 
 
 def _file_name(filename: str | None) -> str:
@@ -95,7 +106,7 @@ async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
     status_code=status.HTTP_201_CREATED,
     response_model=UploadOut,
     responses={
-        **responses(401, 409, 429),
+        **responses(401, 403, 409, 429),
         **{
             code: {"model": UploadRefusedOut, "description": f"No file was added ({what}); `refused` says why for each"}
             for code, what in ((413, "too big"), (415, "types not supported"), (422, "no usable text"))
@@ -110,6 +121,7 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     child process bounded in time and memory; past `SLEUTH_UPLOAD_MAX_CONCURRENT` uploads being
     extracted, another gets 429 with Retry-After.
     """
+    _changes_the_shared_library(request)
     settings = settings_of(request)
     slots = upload_slots_of(request)
     if slots.locked():  # refused, not queued: a queued request would hold its spooled files until its turn
@@ -134,8 +146,9 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     return UploadOut.model_validate(result)
 
 
-@router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 404, 409))
+@router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 403, 404, 409))
 async def delete_collection(request: Request, name: str) -> None:
+    _changes_the_shared_library(request)
     try:
         await asyncio.to_thread(library.delete_collection, _db(request), name)
     except library.LibraryError as exc:
@@ -145,9 +158,10 @@ async def delete_collection(request: Request, name: str) -> None:
 @router.delete(
     "/collections/{name}/documents/{doc_id}",
     status_code=status.HTTP_204_NO_CONTENT,
-    responses=responses(401, 404, 409),
+    responses=responses(401, 403, 404, 409),
 )
 async def delete_document(request: Request, name: str, doc_id: str) -> None:
+    _changes_the_shared_library(request)
     try:
         await asyncio.to_thread(library.delete_document, _db(request), name, doc_id)
     except library.LibraryError as exc:
