@@ -17,7 +17,7 @@ import { warmupText } from "./warmup";
 
 /**
  * The page: the session list, the open session's thread, and the composer under it (or the API
- * keys page). `account`: the signed-in user, where users sign in. `signIns` changes when the user
+ * keys page). `account`: the signed-in user, where users sign in (only administrators add files). `signIns` changes when the user
  * signs in again: what failed meanwhile is loaded again. `covered`: a prompt is over the page.
  */
 export function App({
@@ -25,7 +25,7 @@ export function App({
   signIns = 0,
   covered = false,
 }: {
-  account?: TopBarAccount | null;
+  account?: (TopBarAccount & { isAdmin: boolean }) | null;
   signIns?: number;
   covered?: boolean;
 }) {
@@ -169,7 +169,14 @@ export function App({
               onStop={busy ? stop : null}
               preset={preset}
               waiting={warmupText(readiness)}
-              tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
+              tools={
+                <SourcePicker
+                  chosen={chosenSources}
+                  onChange={setChosenSources}
+                  disabled={busy}
+                  canAddFiles={!account || account.isAdmin}
+                />
+              }
               note={
                 canFollowUp ? (
                   <>

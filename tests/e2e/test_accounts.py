@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .servers import SLEUTH, Server, start_server, stop_server
-from .ui import ask, question_box, report
+from .ui import ask, composer, question_box, report
 
 PASSWORDS = {"ada": "ada's long password", "bob": "bob's long password"}
 QUESTION = "How does Python's descriptor protocol choose between __get__ and the instance __dict__ lookup?"
@@ -92,6 +92,12 @@ def test_two_users_each_see_only_their_own_research(
     expect(page.get_by_role("heading", name="What should Sleuth research?")).to_be_visible()
     assert MARK not in page.content()
     shot("bob-top-bar")
+    # Only administrators change the shared library: bob is offered no upload.
+    composer(page).locator("details.source-picker > summary").click()
+    menu = page.get_by_role("group", name="Sources to search")
+    expect(menu.get_by_role("button", name="Use defaults")).to_be_visible()
+    expect(menu.get_by_role("button", name="Add files…")).to_have_count(0)
+    page.keyboard.press("Escape")
 
     page.goto(ada_session)
     expect(page.get_by_role("alert")).to_contain_text(re.compile(r"Could not open this session: .*not found"))

@@ -54,10 +54,12 @@ interface Props {
   chosen: string[] | null;
   onChange: (names: string[] | null) => void;
   disabled: boolean;
+  /** Whether the caller may add files (with accounts, only administrators change the shared library). */
+  canAddFiles?: boolean;
 }
 
 /** "Search in": a checkbox per source, with document counts, and a way to add files. */
-export function SourcePicker({ chosen, onChange, disabled }: Props) {
+export function SourcePicker({ chosen, onChange, disabled, canAddFiles = true }: Props) {
   const [sources, setSources] = useState<SourceInfo[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
@@ -110,16 +112,18 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
             <button type="button" class="btn btn-ghost btn-small" disabled={chosen === null} onClick={() => onChange(null)}>
               Use defaults
             </button>
-            <button
-              type="button"
-              class="btn btn-ghost btn-small"
-              onClick={() => {
-                if (menuRef.current) menuRef.current.open = false;
-                setUploading(true);
-              }}
-            >
-              Add files…
-            </button>
+            {canAddFiles ? (
+              <button
+                type="button"
+                class="btn btn-ghost btn-small"
+                onClick={() => {
+                  if (menuRef.current) menuRef.current.open = false;
+                  setUploading(true);
+                }}
+              >
+                Add files…
+              </button>
+            ) : null}
           </div>
         </div>
       </details>
