@@ -44,9 +44,12 @@ export class ApiError extends Error {
 
 const BASE = "/api";
 
-/** Throw an ApiError carrying the server's `detail` for a response that failed (and report a 401). */
-async function refuseFailure(res: Response): Promise<void> {
-  if (res.status === 401) reportUnauthorized();
+/**
+ * Throw an ApiError carrying the server's `detail` for a response that failed, and report a 401
+ * (the page asks for a sign-in or a token) unless the caller handles it itself.
+ */
+async function refuseFailure(res: Response, report401 = true): Promise<void> {
+  if (res.status === 401 && report401) reportUnauthorized();
   if (res.ok) return;
   let detail = `${res.status} ${res.statusText}`;
   try {
@@ -58,17 +61,17 @@ async function refuseFailure(res: Response): Promise<void> {
   throw new ApiError(detail, res.status);
 }
 
-async function call<T>(path: string, init?: RequestInit): Promise<T> {
+async function call<T>(path: string, init?: RequestInit, report401 = true): Promise<T> {
   const res = await fetch(BASE + path, {
     ...init,
     headers: {
       Accept: "application/json",
       ...(init?.body ? { "Content-Type": "application/json" } : {}),
-      ...authHeaders(),
+      ...authHeaders(init?.method),
       ...init?.headers,
     },
   });
-  await refuseFailure(res);
+  await refuseFailure(res, report401);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
@@ -189,7 +192,7 @@ export function uploadFile(collection: string, file: File, onProgress: (fraction
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `${BASE}/collections/${encodeURIComponent(collection)}/documents`);
-    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
+    for (const [k, v] of Object.entries(authHeaders("POST"))) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
@@ -292,4 +295,84 @@ export async function fetchAudio(url: string): Promise<Blob> {
   const res = await fetch(url, { headers: { ...authHeaders() } });
   if (!res.ok) throw new ApiError(`${res.status} ${res.statusText}`, res.status);
   return await res.blob();
+}
+
+// --------------------------------------------------------------------------- accounts
+
+export type AuthMode = R.MeOut["auth"];
+
+export interface Me {
+  name: string;
+  isAdmin: boolean;
+  auth: AuthMode;
+}
+
+const toMe = (raw: R.MeOut): Me => ({ name: raw.name, isAdmin: raw.is_admin, auth: raw.auth });
+
+/** The caller (`GET /api/auth/me`), or null when the server does not know them (401). */
+export async function getMe(): Promise<Me | null> {
+  try {
+    return toMe(await call<R.MeOut>("/auth/me", undefined, false));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  }
+}
+
+/** The server's SLEUTH_AUTH mode, from `/api/health` (open in every mode). */
+export async function getAuthMode(): Promise<AuthMode> {
+  return (await call<R.HealthOut>("/health")).auth;
+}
+
+/** Sign in; the server sets the sign-in and CSRF cookies. A wrong name or password throws (401, 429). */
+export async function signIn(username: string, password: string): Promise<Me> {
+  const body = json<R.LoginIn>({ username, password });
+  return toMe(await call<R.MeOut>("/auth/login", { method: "POST", body }, false));
+}
+
+/** End this browser's sign-in on the server (an ended one answers 401: it is over either way). */
+export async function signOut(): Promise<void> {
+  try {
+    await call<unknown>("/auth/logout", { method: "POST" }, false);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401)) throw e;
+  }
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface NewApiKey extends ApiKey {
+  /** The key itself: in this answer only. */
+  key: string;
+}
+
+const toKey = (raw: R.ApiKeyOut): ApiKey => ({
+  id: raw.id,
+  name: raw.name,
+  createdAt: raw.created_at,
+  expiresAt: raw.expires_at ?? null,
+  lastUsedAt: raw.last_used_at ?? null,
+});
+
+export async function listKeys(): Promise<ApiKey[]> {
+  return (await call<R.ApiKeyOut[]>("/keys")).map(toKey);
+}
+
+/** A new key; null `expiresInDays`: it never expires. */
+export async function createKey(name: string, expiresInDays: number | null): Promise<NewApiKey> {
+  const raw = await call<R.ApiKeyCreated>("/keys", {
+    method: "POST",
+    body: json<R.ApiKeyCreate>({ name, expires_in_days: expiresInDays }),
+  });
+  return { ...toKey(raw), key: raw.key };
+}
+
+export async function deleteKey(id: string): Promise<void> {
+  await call<unknown>(`/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
 }

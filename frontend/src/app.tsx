@@ -1,33 +1,43 @@
-import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
 import { phaseOf } from "./components/RunView";
 import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
-import { useFollowEnd, useHashSession, useReadiness, useSessionList } from "./hooks";
+import { useFollowEnd, useHashSession, useKeysPage, useReadiness, useSessionList } from "./hooks";
 import { latestRun, statusLine, useSession } from "./session";
-import { TokenPrompt } from "./components/TokenPrompt";
-import { onUnauthorized } from "./auth";
 import { DocumentViewer } from "./components/DocumentViewer";
 import { SourcePicker, useSourceChoice } from "./components/SourcePicker";
 import { errorText } from "./format";
 import { Thread } from "./components/Thread";
-import { TopBar } from "./components/TopBar";
+import { TopBar, type TopBarAccount } from "./components/TopBar";
+import { ApiKeys } from "./components/ApiKeys";
 import { warmupText } from "./warmup";
 
-/** The page: the session list, the open session's thread, and the composer under it. */
-export function App() {
+/**
+ * The page: the session list, the open session's thread, and the composer under it (or the API
+ * keys page). `account`: the signed-in user, where users sign in (only administrators add files). `signIns` changes when the user
+ * signs in again: what failed meanwhile is loaded again. `covered`: a prompt is over the page.
+ */
+export function App({
+  account = null,
+  signIns = 0,
+  covered = false,
+}: {
+  account?: (TopBarAccount & { isAdmin: boolean }) | null;
+  signIns?: number;
+  covered?: boolean;
+}) {
   const [sessionId, navigate] = useHashSession();
-  const { view, send } = useSession(sessionId);
+  const keysPage = useKeysPage() && !!account;
+  const { view, send } = useSession(sessionId, signIns);
   const [query, setQuery] = useState("");
   const list = useSessionList(query);
   const [navOpen, setNavOpen] = useState(false);
   const [preset, setPreset] = useState<{ text: string; nonce: number } | null>(null);
   const [stopError, setStopError] = useState<string | null>(null);
-  const [needToken, setNeedToken] = useState(false);
   const [chosenSources, setChosenSources] = useSourceChoice(sessionId);
-  useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
   const thread = useFollowEnd<HTMLDivElement>(sessionId);
   const readiness = useReadiness();
 
@@ -48,8 +58,12 @@ export function App() {
   // The history has the newest title (a rename shows at once); the opened session's is the fallback.
   const title = list.sessions.find((s) => s.id === sessionId)?.title || view.title;
   useEffect(() => {
-    document.title = title ? `${title} · Sleuth` : "Sleuth";
-  }, [title]);
+    document.title = keysPage ? "API keys · Sleuth" : title ? `${title} · Sleuth` : "Sleuth";
+  }, [title, keysPage]);
+  const firstSignIns = useRef(signIns);
+  useEffect(() => {
+    if (signIns !== firstSignIns.current) list.refresh();
+  }, [signIns]);
 
   const sources = chosenSources ?? undefined;
   const sendMessage = async (text: string, mode: api.Mode, clarify: boolean, timeBudgetS: number | null, reviewPlan = false) => {
@@ -89,11 +103,12 @@ export function App() {
   };
 
   return (
-    <div class={`app ${navOpen ? "nav-open" : ""}`}>
-      {needToken ? <TokenPrompt onSaved={() => window.location.reload()} /> : null}
-      <a class="skip-link" href="#composer-input">
-        Skip to the question box
-      </a>
+    <div class={`app ${navOpen ? "nav-open" : ""}`} inert={covered}>
+      {keysPage ? null : (
+        <a class="skip-link" href="#composer-input">
+          Skip to the question box
+        </a>
+      )}
       <TopBar
         title={title}
         status={status}
@@ -101,6 +116,7 @@ export function App() {
         navOpen={navOpen}
         onToggleNav={() => setNavOpen(!navOpen)}
         onHome={() => navigate(null)}
+        account={account ? { ...account, onKeysPage: keysPage } : null}
       />
       <div id="sidebar" class="sidebar-wrap">
         <Sidebar
@@ -126,40 +142,55 @@ export function App() {
         />
       </div>
       <main class="main" id="main">
-        <Thread
-          view={view}
-          latestRunId={latest.runId}
-          scroller={thread}
-          showWelcome={!sessionId && !view.thread.length}
-          onPick={(text) => setPreset({ text, nonce: Date.now() })}
-          onAnswer={awaitingAnswer ? answer : null}
-          onAsk={busy ? null : askAbout}
-        />
-        {stopError ? (
-          <p class="notice notice-error" role="alert">
-            Could not stop the run: {stopError}
-          </p>
-        ) : null}
-        <Composer
-          busy={busy}
-          placeholder={placeholder}
-          onSend={sendMessage}
-          onStop={busy ? stop : null}
-          preset={preset}
-          waiting={warmupText(readiness)}
-          tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
-          note={
-            canFollowUp ? (
-              <>
-                This box starts new research.{" "}
-                <button type="button" class="btn-link" onClick={toFollowUp}>
-                  Ask a follow-up about the report
-                </button>{" "}
-                in the box under it instead.
-              </>
-            ) : null
-          }
-        />
+        {keysPage ? (
+          <div class="thread">
+            <ApiKeys />
+          </div>
+        ) : (
+          <>
+            <Thread
+              view={view}
+              latestRunId={latest.runId}
+              scroller={thread}
+              showWelcome={!sessionId && !view.thread.length}
+              onPick={(text) => setPreset({ text, nonce: Date.now() })}
+              onAnswer={awaitingAnswer ? answer : null}
+              onAsk={busy ? null : askAbout}
+            />
+            {stopError ? (
+              <p class="notice notice-error" role="alert">
+                Could not stop the run: {stopError}
+              </p>
+            ) : null}
+            <Composer
+              busy={busy}
+              placeholder={placeholder}
+              onSend={sendMessage}
+              onStop={busy ? stop : null}
+              preset={preset}
+              waiting={warmupText(readiness)}
+              tools={
+                <SourcePicker
+                  chosen={chosenSources}
+                  onChange={setChosenSources}
+                  disabled={busy}
+                  canAddFiles={!account || account.isAdmin}
+                />
+              }
+              note={
+                canFollowUp ? (
+                  <>
+                    This box starts new research.{" "}
+                    <button type="button" class="btn-link" onClick={toFollowUp}>
+                      Ask a follow-up about the report
+                    </button>{" "}
+                    in the box under it instead.
+                  </>
+                ) : null
+              }
+            />
+          </>
+        )}
         <DocumentViewer />
       </main>
     </div>

@@ -39,3 +39,11 @@ export function parseTime(iso: string | null | undefined): number | null {
 export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** A server timestamp as a short local date and time ("" when it is not one); the year when asked. */
+export function formatDate(iso: string, withYear = false): string {
+  const t = parseTime(iso);
+  if (t === null) return "";
+  const year = withYear ? ({ year: "numeric" } as const) : {};
+  return new Date(t).toLocaleString(undefined, { ...year, month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}

@@ -24,6 +24,18 @@ export function useHashSession(): [string | null, (id: string | null) => void] {
   return [id, navigate];
 }
 
+/** Whether the URL shows the API keys page (#/keys). */
+export function useKeysPage(): boolean {
+  const read = () => window.location.hash === "#/keys";
+  const [on, setOn] = useState(read);
+  useEffect(() => {
+    const update = () => setOn(read());
+    window.addEventListener("hashchange", update);
+    return () => window.removeEventListener("hashchange", update);
+  }, []);
+  return on;
+}
+
 /** Current time, ticking every second while `active`. */
 export function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());

@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { App } from "./app";
+import { Root } from "./root";
 import "./styles.css";
 
-render(<App />, document.getElementById("app")!);
+render(<Root />, document.getElementById("app")!);

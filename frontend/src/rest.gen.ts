@@ -406,6 +406,10 @@ export interface HealthOut {
    * Those warmed up; a run sent before any is ready waits for one.
    */
   engines_ready: number;
+  /**
+   * The server's SLEUTH_AUTH mode: whether a caller without a credential is asked for a token or to sign in.
+   */
+  auth: "none" | "token" | "accounts";
 }
 /**
  * One headline finding of a report, with the report's citation numbers that support it.

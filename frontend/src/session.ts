@@ -51,18 +51,27 @@ export function buildThread(detail: api.SessionDetail): ThreadItem[] {
   return items;
 }
 
-export function useSession(sessionId: string | null) {
+/**
+ * The open session. A new `reloadKey` (the user signed in again) loads it again and reopens the
+ * run streams that failed meanwhile, from where they stopped.
+ */
+export function useSession(sessionId: string | null, reloadKey = 0) {
   const [view, setView] = useState<SessionView>(EMPTY);
   const streams = useRef(new Map<string, RunStream>());
+  const failed = useRef(new Set<string>());
+  const lastSeq = useRef(new Map<string, number>());
   const loadedFor = useRef<string | null>(null);
 
   const closeAll = () => {
     for (const s of streams.current.values()) s.close();
     streams.current.clear();
+    failed.current.clear();
+    lastSeq.current.clear();
   };
 
   const follow = useCallback((runId: string, startedAt: number | null) => {
-    if (streams.current.has(runId)) return;
+    if (streams.current.has(runId) && !failed.current.has(runId)) return;
+    failed.current.delete(runId);
     setView((v) => ({
       ...v,
       runs: {
@@ -74,8 +83,15 @@ export function useSession(sessionId: string | null) {
       setView((v) => (v.runs[runId] ? { ...v, runs: { ...v.runs, [runId]: fn(v.runs[runId]) } } : v));
     const stream = openRunStream({
       runId,
-      onPacket: (p: Packet) => update((e) => ({ ...e, state: reduce(e.state, p) })),
-      onState: (conn, detail) => update((e) => ({ ...e, conn, connDetail: detail ?? null })),
+      lastSeq: lastSeq.current.get(runId),
+      onPacket: (p: Packet) => {
+        lastSeq.current.set(runId, p.seq);
+        update((e) => ({ ...e, state: reduce(e.state, p) }));
+      },
+      onState: (conn, detail) => {
+        if (conn === "failed") failed.current.add(runId);
+        update((e) => ({ ...e, conn, connDetail: detail ?? null }));
+      },
     });
     streams.current.set(runId, stream);
   }, []);
@@ -116,7 +132,7 @@ export function useSession(sessionId: string | null) {
     return () => {
       cancelled = true;
     };
-  }, [sessionId, follow]);
+  }, [sessionId, follow, reloadKey]);
 
   useEffect(() => closeAll, []);
 

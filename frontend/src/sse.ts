@@ -82,7 +82,7 @@ export function openRunStream(opts: RunStreamOptions): RunStream {
     if (res.status === 404 || res.status === 410) return { fatal: `run not found (${res.status})` };
     if (res.status === 401) {
       reportUnauthorized();
-      return { fatal: "the server needs an API token" };
+      return { fatal: "not signed in, or the API token was not accepted" };
     }
     if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
     setState("live");

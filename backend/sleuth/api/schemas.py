@@ -211,6 +211,10 @@ class HealthOut(BaseModel):
     max_runs: int
     engines: int = Field(description="Engine processes that execute runs.")
     engines_ready: int = Field(description="Those warmed up; a run sent before any is ready waits for one.")
+    auth: Literal["none", "token", "accounts"] = Field(
+        description="The server's SLEUTH_AUTH mode: whether a caller without a credential is asked for a "
+        "token or to sign in."
+    )
 
 
 class ErrorOut(BaseModel):

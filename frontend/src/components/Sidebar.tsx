@@ -1,4 +1,5 @@
 import type { SessionSummary } from "../api";
+import { formatDate } from "../format";
 import { historyEntries } from "../history";
 import { SessionItem } from "./SessionItem";
 
@@ -48,10 +49,4 @@ export function Sidebar({ sessions, currentId, error, onNew, onSelect, query = "
       </ul>
     </nav>
   );
-}
-
-function formatDate(iso: string): string {
-  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + "Z");
-  if (Number.isNaN(d.getTime())) return "";
-  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }

@@ -18,6 +18,18 @@ function read(key: string): string[] | null {
   }
 }
 
+/** Forget every session's choice (a sign-out: the next user of this browser has other sessions). */
+export function forgetSourceChoices(): void {
+  try {
+    const mine = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i)).filter(
+      (key): key is string => !!key && key.startsWith("sleuth.sources."),
+    );
+    for (const key of mine) localStorage.removeItem(key);
+  } catch {
+    /* storage disabled: nothing was kept */
+  }
+}
+
 /**
  * The sources chosen for a session (null: the server's defaults), remembered per session. A new
  * session starts from the last choice made anywhere.
@@ -42,10 +54,12 @@ interface Props {
   chosen: string[] | null;
   onChange: (names: string[] | null) => void;
   disabled: boolean;
+  /** Whether the caller may add files (with accounts, only administrators change the shared library). */
+  canAddFiles?: boolean;
 }
 
 /** "Search in": a checkbox per source, with document counts, and a way to add files. */
-export function SourcePicker({ chosen, onChange, disabled }: Props) {
+export function SourcePicker({ chosen, onChange, disabled, canAddFiles = true }: Props) {
   const [sources, setSources] = useState<SourceInfo[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
@@ -98,16 +112,18 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
             <button type="button" class="btn btn-ghost btn-small" disabled={chosen === null} onClick={() => onChange(null)}>
               Use defaults
             </button>
-            <button
-              type="button"
-              class="btn btn-ghost btn-small"
-              onClick={() => {
-                if (menuRef.current) menuRef.current.open = false;
-                setUploading(true);
-              }}
-            >
-              Add files…
-            </button>
+            {canAddFiles ? (
+              <button
+                type="button"
+                class="btn btn-ghost btn-small"
+                onClick={() => {
+                  if (menuRef.current) menuRef.current.open = false;
+                  setUploading(true);
+                }}
+              >
+                Add files…
+              </button>
+            ) : null}
           </div>
         </div>
       </details>

@@ -8,7 +8,7 @@ from importlib.metadata import version
 from fastapi import APIRouter, Request
 
 from sleuth.api.readiness import is_ready
-from sleuth.api.routes.deps import manager_of
+from sleuth.api.routes.deps import manager_of, settings_of
 from sleuth.api.schemas import HealthOut
 
 router = APIRouter(tags=["health"])
@@ -28,4 +28,5 @@ async def health(request: Request) -> HealthOut:
         max_runs=manager.max_runs,
         engines=total,
         engines_ready=ready,
+        auth=settings_of(request).auth_mode,
     )
