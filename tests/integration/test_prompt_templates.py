@@ -128,6 +128,10 @@ ELSEWHERE = {
         "tests/api/test_audio_api.py",
     ),
     **dict.fromkeys(
+        ["change_labels", "change_labels_user", "tools/label_changes", "tools/label_changes_label"],
+        "tests/integration/test_schedule_labels.py",
+    ),
+    **dict.fromkeys(
         ["claim_judge", "claim_judge_user", "tools/claim_verdicts", "tools/claim_verdicts_reason"],
         "tests/integration/test_engine_claims.py",
     ),
