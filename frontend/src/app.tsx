@@ -1,11 +1,13 @@
-import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { BUDGET_KEY, parseBudget } from "./budget";
 import * as api from "./api";
 import { Composer } from "./components/Composer";
 import { phaseOf } from "./components/RunView";
 import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
-import { useFollowEnd, useHashSession, useReadiness, useSessionList } from "./hooks";
+import { useFollowEnd, useHashRoute, useReadiness, useSessionList } from "./hooks";
+import { SchedulesPage } from "./components/Schedules";
+import { ScheduleHistory } from "./components/ScheduleHistory";
 import { latestRun, statusLine, useSession } from "./session";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { onUnauthorized } from "./auth";
@@ -18,7 +20,9 @@ import { warmupText } from "./warmup";
 
 /** The page: the session list, the open session's thread, and the composer under it. */
 export function App() {
-  const [sessionId, navigate] = useHashSession();
+  const [route, navigate] = useHashRoute();
+  const sessionId = route.page === "session" ? route.sessionId : null;
+  const focusRunId = route.page === "session" ? route.runId : null;
   const { view, send } = useSession(sessionId);
   const [query, setQuery] = useState("");
   const list = useSessionList(query);
@@ -41,12 +45,35 @@ export function App() {
     const run = thread.ref.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(lastRunId)}"]`);
     if (run?.querySelector(".report")) run.scrollIntoView({ block: "start" });
   }, [lastStatus, lastRunId]);
+  // A link to one run of a session (a schedule's history) brings that run into view once it is there.
+  const focused = useRef<string | null>(null);
+  useEffect(() => {
+    if (!focusRunId) focused.current = null;
+  }, [focusRunId]);
+  const focusEntry = focusRunId ? view.runs[focusRunId] : undefined;
+  // A finished run is in place once its replay has ended; a live one as soon as it has started.
+  const focusReady = !!focusEntry && focusEntry.state.lastSeq >= 0 && (focusEntry.state.status !== "running" || focusEntry.conn === "live");
+  useLayoutEffect(() => {
+    if (!focusRunId || !focusReady || focused.current === focusRunId) return;
+    const run = thread.ref.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(focusRunId)}"]`);
+    if (!run) return;
+    focused.current = focusRunId;
+    thread.release();
+    run.scrollIntoView({ block: "start" });
+  });
+  // A schedule's session appears in the list once the schedule is made: look again on leaving or entering its pages.
+  const lastPage = useRef(route.page);
+  useEffect(() => {
+    if (lastPage.current === route.page) return;
+    lastPage.current = route.page;
+    list.refresh();
+  }, [route.page, list.refresh]);
   // A run that ends changes its session's title / order in the list.
   useEffect(() => {
     if (lastStatus && lastStatus !== "running") list.refresh();
   }, [lastStatus, list.refresh]);
   // The history has the newest title (a rename shows at once); the opened session's is the fallback.
-  const title = list.sessions.find((s) => s.id === sessionId)?.title || view.title;
+  const title = route.page !== "session" ? "Schedules" : list.sessions.find((s) => s.id === sessionId)?.title || view.title;
   useEffect(() => {
     document.title = title ? `${title} · Sleuth` : "Sleuth";
   }, [title]);
@@ -106,6 +133,7 @@ export function App() {
         <Sidebar
           sessions={list.sessions}
           currentId={sessionId}
+          schedulesOpen={route.page !== "session"}
           error={list.error}
           onNew={() => {
             setNavOpen(false);
@@ -126,40 +154,46 @@ export function App() {
         />
       </div>
       <main class="main" id="main">
-        <Thread
-          view={view}
-          latestRunId={latest.runId}
-          scroller={thread}
-          showWelcome={!sessionId && !view.thread.length}
-          onPick={(text) => setPreset({ text, nonce: Date.now() })}
-          onAnswer={awaitingAnswer ? answer : null}
-          onAsk={busy ? null : askAbout}
-        />
-        {stopError ? (
-          <p class="notice notice-error" role="alert">
-            Could not stop the run: {stopError}
-          </p>
-        ) : null}
-        <Composer
-          busy={busy}
-          placeholder={placeholder}
-          onSend={sendMessage}
-          onStop={busy ? stop : null}
-          preset={preset}
-          waiting={warmupText(readiness)}
-          tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
-          note={
-            canFollowUp ? (
-              <>
-                This box starts new research.{" "}
-                <button type="button" class="btn-link" onClick={toFollowUp}>
-                  Ask a follow-up about the report
-                </button>{" "}
-                in the box under it instead.
-              </>
-            ) : null
-          }
-        />
+        {route.page === "schedules" ? <SchedulesPage /> : null}
+        {route.page === "schedule" ? <ScheduleHistory scheduleId={route.scheduleId} /> : null}
+        {route.page !== "session" ? null : (
+          <>
+            <Thread
+              view={view}
+              latestRunId={latest.runId}
+              scroller={thread}
+              showWelcome={!sessionId && !view.thread.length}
+              onPick={(text) => setPreset({ text, nonce: Date.now() })}
+              onAnswer={awaitingAnswer ? answer : null}
+              onAsk={busy ? null : askAbout}
+            />
+            {stopError ? (
+              <p class="notice notice-error" role="alert">
+                Could not stop the run: {stopError}
+              </p>
+            ) : null}
+            <Composer
+              busy={busy}
+              placeholder={placeholder}
+              onSend={sendMessage}
+              onStop={busy ? stop : null}
+              preset={preset}
+              waiting={warmupText(readiness)}
+              tools={<SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />}
+              note={
+                canFollowUp ? (
+                  <>
+                    This box starts new research.{" "}
+                    <button type="button" class="btn-link" onClick={toFollowUp}>
+                      Ask a follow-up about the report
+                    </button>{" "}
+                    in the box under it instead.
+                  </>
+                ) : null
+              }
+            />
+          </>
+        )}
         <DocumentViewer />
       </main>
     </div>

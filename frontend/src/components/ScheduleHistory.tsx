@@ -1,0 +1,59 @@
+import * as api from "../api";
+import { runHash, schedulesHash } from "../route";
+import { countsText, firingResult, formatLocal } from "../schedules";
+import { ResultTag, ScheduleActions, ScheduleSummary, usePolled } from "./Schedules";
+
+/** One schedule: its summary and actions, then its runs as a timeline, newest first, each with what it found changed. */
+export function ScheduleHistory({ scheduleId }: { scheduleId: string }) {
+  const { data: s, error, refresh } = usePolled(() => api.getSchedule(scheduleId), scheduleId);
+  return (
+    <div class="page schedule-page">
+      <p class="page-back">
+        <a href={schedulesHash()}>← All schedules</a>
+      </p>
+      {error ? (
+        <p class="notice notice-error" role="alert">
+          Could not load the schedule: {error}
+        </p>
+      ) : null}
+      {s ? (
+        <>
+          <div class="schedule-card">
+            <ScheduleSummary schedule={s} heading={s.question} />
+            <ScheduleActions schedule={s} withHistory={false} onChanged={refresh} onDeleted={() => (window.location.hash = schedulesHash())} />
+          </div>
+          <h2 class="history-h">Runs</h2>
+          {!s.firings.length ? <p class="muted">No runs yet: it runs at its next due time, or now with “Run now”.</p> : null}
+          <ol class="firings" aria-label="Runs of this schedule, newest first">
+            {s.firings.map((f) => (
+              <FiringItem key={f.id} firing={f} sessionId={s.sessionId} />
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function FiringItem({ firing: f, sessionId }: { firing: api.Firing; sessionId: string }) {
+  const result = firingResult(f);
+  return (
+    <li class={`firing firing-${result.kind}`}>
+      <span class="firing-dot" aria-hidden="true" />
+      <div class="firing-body">
+        <div class="firing-head">
+          <time dateTime={f.firedAt}>{formatLocal(f.firedAt)}</time>
+          <span class="muted small">{f.detail === "run now" ? "run now" : "scheduled"}</span>
+          <ResultTag result={result} />
+        </div>
+        {f.changes ? <p class="firing-counts">{countsText(f.changes.counts)}</p> : null}
+        {result.kind === "first" ? <p class="firing-counts muted">The first run: later runs are compared with it.</p> : null}
+        {f.runId && f.runStatus ? (
+          <a class="firing-open" href={runHash(sessionId, f.runId)}>
+            {f.runStatus === "running" ? "Watch the run" : f.reportId ? "Open the report" : "Open the run"}
+          </a>
+        ) : null}
+      </div>
+    </li>
+  );
+}
