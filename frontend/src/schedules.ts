@@ -331,3 +331,55 @@ export function wordDiff(before: string, after: string): { before: Segment[]; af
   while (j < m) push(right, b[j++], "added");
   return { before: left, after: right };
 }
+
+export interface PassagePairs {
+  /** A passage that went and the one that took its place (they share most of their words). */
+  pairs: { removed: string; added: string }[];
+  added: string[];
+  removed: string[];
+}
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+/** Share of the smaller passage's words the other has too. */
+function overlap(a: Set<string>, b: Set<string>): number {
+  if (!a.size || !b.size) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / Math.min(a.size, b.size);
+}
+
+/**
+ * A changed source's passages, each removed one paired with the added one most like it (most alike
+ * first, each passage in one pair at most), so an edit reads as before and after; the rest stay
+ * added or removed.
+ */
+export function pairPassages(removed: string[], added: string[], threshold = 0.6): PassagePairs {
+  const r = removed.map(words);
+  const a = added.map(words);
+  const candidates: [number, number, number][] = [];
+  r.forEach((rw, i) =>
+    a.forEach((aw, j) => {
+      const score = overlap(rw, aw);
+      if (score >= threshold) candidates.push([score, i, j]);
+    }),
+  );
+  candidates.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
+  const usedR = new Set<number>();
+  const usedA = new Set<number>();
+  const pairs: { i: number; j: number }[] = [];
+  for (const [, i, j] of candidates) {
+    if (usedR.has(i) || usedA.has(j)) continue;
+    usedR.add(i);
+    usedA.add(j);
+    pairs.push({ i, j });
+  }
+  pairs.sort((x, y) => x.j - y.j);
+  return {
+    pairs: pairs.map(({ i, j }) => ({ removed: removed[i], added: added[j] })),
+    added: added.filter((_, j) => !usedA.has(j)),
+    removed: removed.filter((_, i) => !usedR.has(i)),
+  };
+}

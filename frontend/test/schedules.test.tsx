@@ -3,6 +3,7 @@ import { act } from "preact/test-utils";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChangesView } from "../src/components/Changes";
 import { ScheduleForm } from "../src/components/ScheduleForm";
+import { SchedulesPage } from "../src/components/Schedules";
 import { parseRoute, runHash } from "../src/route";
 import {
   countsText,
@@ -13,6 +14,7 @@ import {
   firingResult,
   formatDue,
   groupChanges,
+  pairPassages,
   withoutChangesSection,
   withoutMarkers,
   wordDiff,
@@ -138,6 +140,19 @@ describe("the diff", () => {
     expect(withoutMarkers("X is 7 [1] and Y [2, 3].")).toBe("X is 7 and Y.");
   });
 
+  it("pairs an edited passage with the one it became, and leaves what is only new or only gone alone", () => {
+    const p = pairPassages(
+      ["Widgets are painted blue.", LIMIT(5), "Shipping takes three days."],
+      ["Orders now include a manual.", LIMIT(7), "Widgets are painted blue and red."],
+    );
+    expect(p.pairs).toEqual([
+      { removed: LIMIT(5), added: LIMIT(7) },
+      { removed: "Widgets are painted blue.", added: "Widgets are painted blue and red." },
+    ]);
+    expect(p.added).toEqual(["Orders now include a manual."]);
+    expect(p.removed).toEqual(["Shipping takes three days."]);
+  });
+
   it("takes the server's section out of the markdown, and only it", () => {
     const section = "## What changed since 2026-03-02 06:00 UTC\n\n1 changed …\n\n- **Changed:** X [1]\n- **New source:** Y [2]";
     expect(withoutChangesSection(`# Widgets\n\n${section}\n\n## Limits\n\nX = 7 [1].`, true)).toBe("# Widgets\n\n## Limits\n\nX = 7 [1].");
@@ -172,8 +187,11 @@ describe("ChangesView", () => {
     expect(changed.querySelector<HTMLElement>(".cite-chip")!.dataset.cite).toBe("1");
     expect(changed.querySelector(".cite-chip")!.getAttribute("aria-label")).toBe("Source 1: Widget limits");
     expect(items[3].querySelector("del")!.textContent).toBe("Widgets are painted blue.");
-    expect(items[4].querySelector(".passage-added")!.textContent).toContain(`Now says: ${LIMIT(7)}`);
-    expect(items[4].querySelector(".passage-removed del")!.textContent).toBe(LIMIT(5));
+    const edited = items[4].querySelector(".passage-edited")!;
+    expect(edited.querySelector(".change-before")!.textContent).toBe(`Said: ${LIMIT(5)}`);
+    expect(edited.querySelector(".change-before del")!.textContent).toBe("5");
+    expect(edited.querySelector(".change-after")!.textContent).toBe(`Now says: ${LIMIT(7)}`);
+    expect(edited.querySelector(".change-after ins")!.textContent).toBe("7");
     expect(root.querySelector("img")).toBeNull();
     expect(items[2].textContent).toContain(hostile);
   });
@@ -266,5 +284,75 @@ describe("routes", () => {
     expect(parseRoute("#/schedules")).toEqual({ page: "schedules" });
     expect(parseRoute("#/schedules/sch_1")).toEqual({ page: "schedule", scheduleId: "sch_1" });
     expect(parseRoute("#/s/%E0%A4%A")).toEqual({ page: "session", sessionId: null, runId: null });
+  });
+});
+
+describe("the schedules page", () => {
+  const root = testRoot();
+  afterEach(() => vi.unstubAllGlobals());
+
+  const SCHEDULE = {
+    id: "sch_1",
+    session_id: "s_1",
+    question: "What is the widget limit?",
+    cron: "0 7 * * 1-5",
+    every_s: null,
+    timezone: "Europe/Berlin",
+    sources: null,
+    mode: "light",
+    time_budget_s: null,
+    notify: "on_change",
+    webhook_url: null,
+    webhook_secret_set: false,
+    email: null,
+    paused: false,
+    next_due_at: "2026-03-02T06:00:00.000+00:00",
+    created_at: "2026-03-01T10:00:00.000+00:00",
+    updated_at: "2026-03-01T10:00:00.000+00:00",
+    last_firing: {
+      id: "fir_1",
+      due_at: "2026-03-01T06:00:00.000+00:00",
+      fired_at: "2026-03-01T06:00:03.000+00:00",
+      status: "skipped",
+      run_id: null,
+      detail: "its previous run was still running",
+      delivery: "none",
+      delivery_detail: null,
+      delivery_attempts: 0,
+    },
+  };
+
+  it("lists a schedule in words, pauses it, and deletes it only once asked again", async () => {
+    const calls: [string, string][] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const method = init?.method ?? "GET";
+        calls.push([method, `${url}${init?.body ? ` ${String(init.body)}` : ""}`]);
+        if (method === "DELETE") return new Response(null, { status: 204 });
+        if (method === "PATCH") return new Response(JSON.stringify({ ...SCHEDULE, paused: true }), { status: 200 });
+        return new Response(JSON.stringify([SCHEDULE]), { status: 200 });
+      }),
+    );
+    await act(async () => render(<SchedulesPage />, root));
+    await vi.waitFor(() => expect(root.querySelector(".schedule-card")).not.toBeNull());
+    const card = root.querySelector(".schedule-card")!;
+    expect(card.querySelector(".schedule-question")!.textContent).toBe("What is the widget limit?");
+    expect(card.textContent).toContain("On weekdays at 07:00 (Europe/Berlin time)");
+    expect(card.querySelector(".result")!.textContent).toBe("⤼ Skipped: its previous run was still running");
+    const button = (name: string) => [...card.querySelectorAll("button")].find((b) => b.textContent === name)!;
+
+    await act(async () => button("Pause").click());
+    // Done once the list has been asked for again.
+    await vi.waitFor(() => expect(calls.map(([m]) => m)).toEqual(["GET", "PATCH", "GET"]));
+    await vi.waitFor(() => expect(button("Delete…").disabled).toBe(false));
+    expect(calls.find(([m]) => m === "PATCH")![1]).toBe('/api/schedules/sch_1 {"paused":true}');
+
+    await act(async () => button("Delete…").click());
+    expect(calls.some(([m]) => m === "DELETE")).toBe(false);
+    const confirm = card.querySelector('[role="group"][aria-label="Confirm deletion"]')!;
+    expect(confirm.textContent).toContain("Delete this schedule?");
+    await act(async () => [...confirm.querySelectorAll("button")].find((b) => b.textContent === "Delete")!.click());
+    await vi.waitFor(() => expect(calls.filter(([m]) => m === "DELETE").map(([, u]) => u)).toEqual(["/api/schedules/sch_1"]));
   });
 });

@@ -98,9 +98,11 @@ def test_a_schedule_made_in_the_ui_runs_twice_and_shows_what_changed(
     expect(claim.locator(".change-before")).to_have_text(f"Before: {LIMIT.format(5)}")
     expect(claim.locator(".change-before del")).to_have_text("5")
     expect(claim.locator(".change-after ins")).to_have_text("7")
-    source = changes.locator(".change-changed").filter(has_text="Now says:")
-    expect(source.locator(".passage-added ins")).to_have_text(LIMIT.format(7))
-    expect(source.locator(".passage-removed del")).to_have_text(LIMIT.format(5))
+    passage = changes.locator(".change-changed .passage-edited")  # the source's edited paragraph
+    expect(passage.locator(".change-before")).to_have_text(f"Said: {LIMIT.format(5)}")
+    expect(passage.locator(".change-before del")).to_have_text("5")
+    expect(passage.locator(".change-after")).to_have_text(f"Now says: {LIMIT.format(7)}")
+    expect(passage.locator(".change-after ins")).to_have_text("7")
     # The server's markdown section is replaced by the structured view, not shown twice.
     report_body = changes.locator("xpath=ancestor::div[contains(@class, 'report-body')]")
     expect(report_body.get_by_text(re.compile(r"^What changed since"))).to_have_count(1)

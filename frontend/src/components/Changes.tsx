@@ -1,4 +1,4 @@
-import { countsText, formatLocal, groupChanges, withoutMarkers, wordDiff, type ClaimItem, type Segment, type SourceItem } from "../schedules";
+import { countsText, formatLocal, groupChanges, pairPassages, withoutMarkers, wordDiff, type ClaimItem, type Segment, type SourceItem } from "../schedules";
 import type { ChangeSet } from "../types";
 
 interface Props {
@@ -143,26 +143,45 @@ function SourceRow({ source, titleOf }: { source: SourceItem; titleOf: Props["ti
       <p class="change-source">
         <span class="change-source-name">{name}</span> {chip}
       </p>
-      {source.status === "changed" ? (
-        <ul class="change-passages">
-          {(source.added ?? []).map((p, i) => (
-            <li key={`a${i}`} class="passage-added">
-              <span class="change-label">
-                <span aria-hidden="true">+</span> Now says:
-              </span>{" "}
-              <ins>{p}</ins>
-            </li>
-          ))}
-          {(source.removed ?? []).map((p, i) => (
-            <li key={`r${i}`} class="passage-removed">
-              <span class="change-label">
-                <span aria-hidden="true">−</span> No longer says:
-              </span>{" "}
-              <del>{p}</del>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {source.status === "changed" ? <Passages removed={source.removed ?? []} added={source.added ?? []} /> : null}
     </li>
+  );
+}
+
+/** A changed source's text: edited passages as before and after with the words marked, then what is only new or only gone. */
+function Passages({ removed, added }: { removed: string[]; added: string[] }) {
+  const p = pairPassages(removed, added);
+  return (
+    <ul class="change-passages">
+      {p.pairs.map((pair, i) => {
+        const diff = wordDiff(pair.removed, pair.added);
+        return (
+          <li key={`p${i}`} class="passage-edited">
+            <p class="change-before">
+              <span class="change-label">Said:</span> <Words segments={diff.before} />
+            </p>
+            <p class="change-after">
+              <span class="change-label">Now says:</span> <Words segments={diff.after} />
+            </p>
+          </li>
+        );
+      })}
+      {p.added.map((text, i) => (
+        <li key={`a${i}`} class="passage-added">
+          <span class="change-label">
+            <span aria-hidden="true">+</span> Now says:
+          </span>{" "}
+          <ins>{text}</ins>
+        </li>
+      ))}
+      {p.removed.map((text, i) => (
+        <li key={`r${i}`} class="passage-removed">
+          <span class="change-label">
+            <span aria-hidden="true">−</span> No longer says:
+          </span>{" "}
+          <del>{text}</del>
+        </li>
+      ))}
+    </ul>
   );
 }
