@@ -227,9 +227,9 @@ export interface Changes {
   sources: SourceChange[];
   claims: ClaimChange[];
   /**
-   * How claims were paired: shared citations and sentence similarity.
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
    */
-  matched_by: "deterministic";
+  matched_by: "deterministic" | "model";
   type: "changes";
 }
 export interface ChangeCounts {
@@ -275,6 +275,10 @@ export interface ClaimChange {
    * Changed: the claim as the previous report made it.
    */
   previous: string | null;
+  /**
+   * Changed, when a model confirmed the pair: new details, or the opposite.
+   */
+  label: ("updated" | "contradicted") | null;
   /**
    * Its citation numbers in this report.
    */
@@ -412,9 +416,9 @@ export interface ChangeSet {
   sources: SourceChange[];
   claims: ClaimChange[];
   /**
-   * How claims were paired: shared citations and sentence similarity.
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
    */
-  matched_by: "deterministic";
+  matched_by: "deterministic" | "model";
 }
 export interface Progress {
   type: "progress";

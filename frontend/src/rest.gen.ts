@@ -140,9 +140,9 @@ export interface ChangeSet {
   sources?: SourceChange[];
   claims?: ClaimChange[];
   /**
-   * How claims were paired: shared citations and sentence similarity.
+   * How changed claims were found: shared citations and sentence similarity, then (`model`) confirmed by the report model.
    */
-  matched_by?: "deterministic";
+  matched_by?: "deterministic" | "model";
 }
 /**
  * A source that is new, gone, or whose text changed since the schedule's previous run.
@@ -177,6 +177,10 @@ export interface ClaimChange {
    * Changed: the claim as the previous report made it.
    */
   previous?: string | null;
+  /**
+   * Changed, when a model confirmed the pair: new details, or the opposite.
+   */
+  label?: ("updated" | "contradicted") | null;
   /**
    * Its citation numbers in this report.
    */

@@ -179,3 +179,13 @@ def test_a_schedule_owns_a_session_and_deleting_it_keeps_the_history(store: Stor
     assert schedules.delete(schedule.id) is True
     assert schedules.get(schedule.id) is None and schedules.delete(schedule.id) is False
     assert store.get_session(schedule.session_id) is not None
+
+
+async def test_a_schedule_that_cannot_be_fired_does_not_stop_the_others(store: Store) -> None:
+    broken = add(store, ScheduleSpec(question="Broken", every="1h"))
+    store.database.execute("UPDATE schedules SET every_s = NULL, cron = 'not cron' WHERE id = ?", (broken.id,))
+    fine = add(store, ScheduleSpec(question="Fine", every="1h"))
+    now = [START + timedelta(hours=1)]
+    runs = Runs(store)
+    fired = await scheduler(store, runs, now).tick()
+    assert [f.schedule_id for f in fired] == [fine.id]

@@ -38,7 +38,7 @@ async def start_scheduled(services: Services, schedule: ScheduleRecord) -> start
             services,
             schedule.session_id,
             schedule.question,
-            mode=schedule.mode,  # type: ignore[arg-type]  # checked when the schedule was stored
+            mode=schedule.mode,
             clarify=False,  # nobody is there to answer
             time_budget_s=schedule.time_budget_s,
             chosen=schedule.sources,

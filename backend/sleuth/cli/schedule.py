@@ -159,7 +159,7 @@ def run(schedule_id: str, as_json: bool) -> None:
     request = ResearchRequest(
         question=record.question,
         session_id=record.session_id,
-        mode=record.mode,  # type: ignore[arg-type]  # checked when the schedule was stored
+        mode=record.mode,
         clarify=False,
         time_budget_s=record.time_budget_s,
         sources=record.sources,

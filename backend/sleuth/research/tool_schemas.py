@@ -15,6 +15,8 @@ OPEN_URL = "open_url"
 # Queries per `search` call and URLs per `open_url` call: the schemas, the prompts and the engine all use this.
 MAX_ITEMS_PER_CALL = 3
 CLAIM_VERDICTS = "claim_verdicts"
+LABEL_CHANGES = "label_changes"
+CHANGE_LABELS = ("unchanged", "updated", "contradicted")
 RACE_SCORES = "race_scores"
 RACE_CRITERIA = ("comprehensiveness", "depth", "instruction_following", "readability")
 
@@ -79,6 +81,23 @@ def claim_verdicts() -> dict[str, Any]:
         "required": ["claim", "supported", "reason"],
     }
     return _tool(CLAIM_VERDICTS, {"verdicts": {"type": "array", "items": verdict}}, ["verdicts"])
+
+
+def label_changes() -> dict[str, Any]:
+    """A schedule's changed claims, each pair labelled (research/report/change_labels.py)."""
+    label = {
+        "type": "object",
+        "properties": {
+            "pair": {"type": "integer"},
+            "label": {
+                "type": "string",
+                "enum": list(CHANGE_LABELS),
+                "description": render("tools/label_changes_label"),
+            },
+        },
+        "required": ["pair", "label"],
+    }
+    return _tool(LABEL_CHANGES, {"labels": {"type": "array", "items": label}}, ["labels"])
 
 
 def race_scores() -> dict[str, Any]:

@@ -139,6 +139,8 @@ class Deliverer:
         if schedule.email:
             message = email_message(self.settings, schedule, payload, report["markdown"] if report else "")
             outcomes.append(("e-mail", await self._retried(lambda: self._send_mail(message))))
+        if not outcomes:
+            return "not_needed", "the schedule has no webhook or e-mail now", 0
         failed = any(outcome == "failed" for _, (outcome, _, _) in outcomes)
         detail = "; ".join(f"{name}: {text}" for name, (_, text, _) in outcomes) if len(outcomes) > 1 else None
         if detail is None:

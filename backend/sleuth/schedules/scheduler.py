@@ -123,15 +123,27 @@ class Scheduler:
         now = self._wall()
         fired: list[FiringRecord] = []
         for schedule in await asyncio.to_thread(self.schedules.due, now):
-            due = from_utc_text(schedule.next_due_at)
-            if now < due + timedelta(seconds=self._jitter(schedule.id, schedule.next_due_at)):
+            try:
+                firing = await self._take(schedule, now)
+            except DatabaseError:
+                raise  # the store is away: the whole tick waits for the next one
+            except Exception:  # one schedule that cannot be fired must not stop the others
+                log.exception("schedule %s could not be fired", schedule.id)
                 continue
-            following = utc_text(timing_of(schedule).next_after_both(due, now))
-            if not await asyncio.to_thread(self.schedules.claim, schedule.id, schedule.next_due_at, following):
-                continue  # another scheduler fired this due time
-            fired.append(await self.fire(schedule, schedule.next_due_at, now))
+            if firing is not None:
+                fired.append(firing)
         await self._start_deliveries()
         return fired
+
+    async def _take(self, schedule: ScheduleRecord, now: datetime) -> FiringRecord | None:
+        """Fire the schedule's due time if its jitter has passed and this scheduler claims it first."""
+        due = from_utc_text(schedule.next_due_at)
+        if now < due + timedelta(seconds=self._jitter(schedule.id, schedule.next_due_at)):
+            return None
+        following = utc_text(timing_of(schedule).next_after_both(due, now))
+        if not await asyncio.to_thread(self.schedules.claim, schedule.id, schedule.next_due_at, following):
+            return None  # another scheduler fired this due time
+        return await self.fire(schedule, schedule.next_due_at, now)
 
     async def fire(self, schedule: ScheduleRecord, due_at: str, now: datetime) -> FiringRecord:
         """Start the schedule's run for `due_at`, which this scheduler has claimed, and record it."""
@@ -145,6 +157,9 @@ class Scheduler:
                 run_id = await self._fire(schedule)
             except FireRefused as exc:
                 firing = replace(firing, status="failed", detail=str(exc))
+            except Exception as exc:  # the due time is claimed: it is recorded as failed, not lost
+                log.exception("schedule %s could not start its run", schedule.id)
+                firing = replace(firing, status="failed", detail=f"internal error: {type(exc).__name__}")
             else:
                 firing = replace(firing, run_id=run_id, delivery=delivery_for(schedule))
         await asyncio.to_thread(self.schedules.record_firing, firing)

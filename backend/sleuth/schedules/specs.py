@@ -77,9 +77,10 @@ def _question(text: str) -> str:
 
 
 def _notify(value: str) -> Notify:
-    if value not in NOTIFY_VALUES:
-        raise ScheduleError(f"notify: {value!r} is not one of {', '.join(NOTIFY_VALUES)}")
-    return value  # type: ignore[return-value]
+    for known in get_args(Notify):
+        if value == known:
+            return known  # type: ignore[no-any-return]  # a member of the Literal, as get_args gives it
+    raise ScheduleError(f"notify: {value!r} is not one of {', '.join(NOTIFY_VALUES)}")
 
 
 def _timing(cron: str | None, every: str | None, zone: str) -> Timing:
@@ -135,9 +136,11 @@ def edited(current: ScheduleRecord, changes: Mapping[str, Any], settings: Settin
         due = _timing(cron, every, zone)
         columns.update(cron=due.cron, every_s=due.every_s, timezone=due.timezone)
         columns["next_due_at"] = utc_text(due.next_after(now))
-    for name in ("sources", "mode", "time_budget_s", "webhook_secret"):
+    for name in ("sources", "mode", "time_budget_s"):
         if name in changes:
             columns[name] = changes[name]
+    if changes.get("webhook_secret"):  # replaced, never cleared: a webhook is always signed
+        columns["webhook_secret"] = changes["webhook_secret"]
     if "notify" in changes:
         columns["notify"] = _notify(changes["notify"])
     if "webhook_url" in changes:

@@ -18,6 +18,8 @@ from cronsim import CronSim, CronSimError
 from sleuth.core.durations import parse_duration
 
 MIN_INTERVAL_S = 60  # as often as cron's finest step; a tighter loop is not research
+MAX_INTERVAL_S = 366 * 86400
+CRON_FIELDS = 5  # cronsim also reads a sixth, seconds, field: a schedule's finest step is a minute
 
 
 class TimingError(ValueError):
@@ -58,6 +60,8 @@ def parse_every(text: str) -> int:
         raise TimingError(f"every: {exc}") from None
     if seconds < MIN_INTERVAL_S:
         raise TimingError(f"every: {text!r} is shorter than the shortest interval, 1m")
+    if seconds > MAX_INTERVAL_S:
+        raise TimingError(f"every: {text!r} is longer than the longest interval, 366 days")
     return int(seconds)
 
 
@@ -71,6 +75,10 @@ def check_zone(name: str) -> str:
 
 def check_cron(expression: str) -> str:
     expression = " ".join(expression.split())
+    if len(expression.split()) != CRON_FIELDS:
+        raise TimingError(
+            f"cron: {expression[:100]!r} is not a cron expression (five fields: minute hour day-of-month month weekday)"
+        )
     try:
         CronSim(expression, datetime(2000, 1, 1, tzinfo=UTC))
     except CronSimError as exc:

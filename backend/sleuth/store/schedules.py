@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from sleuth.config import Mode
 from sleuth.store.database import Database
 from sleuth.store.errors import NotFound
 from sleuth.store.records import now_iso
@@ -47,7 +48,7 @@ class ScheduleRecord:
     every_s: int | None
     timezone: str
     sources: list[str] | None
-    mode: str | None
+    mode: Mode | None
     time_budget_s: float | None
     notify: Notify
     webhook_url: str | None

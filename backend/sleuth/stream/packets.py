@@ -278,6 +278,9 @@ class ClaimChange(BaseModel):
     status: Literal["new", "dropped", "changed"]
     sentence: str = Field(description="The claim as this report makes it (dropped: as the previous one did).")
     previous: str | None = Field(default=None, description="Changed: the claim as the previous report made it.")
+    label: Literal["updated", "contradicted"] | None = Field(
+        default=None, description="Changed, when a model confirmed the pair: new details, or the opposite."
+    )
     numbers: list[int] = Field(default_factory=list, description="Its citation numbers in this report.")
     urls: list[str] = Field(default_factory=list, description="The URLs of the sources it cites.")
 
@@ -302,8 +305,10 @@ class ChangeSet(BaseModel):
     counts: ChangeCounts
     sources: list[SourceChange] = Field(default_factory=list)
     claims: list[ClaimChange] = Field(default_factory=list)
-    matched_by: Literal["deterministic"] = Field(
-        default="deterministic", description="How claims were paired: shared citations and sentence similarity."
+    matched_by: Literal["deterministic", "model"] = Field(
+        default="deterministic",
+        description="How changed claims were found: shared citations and sentence similarity, then (`model`) "
+        "confirmed by the report model.",
     )
 
 

@@ -186,6 +186,37 @@ def compare(previous: Snapshot, current: Snapshot, sources: list[NumberedSource]
     )
 
 
+def apply_labels(changes: ChangeSet, labels: dict[int, str]) -> ChangeSet:
+    """The diff after the model's labels (by index in `changes.claims`): a pair it calls `unchanged`
+    is no change; `updated` and `contradicted` label the change. With no label, nothing moves."""
+    if not labels:
+        return changes
+    claims: list[ClaimChange] = []
+    unchanged = 0
+    for index, claim in enumerate(changes.claims):
+        label = labels.get(index)
+        if claim.status != "changed" or label is None:
+            claims.append(claim)
+        elif label == "unchanged":
+            unchanged += 1
+        else:
+            claims.append(claim.model_copy(update={"label": label}))
+    counts = changes.counts.model_copy(
+        update={
+            "claims_changed": changes.counts.claims_changed - unchanged,
+            "claims_unchanged": changes.counts.claims_unchanged + unchanged,
+        }
+    )
+    return changes.model_copy(
+        update={
+            "claims": claims,
+            "counts": counts,
+            "changed": bool(claims or changes.sources),
+            "matched_by": "model",
+        }
+    )
+
+
 def _since(taken_at: str) -> str:
     try:
         return datetime.fromisoformat(taken_at).strftime("%Y-%m-%d %H:%M UTC")
@@ -213,7 +244,9 @@ def section(changes: ChangeSet) -> str:
     for claim in changes.claims:
         cite = f" {_cite(claim.numbers)}" if claim.numbers else ""
         if claim.status == "changed":
-            lines.append(f"- **Changed:** {_plain(claim.sentence)}{cite} (before: “{_plain(claim.previous or '')}”)")
+            kind = "Contradicts the previous report" if claim.label == "contradicted" else "Changed"
+            before = _plain(claim.previous or "")
+            lines.append(f"- **{kind}:** {_plain(claim.sentence)}{cite} (before: “{before}”)")
         elif claim.status == "new":
             lines.append(f"- **New:** {_plain(claim.sentence)}{cite}")
         else:

@@ -13,6 +13,7 @@ from sleuth.llm.prompting import render
 from sleuth.llm.types import StreamHandlers
 from sleuth.research.modes import REPORT_WORDS
 from sleuth.research.report.artifact import describe_findings, reconcile
+from sleuth.research.report.change_labels import confirm_changes
 from sleuth.research.report.changes import compare, snapshot_of, with_section
 from sleuth.research.report.citations import VerifiedReport, verify_report
 from sleuth.research.report.claim_check import SourcePrep, check_report_claims, source_texts
@@ -242,6 +243,6 @@ async def _compare_with_previous(state: RunState, verified: VerifiedReport) -> N
     previous = state.request.previous
     if previous is None:
         return
-    state.changes = compare(previous, state.snapshot, verified.sources)
+    state.changes = await confirm_changes(state, compare(previous, state.snapshot, verified.sources))
     verified.markdown = with_section(verified.markdown, state.changes)
     state.emit(Changes(**state.changes.model_dump()))

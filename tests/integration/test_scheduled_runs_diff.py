@@ -11,7 +11,9 @@ from typing import Any
 from sleuth.config import Settings
 from sleuth.store.schedules import ScheduleStore
 from sleuth.store.store import Store
+from sleuth.stream.packets import parse_packet
 from support.cli import sleuth
+from support.invariants import check_invariants
 
 QUESTION = "What is the widget limit X and how are widgets built?"
 LIMIT = "The widget limit X = {} for every account on the standard plan."
@@ -34,7 +36,9 @@ def _write_corpus(folder: Path, limit: int) -> None:
 def _run(schedule_id: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
     done = sleuth(["schedule", "run", schedule_id, "--json"], env, cwd)
     assert done.returncode == 0, done.stderr
-    objs = [json.loads(line)["obj"] for line in done.stdout.splitlines()]
+    lines = done.stdout.splitlines()
+    check_invariants([parse_packet(line) for line in lines])  # the section cites in the report's numbering
+    objs = [json.loads(line)["obj"] for line in lines]
     by_type: dict[str, Any] = {}
     for obj in objs:
         by_type.setdefault(obj["type"], obj)
@@ -60,12 +64,14 @@ def test_a_changed_value_is_a_changed_claim_and_passage_and_the_rest_is_left_alo
     second = _run(schedule_id, env, tmp_path)
     changes = second["changes"]
     assert second["order"].index("changes") == second["order"].index("report") - 1
+    assert changes["matched_by"] == "deterministic"
     assert changes["changed"] is True and changes["previous_report_id"] == first["report"]["report_id"]
     assert changes["claims"] == [
         {
             "status": "changed",
             "sentence": LIMIT.format(7),
             "previous": LIMIT.format(5),
+            "label": None,  # the offline model confirms nothing: the deterministic match stands
             "numbers": [1],
             "urls": ["corpus://corpus/widget.md"],
         }
