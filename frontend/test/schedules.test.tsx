@@ -44,9 +44,9 @@ function changeSet(over: Partial<ChangeSet> = {}): ChangeSet {
     changed: true,
     counts: { ...ZERO, claims_changed: 1, claims_new: 1, claims_dropped: 1, claims_unchanged: 2, sources_changed: 1, sources_gone: 1, sources_unchanged: 1 },
     claims: [
-      { status: "new", sentence: "Widgets now ship in two days [2].", previous: null, numbers: [2], urls: ["corpus://c/ship.md"] },
-      { status: "changed", sentence: `${LIMIT(7)} [1]`, previous: LIMIT(5), numbers: [1], urls: ["corpus://c/widget.md"] },
-      { status: "dropped", sentence: "Widgets are painted blue.", previous: null, numbers: [], urls: [] },
+      { status: "new", sentence: "Widgets now ship in two days [2].", previous: null, label: null, numbers: [2], urls: ["corpus://c/ship.md"] },
+      { status: "changed", sentence: `${LIMIT(7)} [1]`, previous: LIMIT(5), label: "contradicted", numbers: [1], urls: ["corpus://c/widget.md"] },
+      { status: "dropped", sentence: "Widgets are painted blue.", previous: null, label: null, numbers: [], urls: [] },
     ],
     sources: [
       { status: "gone", url: "corpus://c/old.md", title: "Old notes", number: null, added: [], removed: [] },
@@ -169,7 +169,7 @@ describe("ChangesView", () => {
   it("labels every item in words, strikes what went and renders hostile text as text", () => {
     const hostile = '<img src=x onerror="window.__pwned=1"> X = 9';
     const changes = changeSet();
-    changes.claims.push({ status: "new", sentence: hostile, previous: null, numbers: [], urls: [] });
+    changes.claims.push({ status: "new", sentence: hostile, previous: null, label: null, numbers: [], urls: [] });
     act(() => render(<ChangesView changes={changes} titleOf={(n) => (n === 1 ? "Widget limits" : undefined)} />, root));
     const items = [...root.querySelectorAll(".change")];
     expect(items.map((li) => li.querySelector(".change-tag")!.textContent!.trim())).toEqual([
@@ -181,6 +181,7 @@ describe("ChangesView", () => {
       "− No longer cited",
     ]);
     const changed = items[0];
+    expect(changed.querySelector(".change-tag-contradicted")!.textContent).toBe("⚠ Contradicts the earlier claim");
     expect(changed.querySelector(".change-before")!.textContent).toBe(`Before: ${LIMIT(5)}`);
     expect(changed.querySelector(".change-before del")!.textContent).toBe("5");
     expect(changed.querySelector(".change-after ins")!.textContent).toBe("7");

@@ -95,6 +95,13 @@ function ClaimRow({ claim, titleOf }: { claim: ClaimItem; titleOf: Props["titleO
     return (
       <li class="change change-changed">
         <Tag kind="changed" />
+        {claim.label === "contradicted" ? (
+          <span class="change-tag change-tag-contradicted">
+            <span aria-hidden="true">⚠</span> Contradicts the earlier claim
+          </span>
+        ) : claim.label === "updated" ? (
+          <span class="change-note muted small">Updated with new details</span>
+        ) : null}
         <p class="change-before">
           <span class="change-label">Before:</span> <Words segments={diff.before} />
         </p>
