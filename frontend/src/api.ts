@@ -425,8 +425,13 @@ export async function getSchedule(id: string): Promise<ScheduleDetail> {
   return { ...toSchedule(raw), lastFiring: firings[0] ?? null, firings };
 }
 
+export interface CreatedSchedule extends Schedule {
+  /** The webhook's signing secret: in this response only, never shown again. */
+  webhookSecret: string | null;
+}
+
 /** A 422 names the refused field in its `detail` (see `fieldErrors`). */
-export async function createSchedule(input: ScheduleInput): Promise<Schedule> {
+export async function createSchedule(input: ScheduleInput): Promise<CreatedSchedule> {
   const body = json<R.ScheduleCreate>({
     question: input.question,
     cron: input.cron || undefined,
@@ -437,7 +442,8 @@ export async function createSchedule(input: ScheduleInput): Promise<Schedule> {
     notify: input.notify,
     webhook_url: input.webhookUrl || undefined,
   });
-  return toSchedule(await call<R.ScheduleCreated>("/schedules", { method: "POST", body }));
+  const raw = await call<R.ScheduleCreated>("/schedules", { method: "POST", body });
+  return { ...toSchedule(raw), webhookSecret: raw.webhook_secret };
 }
 
 export async function setSchedulePaused(id: string, paused: boolean): Promise<Schedule> {

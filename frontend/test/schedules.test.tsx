@@ -3,6 +3,7 @@ import { act } from "preact/test-utils";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChangesView } from "../src/components/Changes";
 import { ScheduleForm } from "../src/components/ScheduleForm";
+import { ScheduleHistory } from "../src/components/ScheduleHistory";
 import { SchedulesPage } from "../src/components/Schedules";
 import { parseRoute, runHash } from "../src/route";
 import {
@@ -355,5 +356,88 @@ describe("the schedules page", () => {
     expect(confirm.textContent).toContain("Delete this schedule?");
     await act(async () => [...confirm.querySelectorAll("button")].find((b) => b.textContent === "Delete")!.click());
     await vi.waitFor(() => expect(calls.filter(([m]) => m === "DELETE").map(([, u]) => u)).toEqual(["/api/schedules/sch_1"]));
+  });
+
+  it("shows the webhook's signing secret once, when the schedule is made", async () => {
+    const created = {
+      ...SCHEDULE,
+      webhook_url: "https://hooks.example.com/x",
+      webhook_secret_set: true,
+      webhook_secret: "s3cr3t-signing-key-0123456789",
+      last_firing: null,
+    };
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (init?.method === "POST") return new Response(JSON.stringify(created), { status: 201 });
+        if (url.endsWith("/sources")) return new Response("[]", { status: 200 });
+        return new Response(JSON.stringify([]), { status: 200 });
+      }),
+    );
+    await act(async () => render(<SchedulesPage />, root));
+    await act(async () => [...root.querySelectorAll("button")].find((b) => b.textContent === "+ New schedule")!.click());
+    const question = root.querySelector<HTMLTextAreaElement>("#schedule-question")!;
+    await act(async () => {
+      question.value = "What is the widget limit?";
+      question.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => {
+      root.querySelector("form")!.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    await vi.waitFor(() => expect(root.querySelector(".secret")?.textContent).toBe("s3cr3t-signing-key-0123456789"));
+    expect(root.querySelector(".secret-notice")!.textContent).toContain("it is not shown again");
+    expect(root.querySelector("form")).toBeNull();
+  });
+
+  it("shows in a schedule's history each run's result, what it found changed and whether its notification went out", async () => {
+    const firing = SCHEDULE.last_firing;
+    const detail = {
+      ...SCHEDULE,
+      last_firing: undefined,
+      firings: [
+        {
+          ...firing,
+          id: "fir_2",
+          status: "fired",
+          run_id: "r_2",
+          detail: "run now",
+          delivery: "failed",
+          delivery_detail: "HTTP 500 after 3 attempts",
+          run_status: "completed",
+          report_id: "rep_2",
+          changes: {
+            changed: true,
+            since: "2026-03-01T06:00:00+00:00",
+            counts: { claims_changed: 1, claims_unchanged: 2, sources_changed: 1, sources_unchanged: 1 },
+          },
+        },
+        {
+          ...firing,
+          id: "fir_1",
+          status: "fired",
+          run_id: "r_1",
+          detail: null,
+          delivery: "delivered",
+          run_status: "completed",
+          report_id: "rep_1",
+          changes: null,
+        },
+      ],
+    };
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => new Response(JSON.stringify(detail), { status: 200 })),
+    );
+    await act(async () => render(<ScheduleHistory scheduleId="sch_1" />, root));
+    await vi.waitFor(() => expect(root.querySelectorAll("li.firing")).toHaveLength(2));
+    const [latest, first] = [...root.querySelectorAll("li.firing")];
+    expect(latest.querySelector(".result")!.textContent).toBe("Δ Changed");
+    expect(latest.querySelector(".firing-counts")!.textContent).toBe("Claims: 1 changed · Sources: 1 changed · unchanged: 2 claims, 1 source");
+    expect(latest.querySelector(".firing-delivery")!.textContent).toBe("! Notification: failed (HTTP 500 after 3 attempts)");
+    expect(latest.querySelector<HTMLAnchorElement>(".firing-open")!.getAttribute("href")).toBe("#/s/s_1/r/r_2");
+    expect(first.querySelector(".result")!.textContent).toBe("• First run");
+    expect(first.querySelector(".firing-delivery")!.textContent).toBe("Notification: delivered");
+    // The card's last result is the newest run's.
+    expect(root.querySelector(".schedule-card .result")!.textContent).toBe("Δ Changed");
   });
 });

@@ -28,7 +28,7 @@ function zones(): string[] {
 }
 
 /** A new schedule: question, cron or interval, time zone, sources, notify, webhook. The server checks it all. */
-export function ScheduleForm({ onCreated, onCancel }: { onCreated: (s: api.Schedule) => void; onCancel: () => void }) {
+export function ScheduleForm({ onCreated, onCancel }: { onCreated: (s: api.CreatedSchedule) => void; onCancel: () => void }) {
   const [question, setQuestion] = useState("");
   const [kind, setKind] = useState<"cron" | "every">("cron");
   const [cron, setCron] = useState("0 7 * * 1-5");

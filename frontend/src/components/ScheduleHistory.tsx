@@ -47,6 +47,7 @@ function FiringItem({ firing: f, sessionId }: { firing: api.Firing; sessionId: s
           <ResultTag result={result} />
         </div>
         {f.changes ? <p class="firing-counts">{countsText(f.changes.counts)}</p> : null}
+        <Delivery firing={f} />
         {result.kind === "first" ? <p class="firing-counts muted">The first run: later runs are compared with it.</p> : null}
         {f.runId && f.runStatus ? (
           <a class="firing-open" href={runHash(sessionId, f.runId)}>
@@ -55,5 +56,26 @@ function FiringItem({ firing: f, sessionId }: { firing: api.Firing; sessionId: s
         ) : null}
       </div>
     </li>
+  );
+}
+
+const DELIVERY: Partial<Record<api.Firing["delivery"], string>> = {
+  pending: "to be sent once the run ends",
+  sending: "sending",
+  delivered: "delivered",
+  failed: "failed",
+  not_needed: "not sent: nothing changed",
+};
+
+/** Whether the webhook (and e-mail) went out for this run; nothing for a schedule that sends none. */
+function Delivery({ firing: f }: { firing: api.Firing }) {
+  const state = DELIVERY[f.delivery];
+  if (!state) return null;
+  return (
+    <p class={`firing-delivery small ${f.delivery === "failed" ? "delivery-failed" : "muted"}`}>
+      {f.delivery === "failed" ? <span aria-hidden="true">! </span> : null}
+      Notification: {state}
+      {f.deliveryDetail ? ` (${f.deliveryDetail})` : ""}
+    </p>
   );
 }

@@ -37,6 +37,7 @@ export function usePolled<T>(load: () => Promise<T>, key: unknown) {
 export function SchedulesPage() {
   const { data, error, refresh } = usePolled(api.listSchedules, "all");
   const [formOpen, setFormOpen] = useState(false);
+  const [secret, setSecret] = useState<{ question: string; secret: string } | null>(null);
   const schedules = data ?? [];
   return (
     <div class="page schedules-page">
@@ -54,13 +55,15 @@ export function SchedulesPage() {
       </p>
       {formOpen ? (
         <ScheduleForm
-          onCreated={() => {
+          onCreated={(created) => {
             setFormOpen(false);
+            setSecret(created.webhookSecret ? { question: created.question, secret: created.webhookSecret } : null);
             refresh();
           }}
           onCancel={() => setFormOpen(false)}
         />
       ) : null}
+      {secret ? <SecretNotice {...secret} onDone={() => setSecret(null)} /> : null}
       {error ? (
         <p class="notice notice-error" role="alert">
           Could not load the schedules: {error}
@@ -225,6 +228,36 @@ export function ScheduleActions({
           {error}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** The webhook's signing secret, which the server gives out once, when the schedule is made. */
+function SecretNotice({ question, secret, onDone }: { question: string; secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="notice notice-info secret-notice" role="status">
+      <p>
+        Webhook deliveries of “{question}” are signed with this secret (<code>X-Sleuth-Signature</code>). Keep it now: it is not shown again.
+      </p>
+      <p class="secret-row">
+        <code class="secret">{secret}</code>
+        <button
+          type="button"
+          class="btn btn-small"
+          onClick={() =>
+            navigator.clipboard
+              .writeText(secret)
+              .then(() => setCopied(true))
+              .catch(() => setCopied(false))
+          }
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+        <button type="button" class="btn btn-ghost btn-small" onClick={onDone}>
+          I have kept it
+        </button>
+      </p>
     </div>
   );
 }
