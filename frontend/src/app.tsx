@@ -7,7 +7,7 @@ import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
 import { useFollowEnd, useHashRoute, useReadiness, useSessionList } from "./hooks";
 import { SchedulesPage } from "./components/Schedules";
-import { ScheduleHistory } from "./components/ScheduleHistory";
+import { ScheduleBanner, ScheduleHistory } from "./components/ScheduleHistory";
 import { latestRun, statusLine, useSession } from "./session";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { onUnauthorized } from "./auth";
@@ -128,12 +128,12 @@ export function App() {
         navOpen={navOpen}
         onToggleNav={() => setNavOpen(!navOpen)}
         onHome={() => navigate(null)}
+        schedulesOpen={route.page !== "session"}
       />
       <div id="sidebar" class="sidebar-wrap">
         <Sidebar
           sessions={list.sessions}
           currentId={sessionId}
-          schedulesOpen={route.page !== "session"}
           error={list.error}
           onNew={() => {
             setNavOpen(false);
@@ -154,10 +154,11 @@ export function App() {
         />
       </div>
       <main class="main" id="main">
-        {route.page === "schedules" ? <SchedulesPage /> : null}
-        {route.page === "schedule" ? <ScheduleHistory scheduleId={route.scheduleId} /> : null}
+        {route.page === "schedules" ? <SchedulesPage onSessionsChanged={list.refresh} /> : null}
+        {route.page === "schedule" ? <ScheduleHistory scheduleId={route.scheduleId} onSessionsChanged={list.refresh} /> : null}
         {route.page !== "session" ? null : (
           <>
+            <ScheduleBanner sessionId={sessionId} />
             <Thread
               view={view}
               latestRunId={latest.runId}

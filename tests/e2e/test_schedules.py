@@ -71,6 +71,8 @@ def test_a_schedule_made_in_the_ui_runs_twice_and_shows_what_changed(
 
     card = page.locator(".schedule-card").filter(has_text=QUESTION)
     expect(card).to_contain_text("Every 6 hours")
+    # The schedule's session, where its runs go, is in the history at once.
+    expect(page.get_by_role("navigation", name="Research sessions")).to_contain_text(QUESTION[:30])
     expect(card.locator(".result")).to_have_text(re.compile("Not run yet"))
     card.get_by_role("button", name="Run now").click()
     expect(card.locator(".result")).to_have_text(re.compile("First run"))
@@ -90,6 +92,11 @@ def test_a_schedule_made_in_the_ui_runs_twice_and_shows_what_changed(
     shot("history")
 
     runs.nth(0).get_by_role("link", name="Open the report").click()
+    banner = page.get_by_role("note").filter(has_text="made by a schedule")
+    expect(banner).to_contain_text("Every 6 hours")
+    expect(banner.get_by_role("link", name="Its history and what changed")).to_have_attribute(
+        "href", re.compile(r"^#/schedules/sch_")
+    )
     changes = page.get_by_role("region", name="What changed")
     expect(changes).to_have_count(1)  # only the second run's report has something to compare with
     expect(changes.get_by_role("heading", name=re.compile("^What changed since"))).to_be_visible()

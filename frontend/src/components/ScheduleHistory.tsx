@@ -1,11 +1,17 @@
+import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import { runHash, schedulesHash } from "../route";
-import { countsText, firingResult, formatLocal } from "../schedules";
+import { runHash, scheduleHash, schedulesHash } from "../route";
+import { countsText, describeTiming, firingResult, formatLocal } from "../schedules";
+import { Icon } from "./Icon";
 import { ResultTag, ScheduleActions, ScheduleSummary, usePolled } from "./Schedules";
 
 /** One schedule: its summary and actions, then its runs as a timeline, newest first, each with what it found changed. */
-export function ScheduleHistory({ scheduleId }: { scheduleId: string }) {
-  const { data: s, error, refresh } = usePolled(() => api.getSchedule(scheduleId), scheduleId);
+export function ScheduleHistory({ scheduleId, onSessionsChanged }: { scheduleId: string; onSessionsChanged?: () => void }) {
+  const { data: s, error, refresh: reload } = usePolled(() => api.getSchedule(scheduleId), scheduleId);
+  const refresh = () => {
+    reload();
+    onSessionsChanged?.();
+  };
   return (
     <div class="page schedule-page">
       <p class="page-back">
@@ -76,6 +82,30 @@ function Delivery({ firing: f }: { firing: api.Firing }) {
       {f.delivery === "failed" ? <span aria-hidden="true">! </span> : null}
       Notification: {state}
       {f.deliveryDetail ? ` (${f.deliveryDetail})` : ""}
+    </p>
+  );
+}
+
+/** Above a schedule's session: which schedule makes its runs, with a way to its history. */
+export function ScheduleBanner({ sessionId }: { sessionId: string | null }) {
+  const [schedule, setSchedule] = useState<api.Schedule | null>(null);
+  useEffect(() => {
+    setSchedule(null);
+    if (!sessionId) return;
+    let live = true;
+    api
+      .listSchedules()
+      .then((all) => live && setSchedule(all.find((s) => s.sessionId === sessionId) ?? null))
+      .catch(() => undefined); // the session shows without it
+    return () => {
+      live = false;
+    };
+  }, [sessionId]);
+  if (!schedule) return null;
+  return (
+    <p class="schedule-banner" role="note">
+      <Icon name="clock" /> The runs here are made by a schedule: {describeTiming(schedule)}
+      {schedule.paused ? " (paused)" : ""}. <a href={scheduleHash(schedule.id)}>Its history and what changed</a>
     </p>
   );
 }

@@ -34,8 +34,13 @@ export function usePolled<T>(load: () => Promise<T>, key: unknown) {
 }
 
 /** The schedules page: every schedule with its timing, next due time and last result, and a form to add one. */
-export function SchedulesPage() {
-  const { data, error, refresh } = usePolled(api.listSchedules, "all");
+export function SchedulesPage({ onSessionsChanged }: { onSessionsChanged?: () => void }) {
+  const { data, error, refresh: reload } = usePolled(api.listSchedules, "all");
+  // A new schedule brings its session, and a run moves it up the session list.
+  const refresh = () => {
+    reload();
+    onSessionsChanged?.();
+  };
   const [formOpen, setFormOpen] = useState(false);
   const [secret, setSecret] = useState<{ question: string; secret: string } | null>(null);
   const schedules = data ?? [];

@@ -1,13 +1,10 @@
 import type { SessionSummary } from "../api";
 import { historyEntries } from "../history";
-import { Icon } from "./Icon";
 import { SessionItem } from "./SessionItem";
 
 interface Props {
   sessions: SessionSummary[];
   currentId: string | null;
-  /** The schedules page (or one schedule) is open. */
-  schedulesOpen?: boolean;
   error: string | null;
   onNew: () => void;
   onSelect: () => void;
@@ -17,15 +14,12 @@ interface Props {
   onDelete?: (id: string) => Promise<void>;
 }
 
-export function Sidebar({ sessions, currentId, schedulesOpen = false, error, onNew, onSelect, query = "", onSearch, onRename, onDelete }: Props) {
+export function Sidebar({ sessions, currentId, error, onNew, onSelect, query = "", onSearch, onRename, onDelete }: Props) {
   return (
     <nav class="sidebar" aria-label="Research sessions">
       <button type="button" class="btn btn-primary new-chat" onClick={onNew}>
         + New research
       </button>
-      <a class="sidebar-link" href="#/schedules" aria-current={schedulesOpen ? "page" : undefined} onClick={onSelect}>
-        <Icon name="clock" /> Schedules
-      </a>
       <h2 class="sidebar-h">History</h2>
       {onSearch ? (
         <input

@@ -1,6 +1,6 @@
 import { Icon } from "./Icon";
 
-/** The bar above everything: the menu toggle (narrow screens), the brand, the title and the status pill. */
+/** The bar above everything: the menu toggle (narrow screens), the brand, the title, the schedules and the status pill. */
 export function TopBar({
   title,
   status,
@@ -8,6 +8,7 @@ export function TopBar({
   navOpen,
   onToggleNav,
   onHome,
+  schedulesOpen = false,
 }: {
   title: string;
   status: string;
@@ -15,6 +16,8 @@ export function TopBar({
   navOpen: boolean;
   onToggleNav: () => void;
   onHome: () => void;
+  /** The schedules page (or one schedule) is open. */
+  schedulesOpen?: boolean;
 }) {
   return (
     <>
@@ -28,6 +31,9 @@ export function TopBar({
         </a>
         <span class="topbar-title">{title}</span>
         <span class="spacer" />
+        <a class="topbar-link" href="#/schedules" aria-current={schedulesOpen ? "page" : undefined}>
+          <Icon name="clock" /> Schedules
+        </a>
         {status ? <span class={`status-pill ${tone}`}>{status}</span> : null}
       </header>
       {/* Announced to screen readers; changes only at phase boundaries, not per token. */}
