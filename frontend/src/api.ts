@@ -5,6 +5,7 @@
 
 import { authHeaders, reportUnauthorized } from "./auth";
 import type * as R from "./rest.gen";
+import type { ChangeCounts } from "./types";
 import type { Readiness } from "./warmup";
 
 export type Mode = NonNullable<R.MessageCreate["mode"]>;
@@ -37,6 +38,8 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** The body's `detail` as sent: a sentence, or request validation's list of errors by field. */
+    readonly detail: unknown = null,
   ) {
     super(message);
   }
@@ -51,14 +54,17 @@ const BASE = "/api";
 async function refuseFailure(res: Response, report401 = true): Promise<void> {
   if (res.status === 401 && report401) reportUnauthorized();
   if (res.ok) return;
-  let detail = `${res.status} ${res.statusText}`;
+  let message = `${res.status} ${res.statusText}`;
+  let detail: unknown = null;
   try {
     const body = await res.json();
-    if (body && typeof body.detail === "string") detail = body.detail;
+    detail = body?.detail ?? null;
+    if (typeof detail === "string") message = detail;
+    else if (body && typeof body.message === "string") message = body.message;
   } catch {
     /* not JSON */
   }
-  throw new ApiError(detail, res.status);
+  throw new ApiError(message, res.status, detail);
 }
 
 async function call<T>(path: string, init?: RequestInit, report401 = true): Promise<T> {
@@ -375,4 +381,167 @@ export async function createKey(name: string, expiresInDays: number | null): Pro
 
 export async function deleteKey(id: string): Promise<void> {
   await call<unknown>(`/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
+}
+
+// ------------------------------------------------------------------------------ schedules
+
+export type Notify = R.ScheduleCreate["notify"] & string;
+
+/** What a firing's run found changed, in counts (the items are in its report). */
+export interface ChangeSummary {
+  changed: boolean;
+  since: string;
+  counts: ChangeCounts;
+}
+
+export interface Firing {
+  id: string;
+  dueAt: string;
+  firedAt: string;
+  status: R.FiringOut["status"];
+  runId: string | null;
+  /** Why it was skipped or failed; `run now` for a run started by hand. */
+  detail: string | null;
+  delivery: R.FiringOut["delivery"];
+  deliveryDetail: string | null;
+  runStatus: RunStatus | null;
+  reportId: string | null;
+  changes: ChangeSummary | null;
+}
+
+export type RunStatus = R.RunOut["status"];
+
+export interface Schedule {
+  id: string;
+  sessionId: string;
+  question: string;
+  cron: string | null;
+  everyS: number | null;
+  timezone: string;
+  sources: string[] | null;
+  mode: string | null;
+  notify: Notify;
+  webhookUrl: string | null;
+  email: string | null;
+  paused: boolean;
+  nextDueAt: string;
+  createdAt: string;
+  lastFiring: Firing | null;
+}
+
+export interface ScheduleDetail extends Schedule {
+  /** Newest first. */
+  firings: Firing[];
+}
+
+export interface ScheduleInput {
+  question: string;
+  cron?: string;
+  every?: string;
+  timezone: string;
+  sources?: string[] | null;
+  /** Unset: the server's default. */
+  mode?: Mode;
+  notify: Notify;
+  webhookUrl?: string;
+}
+
+const COUNT_NAMES = [
+  "sources_new",
+  "sources_gone",
+  "sources_changed",
+  "sources_unchanged",
+  "claims_new",
+  "claims_dropped",
+  "claims_changed",
+  "claims_unchanged",
+] as const;
+
+function toCounts(raw: R.ChangeCounts): ChangeCounts {
+  return Object.fromEntries(COUNT_NAMES.map((k) => [k, raw[k] ?? 0])) as unknown as ChangeCounts;
+}
+
+function toFiring(raw: R.FiringOut): Firing {
+  return {
+    id: raw.id,
+    dueAt: raw.due_at,
+    firedAt: raw.fired_at,
+    status: raw.status,
+    runId: raw.run_id,
+    detail: raw.detail,
+    delivery: raw.delivery,
+    deliveryDetail: raw.delivery_detail,
+    runStatus: raw.run_status ?? null,
+    reportId: raw.report_id ?? null,
+    changes: raw.changes ? { changed: raw.changes.changed, since: raw.changes.since, counts: toCounts(raw.changes.counts) } : null,
+  };
+}
+
+function toSchedule(raw: R.ScheduleOut): Schedule {
+  return {
+    id: raw.id,
+    sessionId: raw.session_id,
+    question: raw.question,
+    cron: raw.cron,
+    everyS: raw.every_s,
+    timezone: raw.timezone,
+    sources: raw.sources,
+    mode: raw.mode,
+    notify: raw.notify,
+    webhookUrl: raw.webhook_url,
+    email: raw.email,
+    paused: raw.paused,
+    nextDueAt: raw.next_due_at,
+    createdAt: raw.created_at,
+    lastFiring: raw.last_firing ? toFiring(raw.last_firing) : null,
+  };
+}
+
+export async function listSchedules(): Promise<Schedule[]> {
+  return (await call<R.ScheduleOut[]>("/schedules")).map(toSchedule);
+}
+
+export async function getSchedule(id: string): Promise<ScheduleDetail> {
+  const raw = await call<R.ScheduleDetail>(`/schedules/${encodeURIComponent(id)}`);
+  const firings = raw.firings.map(toFiring);
+  // The detail lists the firings instead of naming the last one.
+  return { ...toSchedule(raw), lastFiring: firings[0] ?? null, firings };
+}
+
+export interface CreatedSchedule extends Schedule {
+  /** The webhook's signing secret: in this response only, never shown again. */
+  webhookSecret: string | null;
+}
+
+/** A 422 names the refused field in its `detail` (see `fieldErrors`). */
+export async function createSchedule(input: ScheduleInput): Promise<CreatedSchedule> {
+  const body = json<R.ScheduleCreate>({
+    question: input.question,
+    cron: input.cron || undefined,
+    every: input.every || undefined,
+    timezone: input.timezone,
+    sources: input.sources?.length ? input.sources : undefined,
+    mode: input.mode,
+    notify: input.notify,
+    webhook_url: input.webhookUrl || undefined,
+  });
+  const raw = await call<R.ScheduleCreated>("/schedules", { method: "POST", body });
+  return { ...toSchedule(raw), webhookSecret: raw.webhook_secret };
+}
+
+export async function setSchedulePaused(id: string, paused: boolean): Promise<Schedule> {
+  return toSchedule(
+    await call<R.ScheduleOut>(`/schedules/${encodeURIComponent(id)}`, { method: "PATCH", body: json<R.ScheduleUpdate>({ paused }) }),
+  );
+}
+
+/** Stops the schedule; its session keeps the runs and reports it made. */
+export async function deleteSchedule(id: string): Promise<void> {
+  await call<unknown>(`/schedules/${encodeURIComponent(id)}`, { method: "DELETE" });
+}
+
+/** Run the schedule's question now (409 while its previous run still runs). */
+export async function runScheduleNow(id: string): Promise<{ runId: string; sessionId: string }> {
+  const raw = await call<R.ScheduleRunStarted>(`/schedules/${encodeURIComponent(id)}/run`, { method: "POST" });
+  return { runId: raw.run_id, sessionId: raw.session_id };
 }

@@ -5,7 +5,9 @@ import { Composer } from "./components/Composer";
 import { phaseOf } from "./components/RunView";
 import { reportFirst } from "./timeline/digest";
 import { Sidebar } from "./components/Sidebar";
-import { useFollowEnd, useHashSession, useKeysPage, useReadiness, useSessionList } from "./hooks";
+import { useFollowEnd, useHashRoute, useReadiness, useSessionList } from "./hooks";
+import { SchedulesPage } from "./components/Schedules";
+import { ScheduleBanner, ScheduleHistory } from "./components/ScheduleHistory";
 import { latestRun, statusLine, useSession } from "./session";
 import { DocumentViewer } from "./components/DocumentViewer";
 import { SourcePicker, useSourceChoice } from "./components/SourcePicker";
@@ -16,8 +18,8 @@ import { ApiKeys } from "./components/ApiKeys";
 import { warmupText } from "./warmup";
 
 /**
- * The page: the session list, the open session's thread, and the composer under it (or the API
- * keys page). `account`: the signed-in user, where users sign in (only administrators add files). `signIns` changes when the user
+ * The page: the session list, the open session's thread, and the composer under it (or the
+ * schedules, a schedule's history, or the API keys page). `account`: the signed-in user, where users sign in (only administrators add files). `signIns` changes when the user
  * signs in again: what failed meanwhile is loaded again. `covered`: a prompt is over the page.
  */
 export function App({
@@ -29,8 +31,12 @@ export function App({
   signIns?: number;
   covered?: boolean;
 }) {
-  const [sessionId, navigate] = useHashSession();
-  const keysPage = useKeysPage() && !!account;
+  const [route, navigate] = useHashRoute();
+  const keysPage = route.page === "keys" && !!account;
+  // Without accounts there are no keys: #/keys shows the research page.
+  const page = route.page === "keys" && !account ? "session" : route.page;
+  const sessionId = route.page === "session" ? route.sessionId : null;
+  const focusRunId = route.page === "session" ? route.runId : null;
   const { view, send } = useSession(sessionId, signIns);
   const [query, setQuery] = useState("");
   const list = useSessionList(query);
@@ -51,12 +57,35 @@ export function App({
     const run = thread.ref.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(lastRunId)}"]`);
     if (run?.querySelector(".report")) run.scrollIntoView({ block: "start" });
   }, [lastStatus, lastRunId]);
+  // A link to one run of a session (a schedule's history) brings that run into view once it is there.
+  const focused = useRef<string | null>(null);
+  useEffect(() => {
+    if (!focusRunId) focused.current = null;
+  }, [focusRunId]);
+  const focusEntry = focusRunId ? view.runs[focusRunId] : undefined;
+  // A finished run is in place once its replay has ended; a live one as soon as it has started.
+  const focusReady = !!focusEntry && focusEntry.state.lastSeq >= 0 && (focusEntry.state.status !== "running" || focusEntry.conn === "live");
+  useLayoutEffect(() => {
+    if (!focusRunId || !focusReady || focused.current === focusRunId) return;
+    const run = thread.ref.current?.querySelector<HTMLElement>(`.run[data-run="${CSS.escape(focusRunId)}"]`);
+    if (!run) return;
+    focused.current = focusRunId;
+    thread.release();
+    run.scrollIntoView({ block: "start" });
+  });
+  // A schedule's session appears in the list once the schedule is made: look again on leaving or entering its pages.
+  const lastPage = useRef(route.page);
+  useEffect(() => {
+    if (lastPage.current === route.page) return;
+    lastPage.current = route.page;
+    list.refresh();
+  }, [route.page, list.refresh]);
   // A run that ends changes its session's title / order in the list.
   useEffect(() => {
     if (lastStatus && lastStatus !== "running") list.refresh();
   }, [lastStatus, list.refresh]);
   // The history has the newest title (a rename shows at once); the opened session's is the fallback.
-  const title = list.sessions.find((s) => s.id === sessionId)?.title || view.title;
+  const title = route.page !== "session" ? "Schedules" : list.sessions.find((s) => s.id === sessionId)?.title || view.title;
   useEffect(() => {
     document.title = keysPage ? "API keys · Sleuth" : title ? `${title} · Sleuth` : "Sleuth";
   }, [title, keysPage]);
@@ -117,6 +146,7 @@ export function App({
         onToggleNav={() => setNavOpen(!navOpen)}
         onHome={() => navigate(null)}
         account={account ? { ...account, onKeysPage: keysPage } : null}
+        schedulesOpen={route.page === "schedules" || route.page === "schedule"}
       />
       <div id="sidebar" class="sidebar-wrap">
         <Sidebar
@@ -146,8 +176,12 @@ export function App({
           <div class="thread">
             <ApiKeys />
           </div>
-        ) : (
+        ) : null}
+        {route.page === "schedules" ? <SchedulesPage onSessionsChanged={list.refresh} /> : null}
+        {route.page === "schedule" ? <ScheduleHistory scheduleId={route.scheduleId} onSessionsChanged={list.refresh} /> : null}
+        {page !== "session" ? null : (
           <>
+            <ScheduleBanner sessionId={sessionId} />
             <Thread
               view={view}
               latestRunId={latest.runId}

@@ -1,39 +1,27 @@
 import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import * as api from "./api";
+import { parseRoute, type Route } from "./route";
 import { errorText } from "./format";
 import { pollReadiness, type Readiness } from "./warmup";
 
-/** The session id in the URL (#/s/<id>), so a reload or a shared link reopens it. */
-export function useHashSession(): [string | null, (id: string | null) => void] {
-  const read = () => {
-    const m = /^#\/s\/([^/?#]+)/.exec(window.location.hash);
-    return m ? decodeURIComponent(m[1]) : null;
-  };
-  const [id, setId] = useState<string | null>(read);
+/**
+ * Where the URL points (#/s/<id>, #/s/<id>/r/<run>, #/schedules, #/schedules/<id>), so a reload or a
+ * shared link reopens it; `navigate` opens a session (null: a new one).
+ */
+export function useHashRoute(): [Route, (sessionId: string | null) => void] {
+  const [route, setRoute] = useState<Route>(() => parseRoute(window.location.hash));
   useEffect(() => {
-    const on = () => setId(read());
+    const on = () => setRoute(parseRoute(window.location.hash));
     window.addEventListener("hashchange", on);
     return () => window.removeEventListener("hashchange", on);
   }, []);
   const navigate = (next: string | null) => {
     const hash = next ? `#/s/${encodeURIComponent(next)}` : "#/";
     if (window.location.hash !== hash) window.location.hash = hash;
-    setId(next);
+    setRoute(parseRoute(hash));
   };
-  return [id, navigate];
-}
-
-/** Whether the URL shows the API keys page (#/keys). */
-export function useKeysPage(): boolean {
-  const read = () => window.location.hash === "#/keys";
-  const [on, setOn] = useState(read);
-  useEffect(() => {
-    const update = () => setOn(read());
-    window.addEventListener("hashchange", update);
-    return () => window.removeEventListener("hashchange", update);
-  }, []);
-  return on;
+  return [route, navigate];
 }
 
 /** Current time, ticking every second while `active`. */
@@ -72,9 +60,13 @@ export function useFollowEnd<E extends HTMLElement>(resetKey: unknown) {
   const follow = () => {
     stick.current = true;
   };
+  /** Stop following: something other than the live end was brought into view. */
+  const release = () => {
+    stick.current = false;
+  };
   // Read by effects that act only while the reader is at the live end.
   const isFollowing = () => stick.current;
-  return { ref, onScroll, follow, isFollowing };
+  return { ref, onScroll, follow, release, isFollowing };
 }
 
 /** The server's readiness, polled until it is ready; null until it first answers. */

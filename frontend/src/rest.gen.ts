@@ -11,6 +11,7 @@ export interface RestSchemas {
   CancelOut?: CancelOut;
   ChangeCounts?: ChangeCounts;
   ChangeSet?: ChangeSet;
+  ChangeSummary?: ChangeSummary;
   ChatMessage?: ChatMessage;
   ChatRequest?: ChatRequest;
   ClaimChange?: ClaimChange;
@@ -224,6 +225,20 @@ export interface ClaimChange {
    */
   urls?: string[];
 }
+/**
+ * A run's "what changed" in counts; the items are in its report's `changes`.
+ */
+export interface ChangeSummary {
+  /**
+   * Whether anything is new, gone, dropped or changed.
+   */
+  changed: boolean;
+  /**
+   * When the previous run ended (UTC ISO).
+   */
+  since: string;
+  counts: ChangeCounts;
+}
 export interface ChatMessage {
   role: "system" | "developer" | "user" | "assistant" | "tool";
   content?: string | ContentPart[] | null;
@@ -375,6 +390,18 @@ export interface FiringOut {
   delivery: "none" | "pending" | "sending" | "delivered" | "failed" | "not_needed";
   delivery_detail: string | null;
   delivery_attempts: number;
+  /**
+   * Its run's status; none when no run started.
+   */
+  run_status?: ("running" | "completed" | "waiting_for_input" | "error" | "cancelled") | null;
+  /**
+   * Its run's report, once written.
+   */
+  report_id?: string | null;
+  /**
+   * What its run found changed; none for a schedule's first run or without a report.
+   */
+  changes?: ChangeSummary | null;
 }
 export interface HTTPValidationError {
   detail?: ValidationError[];

@@ -23,3 +23,7 @@ export type UnsupportedClaim = P.UnsupportedClaim;
 export type KeyFinding = P.KeyFinding;
 /** How the report was made, counted by the engine. */
 export type MethodNote = P.MethodNote;
+
+/** What a scheduled run found different from its schedule's previous run (the report's `changes`). */
+export type ChangeSet = P.ChangeSet;
+export type ChangeCounts = P.ChangeCounts;

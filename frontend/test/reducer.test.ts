@@ -391,6 +391,7 @@ describe("final report", () => {
       sources: [{ ...doc, number: 1 }],
       removed: [{ marker: "[9]", reason: "unverifiable" }],
       unsupported: [claim],
+      changes: null,
     });
     expect(s.reportId).toBe("rep1");
     expect(finalReport(s)?.markdown).toBe("Final [1].");

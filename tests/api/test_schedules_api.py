@@ -115,3 +115,26 @@ async def test_the_servers_scheduler_fires_a_due_schedule_once(ticking: LiveServ
     assert firings[0]["due_at"].startswith("2000-01-01T00:00")
     assert after["next_due_at"] > "2026"  # the grid moved past now: the missed hours fire once
     assert events[-1].type == "stop"
+
+
+async def test_each_firing_says_how_its_run_ended_and_what_it_found_changed(shared_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=shared_server.base_url, timeout=60) as client:
+        created = (await client.post("/api/schedules", json={"question": QUESTION, "every": "1h"})).json()
+        runs = []
+        for _ in range(2):
+            started = (await client.post(f"/api/schedules/{created['id']}/run")).json()
+            await read_events(client, started["run_id"])
+            runs.append(started["run_id"])
+        detail = (await client.get(f"/api/schedules/{created['id']}")).json()
+        listed = (await client.get("/api/schedules")).json()
+        session = (await client.get(f"/api/sessions/{created['session_id']}")).json()
+        second_report = (await client.get(f"/api/reports/{session['runs'][1]['report_id']}")).json()
+        await client.delete(f"/api/schedules/{created['id']}")
+    latest, first = detail["firings"]
+    assert (first["run_id"], first["run_status"], first["changes"]) == (runs[0], "completed", None)  # nothing before it
+    assert first["report_id"] == session["runs"][0]["report_id"]
+    assert (latest["run_id"], latest["run_status"]) == (runs[1], "completed")
+    assert latest["report_id"] == second_report["report_id"]
+    expected = second_report["changes"]
+    assert latest["changes"] == {k: expected[k] for k in ("changed", "since", "counts")}
+    assert [s["last_firing"] for s in listed if s["id"] == created["id"]] == [latest]

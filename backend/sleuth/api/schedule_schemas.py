@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sleuth.api.schemas import Text, _time_budget
 from sleuth.config import Mode
+from sleuth.stream.packets import ChangeCounts
 
 Notify = Literal["always", "on_change", "never"]
 
@@ -60,6 +61,14 @@ class ScheduleUpdate(_Request):
     paused: bool | None = None
 
 
+class ChangeSummary(BaseModel):
+    """A run's "what changed" in counts; the items are in its report's `changes`."""
+
+    changed: bool = Field(description="Whether anything is new, gone, dropped or changed.")
+    since: str = Field(description="When the previous run ended (UTC ISO).")
+    counts: ChangeCounts
+
+
 class FiringOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
@@ -72,6 +81,13 @@ class FiringOut(BaseModel):
     delivery: Literal["none", "pending", "sending", "delivered", "failed", "not_needed"]
     delivery_detail: str | None
     delivery_attempts: int
+    run_status: Literal["running", "completed", "waiting_for_input", "error", "cancelled"] | None = Field(
+        default=None, description="Its run's status; none when no run started."
+    )
+    report_id: str | None = Field(default=None, description="Its run's report, once written.")
+    changes: ChangeSummary | None = Field(
+        default=None, description="What its run found changed; none for a schedule's first run or without a report."
+    )
 
 
 class ScheduleOut(BaseModel):

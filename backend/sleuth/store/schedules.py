@@ -86,6 +86,15 @@ class FiringRecord:
         return cls(**{f.name: row[f.name] for f in fields(cls)})
 
 
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a firing's run stands: its status, its latest report and that report's `changes`."""
+
+    status: str
+    report_id: str | None
+    changes: dict[str, Any] | None
+
+
 # What PATCH may change (the session and the times of the row are the store's).
 EDITABLE = (
     "question",
@@ -226,6 +235,25 @@ class ScheduleStore:
             (schedule_id, *owner, limit),
         )
         return [FiringRecord.from_row(row) for row in rows]
+
+    def outcomes(self, run_ids: list[str]) -> dict[str, RunOutcome]:
+        """The outcome of each of these runs that exists, by run id (one query for a list of firings)."""
+        if not run_ids:
+            return {}
+        rows = self.database.fetch_all(
+            "SELECT r.id AS run_id, r.status AS status, p.id AS report_id, p.changes AS changes"
+            " FROM runs r LEFT JOIN reports p ON p.run_id = r.id"
+            f" WHERE r.id IN ({', '.join('?' * len(run_ids))}) ORDER BY p.rowid",
+            run_ids,
+        )
+        # Rows come oldest report first, so a run's latest report is the one that stays.
+        found: dict[str, RunOutcome] = {}
+        for row in rows:
+            changes = json.loads(row["changes"] or "null")
+            found[row["run_id"]] = RunOutcome(
+                row["status"], row["report_id"], changes if isinstance(changes, dict) else None
+            )
+        return found
 
     # -- delivery ----------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ import type { MessageBlock, RunState } from "../timeline/state";
 import type { NumberedSource } from "../types";
 import { openViewer } from "../viewer";
 import { viewerRequest } from "../viewerRequest";
+import { withoutChangesSection } from "../schedules";
+import { ChangesView } from "./Changes";
 import { DownloadMenu } from "./DownloadMenu";
 import { Markdown } from "./Markdown";
 import { ReportHeader } from "./ReportHeader";
@@ -17,6 +19,9 @@ import { VerificationNotes } from "./VerificationNotes";
 export function ReportView({ block, run }: { block: MessageBlock; run: RunState }) {
   const verified = block.report;
   const markdown = verified?.markdown ?? block.draft;
+  const changes = verified?.changes ?? null;
+  // The structured diff stands in for the section the server opened the markdown with.
+  const shown = changes ? withoutChangesSection(markdown, changes.changed) : markdown;
   const { lists, byNumber, cite } = useCitations(run, verified);
   const [panelOpen, setPanelOpen] = useState(true);
   const [active, setActive] = useState<number | null>(null);
@@ -52,7 +57,8 @@ export function ReportView({ block, run }: { block: MessageBlock; run: RunState 
         </div>
         <div class="report-body" ref={bodyRef} {...handlers}>
           {verified ? <ReportHeader report={verified} titleOf={(n) => byNumber.get(n)?.title} /> : null}
-          <Markdown markdown={markdown} cite={cite} class={verified ? "" : "draft"} />
+          {changes ? <ChangesView changes={changes} titleOf={(n) => byNumber.get(n)?.title} /> : null}
+          <Markdown markdown={shown} cite={cite} class={verified ? "" : "draft"} />
           {hover && hovered ? <SourceCard doc={hovered} top={hover.top} left={hover.left} unsupported={hover.unsupported} /> : null}
         </div>
         {verified ? <VerificationNotes report={verified} /> : null}

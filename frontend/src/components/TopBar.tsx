@@ -11,8 +11,8 @@ export interface TopBarAccount {
 }
 
 /**
- * The bar above everything: the menu toggle (narrow screens), the brand, the title, the status
- * pill and, where users sign in, who is signed in.
+ * The bar above everything: the menu toggle (narrow screens), the brand, the title, the schedules,
+ * the status pill and, where users sign in, who is signed in.
  */
 export function TopBar({
   title,
@@ -22,6 +22,7 @@ export function TopBar({
   onToggleNav,
   onHome,
   account = null,
+  schedulesOpen = false,
 }: {
   title: string;
   status: string;
@@ -30,6 +31,8 @@ export function TopBar({
   onToggleNav: () => void;
   onHome: () => void;
   account?: TopBarAccount | null;
+  /** The schedules page (or one schedule) is open. */
+  schedulesOpen?: boolean;
 }) {
   return (
     <>
@@ -43,6 +46,9 @@ export function TopBar({
         </a>
         <span class="topbar-title">{title}</span>
         <span class="spacer" />
+        <a class="topbar-link" href="#/schedules" aria-current={schedulesOpen ? "page" : undefined}>
+          <Icon name="clock" /> Schedules
+        </a>
         {status ? <span class={`status-pill ${tone}`}>{status}</span> : null}
         {account ? <AccountMenu account={account} /> : null}
       </header>

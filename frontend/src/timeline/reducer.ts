@@ -183,6 +183,7 @@ function reduceReport(s: RunState, obj: ObjOf<"report">, place: Placement): RunS
     sources: [...(obj.sources ?? [])].sort((a, b) => a.number - b.number),
     removed: [...(obj.removed_citations ?? [])],
     unsupported: [...(obj.unsupported_claims ?? [])],
+    changes: obj.changes ?? null,
   };
   const next = updateLastBlockAnyTurn(
     registerDocuments(s, report.sources, false),

@@ -1,6 +1,6 @@
 // Timeline state: what one run's packets add up to. Plain data, built only by the reducer.
 
-import type { DegradedLevel, Document, KeyFinding, MethodNote, NumberedSource, StopReason, UnsupportedClaim } from "../types";
+import type { ChangeSet, DegradedLevel, Document, KeyFinding, MethodNote, NumberedSource, StopReason, UnsupportedClaim } from "../types";
 
 export interface Notice {
   seq: number;
@@ -86,6 +86,8 @@ export interface VerifiedReport {
   removed: { marker: string; reason: string }[];
   /** Citations whose source does not appear to say what their sentence says. */
   unsupported: UnsupportedClaim[];
+  /** A scheduled run's diff with its schedule's previous run; null for any other run. */
+  changes?: ChangeSet | null;
 }
 
 /** Streamed assistant text: the final report draft or the clarification questions. */

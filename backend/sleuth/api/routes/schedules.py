@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,10 +29,22 @@ router = APIRouter(tags=["schedules"])
 
 
 def _out(record: ScheduleRecord, schedules: ScheduleStore) -> ScheduleOut:
-    last = schedules.firings(record.id, limit=1)
-    return ScheduleOut.model_validate(
-        {**_fields(record), "last_firing": FiringOut.model_validate(last[0]) if last else None}
-    )
+    last = _firings(schedules, record.id, limit=1)
+    return ScheduleOut.model_validate({**_fields(record), "last_firing": last[0] if last else None})
+
+
+def _firings(schedules: ScheduleStore, schedule_id: str, limit: int = 50) -> list[FiringOut]:
+    """The schedule's firings, newest first, each with how its run stands and what it found changed."""
+    firings = schedules.firings(schedule_id, limit=limit)
+    outcomes = schedules.outcomes([f.run_id for f in firings if f.run_id])
+    out: list[FiringOut] = []
+    for firing in firings:
+        outcome = outcomes.get(firing.run_id or "")
+        extra: dict[str, Any] = {}
+        if outcome is not None:
+            extra = {"run_status": outcome.status, "report_id": outcome.report_id, "changes": outcome.changes}
+        out.append(FiringOut.model_validate({**asdict(firing), **extra}))
+    return out
 
 
 def _fields(record: ScheduleRecord) -> dict[str, Any]:
@@ -79,8 +92,8 @@ async def _get(request: Request, schedule_id: str) -> ScheduleRecord:
 @router.get("/schedules/{schedule_id}", response_model=ScheduleDetail, responses=responses(401, 404))
 async def get_schedule(request: Request, schedule_id: str) -> ScheduleDetail:
     record = await _get(request, schedule_id)
-    firings = await asyncio.to_thread(schedules_of(services_of(request)).firings, schedule_id)
-    return ScheduleDetail.model_validate({**_fields(record), "firings": [FiringOut.model_validate(f) for f in firings]})
+    firings = await asyncio.to_thread(_firings, schedules_of(services_of(request)), schedule_id)
+    return ScheduleDetail.model_validate({**_fields(record), "firings": firings})
 
 
 @router.patch("/schedules/{schedule_id}", response_model=ScheduleOut, responses=responses(401, 404))
