@@ -199,6 +199,11 @@ class PlanAnswerOut(BaseModel):
     accepted: bool
 
 
+class SsoOut(BaseModel):
+    name: str = Field(description="The provider's name, for the button (SLEUTH_OIDC_NAME).")
+    login_url: str = Field(description="Where the button sends the browser to sign in with the provider.")
+
+
 class HealthOut(BaseModel):
     status: Literal["ok"] = Field(description="The server answers (liveness); `ready` says whether it has warmed up.")
     ready: bool = Field(
@@ -210,6 +215,9 @@ class HealthOut(BaseModel):
     max_runs: int
     engines: int = Field(description="Engine processes that execute runs.")
     engines_ready: int = Field(description="Those warmed up; a run sent before any is ready waits for one.")
+    sso: SsoOut | None = Field(
+        default=None, description="Single sign-on, when the server has it (the sign-in page offers it)."
+    )
 
 
 class ErrorOut(BaseModel):
