@@ -5,7 +5,8 @@ It has a discovery document, a JWKS (an RSA key made when it starts), `/authoriz
 once: back to the redirect URI with a code and the state) and `/token` (checks the client's secret,
 the redirect URI and the PKCE verifier, then answers with an RS256 ID token). The ID token's claims
 are the `account`'s plus the request's nonce; `overrides` changes them for every token from then on
-(a wrong nonce, issuer or audience, an unverified e-mail).
+(a wrong nonce, issuer or audience, an unverified e-mail), and `forge` signs them with a key that is
+not the published one.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class MockProvider:
         }
     )
     overrides: dict[str, Any] = field(default_factory=dict)  # claims to change (None: leave out)
+    forge: bool = False  # sign ID tokens with another key under the published key's id
     port: int = 0
     token_requests: int = 0
 
@@ -160,4 +162,5 @@ class MockProvider:
             **self.overrides,
         }
         claims = {name: value for name, value in claims.items() if value is not None}
-        return jwt.encode({"alg": "RS256", "kid": KEY_ID}, claims, self._key)
+        key = RSAKey.generate_key(2048, parameters={"kid": KEY_ID}) if self.forge else self._key
+        return jwt.encode({"alg": "RS256", "kid": KEY_ID}, claims, key)

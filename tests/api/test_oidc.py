@@ -55,14 +55,18 @@ def sign_ins(live: LiveServer) -> int:
     return int(live.database.fetch_one("SELECT COUNT(*) AS n FROM auth_sessions", ())["n"])
 
 
-async def sso(client: httpx.AsyncClient, *, tamper_state: bool = False) -> httpx.Response:
+async def sso(
+    client: httpx.AsyncClient, *, tamper_state: bool = False, codes: list[str] | None = None
+) -> httpx.Response:
     """The browser's round trip, one redirect at a time: Sleuth's login, the provider's authorize,
-    then Sleuth's callback, whose answer is returned."""
+    then Sleuth's callback, whose answer is returned. `codes` gets the authorization code."""
     start = await client.get("/api/auth/oidc/login")
     assert start.status_code == 302, start.text
     approved = await client.get(start.headers["location"])
     assert approved.status_code == 302, approved.text
     callback = approved.headers["location"]
+    if codes is not None:
+        codes.extend(parse_qs(urlsplit(callback).query)["code"])
     if tamper_state:
         url = urlsplit(callback)
         query = {name: values[0] for name, values in parse_qs(url.query).items()}
@@ -84,7 +88,8 @@ async def test_sign_in_creates_the_user_and_the_cookie_works(server: LiveServer,
         assert query["redirect_uri"] == [f"{server.base_url}/api/auth/oidc/callback"]
         assert "sleuth_session" not in client.cookies
 
-        done = await sso(client)
+        codes: list[str] = []
+        done = await sso(client, codes=codes)
         assert done.status_code == 303 and done.headers["location"] == "/"
         assert provider.token_requests == 1  # the code was exchanged (PKCE checked by the provider)
 
@@ -105,6 +110,8 @@ async def test_sign_in_creates_the_user_and_the_cookie_works(server: LiveServer,
         assert (await sso(again)).status_code == 303
         assert (await again.get("/api/auth/me")).json()["name"] == "ada"
     assert list(users(server)) == ["ada"]  # the same account, linked by (issuer, subject)
+    log = (server.settings.data_dir / "logs" / "sleuth.jsonl").read_text()
+    assert "/api/auth/oidc/callback" in log and codes[0] not in log  # the access log redacts it
 
 
 async def test_a_taken_name_is_made_unique_and_admin_emails_make_administrators(
@@ -146,6 +153,17 @@ async def refused(live: LiveServer, status: int, words: str, *, tamper_state: bo
 async def test_a_wrong_nonce_is_refused(server: LiveServer, provider: MockProvider) -> None:
     provider.overrides = {"nonce": "a-nonce-from-another-sign-in"}
     await refused(server, 400, "failed verification: Invalid claim: 'nonce'")
+    assert users(server) == {}
+
+
+async def test_a_token_without_the_nonce_is_refused(server: LiveServer, provider: MockProvider) -> None:
+    provider.overrides = {"nonce": None}
+    await refused(server, 400, "Missing claim: 'nonce'")
+
+
+async def test_a_token_signed_with_another_key_is_refused(server: LiveServer, provider: MockProvider) -> None:
+    provider.forge = True
+    await refused(server, 400, "failed verification")
     assert users(server) == {}
 
 

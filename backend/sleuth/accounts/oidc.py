@@ -126,7 +126,8 @@ class OidcClient:
             issuer=metadata.issuer,
             subject=subject,
             email=email.strip() if isinstance(email, str) and email.strip() else None,
-            email_verified=claims.get("email_verified") is True,
+            # A few providers send the boolean as a string.
+            email_verified=claims.get("email_verified") in (True, "true"),
             username=username if isinstance(username, str) and username.strip() else None,
         )
 
@@ -199,7 +200,9 @@ class OidcClient:
             try:
                 token = jwt.decode(id_token, keys, algorithms=list(metadata.algorithms))
             except InvalidKeyIdError:  # the provider rotated its keys since they were read
-                token = jwt.decode(id_token, await self._key_set(metadata, fresh=True), algorithms=metadata.algorithms)
+                token = jwt.decode(
+                    id_token, await self._key_set(metadata, fresh=True), algorithms=list(metadata.algorithms)
+                )
             claims = CodeIDToken(
                 token.claims,
                 token.header,
