@@ -16,7 +16,7 @@ from sleuth.accounts.oidc import Identity
 from sleuth.accounts.service import NAME, Accounts, SignedIn
 from sleuth.config import Settings
 from sleuth.core.ids import new_id
-from sleuth.store.accounts import AccountStore, NameTaken, UserRecord
+from sleuth.store.accounts import AccountStore, IdentityTaken, NameTaken, UserRecord
 
 NOT_NAME_CHARS = re.compile(r"[^A-Za-z0-9._@-]+")
 NAME_TRIES = 20
@@ -117,6 +117,11 @@ class SingleSignOn:
                 self._store.add_user(user)
             except NameTaken:  # taken meanwhile: the next one
                 continue
+            except IdentityTaken:  # the same identity's other sign-in made it meanwhile
+                made = self._store.user_by_oidc(identity.issuer, identity.subject)
+                if made is None:
+                    raise
+                return made
             return user
         raise SsoRefused("no free user name was found for this account; ask an administrator")
 

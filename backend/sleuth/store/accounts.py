@@ -85,6 +85,10 @@ class NameTaken(Exception):
     """A user with this name exists."""
 
 
+class IdentityTaken(Exception):
+    """A user is linked to this single sign-on identity (issuer, subject) already."""
+
+
 class AccountStore:
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -92,12 +96,17 @@ class AccountStore:
     # -- users --------------------------------------------------------------------------------
 
     def add_user(self, user: UserRecord) -> bool:
-        """Insert the user; NameTaken if the name is in use. True when this is the first
-        administrator: the sessions of the built-in user (no owner) become theirs, in the same
-        transaction, so switching from SLEUTH_AUTH=none to accounts keeps them."""
+        """Insert the user; NameTaken if the name is in use, IdentityTaken if another user is linked to
+        its single sign-on identity. True when this is the first administrator: the sessions of the
+        built-in user (no owner) become theirs, in the same transaction, so switching from
+        SLEUTH_AUTH=none to accounts keeps them."""
         with self.database.transaction() as tx:
             if tx.fetch_one("SELECT id FROM users WHERE name = ?", (user.name,)) is not None:
                 raise NameTaken(user.name)
+            if user.oidc_subject is not None and tx.fetch_one(
+                "SELECT id FROM users WHERE oidc_issuer = ? AND oidc_subject = ?", (user.oidc_issuer, user.oidc_subject)
+            ):
+                raise IdentityTaken(user.oidc_subject)
             first_admin = user.is_admin and tx.fetch_one("SELECT id FROM users WHERE is_admin = 1", ()) is None
             tx.execute(
                 "INSERT INTO users (id, name, password_hash, is_admin, disabled, created_at, email, oidc_issuer,"
