@@ -131,6 +131,12 @@ class OidcClient:
             username=username if isinstance(username, str) and username.strip() else None,
         )
 
+    async def check(self) -> ProviderMetadata:
+        """Read the discovery document and the signing keys, as a first sign-in would (`sleuth doctor`)."""
+        metadata = await self.metadata()
+        await self._key_set(metadata)
+        return metadata
+
     # -- discovery and keys ---------------------------------------------------------------------
 
     async def metadata(self) -> ProviderMetadata:

@@ -63,7 +63,13 @@ class AnnouncingServer(uvicorn.Server):
         if self._app.state.settings.auth_mode == "accounts" and not await asyncio.to_thread(
             self._app.state.accounts.users
         ):
-            click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
+            if self._app.state.settings.oidc_issuer:
+                click.echo(
+                    "No users yet: single sign-on makes each at their first sign-in; SLEUTH_OIDC_ADMIN_EMAILS "
+                    "or `sleuth user add NAME --admin` makes an administrator."
+                )
+            else:
+                click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
 
 
 def open_bind_refusal(settings: Settings, host: str) -> str | None:
