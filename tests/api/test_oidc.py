@@ -187,6 +187,18 @@ async def test_a_wrong_state_is_refused_before_the_code_is_used(server: LiveServ
     assert provider.token_requests == 0
 
 
+async def test_a_sign_in_the_provider_refused_is_refused(server: LiveServer, provider: MockProvider) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+        start = await client.get("/api/auth/oidc/login")
+        state = parse_qs(urlsplit(start.headers["location"]).query)["state"][0]
+        answer = await client.get("/api/auth/oidc/callback", params={"error": "access_denied", "state": state})
+        assert (
+            answer.status_code == 400 and answer.json()["detail"] == "the provider did not sign you in (access_denied)"
+        )
+        assert "sleuth_session" not in client.cookies and "sleuth_oidc_flow" not in client.cookies
+    assert provider.token_requests == 0 and sign_ins(server) == 0
+
+
 async def test_a_callback_without_the_flow_cookie_is_refused(server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
         answer = await client.get("/api/auth/oidc/callback", params={"code": "c", "state": "s"})
