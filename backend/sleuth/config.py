@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import pydantic_settings
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from sleuth.core.urls import POSTGRES_SCHEMES, check_redis_url, database_target
+from sleuth.core.urls import POSTGRES_SCHEMES, check_redis_url, database_target, is_loopback_host
 
 Mode = Literal["light", "heavy"]
 Strategy = Literal["exploratory", "focused", "balanced"]
@@ -295,7 +296,8 @@ class Settings(BaseSettings):
         default=None,
         description="Who may use the server. none: one built-in user, no sign-in (refuses a non-loopback address "
         "unless SLEUTH_ALLOW_UNAUTHENTICATED=1); token: the shared SLEUTH_API_TOKEN; accounts: users with "
-        "passwords and API keys (`sleuth user add`). Unset: token when SLEUTH_API_TOKEN is set, else none.",
+        "passwords (`sleuth user add`) or single sign-on (SLEUTH_OIDC_ISSUER), and API keys. Unset: token when "
+        "SLEUTH_API_TOKEN is set, else none.",
     )
     allow_unauthenticated: bool = Field(
         default=False,
@@ -308,7 +310,8 @@ class Settings(BaseSettings):
     public_url: str | None = Field(
         default=None,
         description="The address users open (e.g. https://sleuth.example.org): https makes sign-in cookies "
-        "Secure, and webhooks link reports under it (unset: links are paths, /api/reports/...).",
+        "Secure, webhooks link reports under it (unset: links are paths, /api/reports/...), and single "
+        "sign-on's redirect URI is <this>/api/auth/oidc/callback (unset: the address a request came to).",
     )
     auth_session_hours: float = Field(
         default=24.0 * 14, gt=0, le=24.0 * 366, description="A browser sign-in lasts this long (accounts mode)."
@@ -317,6 +320,31 @@ class Settings(BaseSettings):
         default=10, ge=1, description="Failed sign-ins per user name or client address within the window; more: 429."
     )
     login_window_s: float = Field(default=900.0, gt=0, description="The window of SLEUTH_LOGIN_MAX_FAILURES.")
+    oidc_issuer: str | None = Field(
+        default=None,
+        description="Single sign-on (accounts mode): the OpenID Connect provider's issuer URL; its "
+        "/.well-known/openid-configuration is read from there. https, or http on loopback for a provider "
+        "on this machine (the server calls it, loopback included, because the operator chose it).",
+    )
+    oidc_client_id: str | None = Field(default=None, description="The client id Sleuth has at the provider.")
+    oidc_client_secret: SecretStr | None = Field(
+        default=None,
+        description="The client secret Sleuth has at the provider; it also signs the short-lived cookie that "
+        "carries a sign-in from the provider back to this server (any server of the same deployment).",
+    )
+    oidc_name: str = Field(
+        default="single sign-on", max_length=60, description="The provider's name on the sign-in button."
+    )
+    oidc_allowed_domains: str = Field(
+        default="",
+        description="Comma list of e-mail domains allowed to sign in with the provider (a verified e-mail is "
+        "then needed); empty: any.",
+    )
+    oidc_admin_emails: str = Field(
+        default="",
+        description="Comma list of e-mail addresses whose users become administrators when they sign "
+        "in with the provider (verified e-mails only).",
+    )
     cors_origins: str = Field(default="", description="Comma list of allowed browser origins; none by default.")
     heartbeat_s: float = Field(default=15.0, ge=0.05, description="SSE heartbeat after this long without a packet.")
     max_message_chars: int = Field(default=20_000, ge=1, description="A longer question or message gets 413.")
@@ -358,6 +386,9 @@ class Settings(BaseSettings):
         "api_token",
         "public_url",
         "auth",
+        "oidc_issuer",
+        "oidc_client_id",
+        "oidc_client_secret",
         "api_key",
         "tavily_api_key",
         "brave_api_key",
@@ -396,6 +427,20 @@ class Settings(BaseSettings):
     def _token_mode_needs_a_token(self) -> Settings:
         if self.auth == "token" and self.api_token is None:
             raise ValueError("SLEUTH_AUTH=token needs SLEUTH_API_TOKEN")
+        return self
+
+    @model_validator(mode="after")
+    def _single_sign_on_needs_accounts_and_a_client(self) -> Settings:
+        if self.oidc_issuer is None:
+            return self
+        if self.auth_mode != "accounts":
+            raise ValueError("SLEUTH_OIDC_ISSUER needs SLEUTH_AUTH=accounts")
+        if self.oidc_client_id is None or self.oidc_client_secret is None:
+            raise ValueError("SLEUTH_OIDC_ISSUER needs SLEUTH_OIDC_CLIENT_ID and SLEUTH_OIDC_CLIENT_SECRET")
+        issuer = urlsplit(self.oidc_issuer)
+        loopback = issuer.scheme == "http" and is_loopback_host(issuer.hostname or "")
+        if not issuer.hostname or (issuer.scheme != "https" and not loopback):
+            raise ValueError("SLEUTH_OIDC_ISSUER must be an https:// URL (or http:// on loopback)")
         return self
 
     @property
@@ -450,6 +495,15 @@ class Settings(BaseSettings):
     @property
     def search_providers(self) -> list[str]:
         return [name.strip() for name in self.search.split(",") if name.strip()]
+
+    @property
+    def oidc_allowed_domain_list(self) -> list[str]:
+        """`oidc_allowed_domains`, lower case, without a leading @; empty: any domain."""
+        return [d.strip().lstrip("@").lower() for d in self.oidc_allowed_domains.split(",") if d.strip()]
+
+    @property
+    def oidc_admin_email_list(self) -> list[str]:
+        return [e.strip().lower() for e in self.oidc_admin_emails.split(",") if e.strip()]
 
     @property
     def cors_origin_list(self) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 
 from sleuth.stream.packets import parse_packet
 from sleuth_testkit.model import Reply, ScriptedLLM, classify
+from sleuth_testkit.oidc_provider import MockProvider
 from sleuth_testkit.scenarios import ResearchModel
 from support.cli import sleuth
 
@@ -127,3 +128,24 @@ def test_doctor_probe_reports_a_refused_model(tmp_path: Path) -> None:
         requests = len(llm.requests)
     assert done.returncode == 1 and requests == 1
     assert "✗ probe openai/any-model: the model openai/any-model cannot be used: model not found" in done.stdout
+
+
+def test_doctor_reads_the_single_sign_on_provider_and_names_the_redirect_uri(tmp_path: Path) -> None:
+    with MockProvider() as provider:
+        env = {
+            "SLEUTH_AUTH": "accounts",
+            "SLEUTH_OIDC_ISSUER": provider.issuer,
+            "SLEUTH_OIDC_CLIENT_ID": provider.client_id,
+            "SLEUTH_OIDC_CLIENT_SECRET": provider.client_secret,
+            "SLEUTH_PUBLIC_URL": "https://sleuth.example.org/",
+        }
+        done = sleuth(["doctor"], env, tmp_path)
+        assert done.returncode == 0, done.stdout
+        assert (
+            f"✓ single sign-on: {provider.issuer} answers; register the redirect URI "
+            "https://sleuth.example.org/api/auth/oidc/callback there"
+        ) in done.stdout
+        assert provider.client_secret not in done.stdout
+    gone = sleuth(["doctor"], env, tmp_path)  # the provider has stopped
+    assert gone.returncode == 1
+    assert f"✗ single sign-on: the sign-in provider cannot be reached at {provider.issuer}" in gone.stdout

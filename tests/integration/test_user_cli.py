@@ -16,7 +16,9 @@ def test_users_are_added_listed_disabled_and_given_new_passwords(tmp_path: Path)
     added = sleuth(["user", "add", "alice", "--admin", "--password-stdin"], {}, tmp_path, stdin=PASSWORD + "\n")
     assert added.returncode == 0, added.stderr
     assert "Added administrator alice." in added.stdout and "first administrator" in added.stdout
-    prompted = sleuth(["user", "add", "bob"], {}, tmp_path, stdin=f"{PASSWORD}\n{PASSWORD}\n")
+    prompted = sleuth(
+        ["user", "add", "bob", "--email", "bob@example.org"], {}, tmp_path, stdin=f"{PASSWORD}\n{PASSWORD}\n"
+    )
     assert prompted.returncode == 0, prompted.stderr
     assert PASSWORD not in prompted.stdout + prompted.stderr  # the prompt does not echo it
 
@@ -35,6 +37,7 @@ def test_users_are_added_listed_disabled_and_given_new_passwords(tmp_path: Path)
         assert accounts.sign_in("alice", "a new password") is not None
         assert accounts.sign_in("alice", PASSWORD) is None
         assert accounts.sign_in("bob", PASSWORD) is None  # disabled
+        assert accounts.named("bob").email == "bob@example.org"  # single sign-on links to bob by it
         rows = str(store.database.fetch_all("SELECT * FROM users", ()))
         assert PASSWORD not in rows and "a new password" not in rows and "$argon2id$" in rows
     finally:
@@ -55,6 +58,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(tmp_path: Path) -> None:
     fails(["add", "not a name", "--password-stdin"], PASSWORD, "a user name is 1 to 64 letters")
     fails(["add", "bob", "--password-stdin"], "short\n", "at least 8 characters")
     fails(["add", "bob", "--password-stdin"], "", "no password on stdin")
+    fails(["add", "bob", "--email", "bob at example.org", "--password-stdin"], PASSWORD, "is not an e-mail address")
     fails(["disable", "nobody"], None, "there is no user named 'nobody'")
     fails(["passwd", "nobody", "--password-stdin"], PASSWORD, "there is no user named 'nobody'")
     mismatch = sleuth(["user", "add", "carol"], {}, tmp_path, stdin=f"{PASSWORD}\nsomething else\n")

@@ -24,3 +24,4 @@ def test_names_decide_for_fields_and_queries() -> None:
         "question": "q",
     }
     assert redact_query("after=3&token=abc") == "after=3&token=%5Bredacted%5D"
+    assert redact_query("code=c0de&state=st4te") == "code=%5Bredacted%5D&state=%5Bredacted%5D"

@@ -18,10 +18,15 @@ from sleuth.core.ids import new_id
 from sleuth.store.accounts import AccountStore, ApiKeyRecord, Usage, UserRecord
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+")
 
 
 class BadName(ValueError):
     """A user name that cannot be used; the message says why."""
+
+
+class BadEmail(ValueError):
+    """Not an e-mail address."""
 
 
 class UnknownUser(LookupError):
@@ -32,6 +37,14 @@ def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
         raise BadName("a user name is 1 to 64 letters, digits and . _ @ - (starting with a letter or digit)")
     return name
+
+
+def _checked_email(email: str | None) -> str | None:
+    if email is None:
+        return None
+    if len(email) > 254 or not EMAIL.fullmatch(email.strip()):
+        raise BadEmail(f"{email!r} is not an e-mail address")
+    return email.strip()
 
 
 @dataclass(frozen=True)
@@ -74,9 +87,10 @@ class Accounts:
 
     # -- users ----------------------------------------------------------------------------------
 
-    def add_user(self, name: str, password: str, *, admin: bool) -> tuple[UserRecord, bool]:
+    def add_user(self, name: str, password: str, *, admin: bool, email: str | None = None) -> tuple[UserRecord, bool]:
         """The new user, and whether they are the first administrator (who takes over the data
-        stored without an account). BadName, WeakPassword, NameTaken."""
+        stored without an account). `email` links single sign-on with a verified e-mail to them.
+        BadName, WeakPassword, NameTaken."""
         user = UserRecord(
             id=new_id("u"),
             name=check_name(name),
@@ -84,6 +98,7 @@ class Accounts:
             disabled=False,
             created_at=self._wall(),
             password_hash=self._passwords.hash(password),
+            email=_checked_email(email),
         )
         return user, self._store.add_user(user)
 
@@ -124,6 +139,10 @@ class Accounts:
         right = self._passwords.verify(password, user.password_hash if user else None)
         if user is None or not right or user.disabled:
             return None
+        return self.start_sign_in(user)
+
+    def start_sign_in(self, user: UserRecord) -> SignedIn:
+        """A new browser sign-in of a user whose identity is proven (a password, single sign-on)."""
         token, now = new_token(), self._wall()
         expires_at = now + self._sign_in_s
         self._store.add_sign_in(token_hash(token), user.id, created_at=now, expires_at=expires_at)

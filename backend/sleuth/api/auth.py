@@ -18,9 +18,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from fastapi import HTTPException, Request, status
+from fastapi import HTTPException, Request, Response, status
 
-from sleuth.accounts.service import Accounts
+from sleuth.accounts.service import Accounts, SignedIn
 from sleuth.accounts.tokens import API_KEY_PREFIX, csrf_token, same
 from sleuth.config import Settings
 from sleuth.store.accounts import UserRecord
@@ -58,6 +58,22 @@ BUILT_IN = Principal(None)
 
 def unauthorized(detail: str) -> HTTPException:
     return HTTPException(status.HTTP_401_UNAUTHORIZED, detail=detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def set_sign_in_cookies(response: Response, signed: SignedIn, settings: Settings) -> None:
+    """The cookies of a new browser sign-in (by password or single sign-on): the HttpOnly sign-in
+    token and the readable CSRF token, as long as the sign-in, which the server ends."""
+    max_age = int(settings.auth_session_hours * 3600)
+    for name, value, http_only in ((SESSION_COOKIE, signed.token, True), (CSRF_COOKIE, signed.csrf, False)):
+        response.set_cookie(
+            name,
+            value,
+            max_age=max_age,
+            path="/",
+            httponly=http_only,
+            samesite="lax",
+            secure=settings.secure_cookies,
+        )
 
 
 def accounts_of(request: Request) -> Accounts:

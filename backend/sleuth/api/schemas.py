@@ -200,6 +200,11 @@ class PlanAnswerOut(BaseModel):
     accepted: bool
 
 
+class SsoOut(BaseModel):
+    name: str = Field(description="The provider's name, for the button (SLEUTH_OIDC_NAME).")
+    login_url: str = Field(description="Where the button sends the browser to sign in with the provider.")
+
+
 class HealthOut(BaseModel):
     status: Literal["ok"] = Field(description="The server answers (liveness); `ready` says whether it has warmed up.")
     ready: bool = Field(
@@ -214,6 +219,9 @@ class HealthOut(BaseModel):
     auth: Literal["none", "token", "accounts"] = Field(
         description="The server's SLEUTH_AUTH mode: whether a caller without a credential is asked for a "
         "token or to sign in."
+    )
+    sso: SsoOut | None = Field(
+        default=None, description="Single sign-on, when the server has it (the sign-in page offers it)."
     )
 
 

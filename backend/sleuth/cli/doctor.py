@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from sleuth.accounts.oidc import OidcClient, OidcError, ProviderMetadata
+from sleuth.api.routes.sso import CALLBACK_PATH
 from sleuth.cli.mcp import server_checks
 from sleuth.config import Role, Settings, SettingsError, load_settings
 from sleuth.core.clock import SystemClock
@@ -60,6 +62,34 @@ def _server(settings: Settings) -> Check:
     )
 
 
+def _single_sign_on(settings: Settings) -> list[Check]:
+    """The provider's discovery document and keys, when single sign-on is configured."""
+    if settings.oidc_issuer is None:
+        return []
+    assert settings.oidc_client_id is not None and settings.oidc_client_secret is not None
+    client = OidcClient(settings.oidc_issuer, settings.oidc_client_id, settings.oidc_client_secret.get_secret_value())
+
+    async def check() -> ProviderMetadata:
+        try:
+            return await client.check()
+        finally:
+            await client.aclose()
+
+    try:
+        metadata = asyncio.run(check())
+    except OidcError as exc:
+        return [Check("single sign-on", False, exc.message)]
+    base = settings.public_url.rstrip("/") if settings.public_url else "<the address users open>"
+    return [
+        Check(
+            "single sign-on",
+            True,
+            f"{metadata.issuer} answers; register the redirect URI {base}{CALLBACK_PATH} there"
+            + ("" if settings.public_url else " (set SLEUTH_PUBLIC_URL)"),
+        )
+    ]
+
+
 def _engines(processes: int) -> str:
     return f"{processes} engine processes" if processes else "the engine inside the server's process"
 
@@ -103,6 +133,7 @@ def doctor(probe: bool) -> None:
         _database(settings),
         _redis(settings),
         _server(settings),
+        *_single_sign_on(settings),
         *run_checks(settings),
         *server_checks(settings),
     ]

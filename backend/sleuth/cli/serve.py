@@ -8,7 +8,6 @@ for them without knowing why. `/api/health` answers meanwhile, with `ready: fals
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 import time
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from sleuth.api.readiness import until_ready
 from sleuth.cli.services import cli_check_redis
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import Settings
+from sleuth.core.urls import is_loopback_host
 
 READY = "Sleuth is ready:"  # the line that carries the address; scripts and tests look for it
 WARMING = "Sleuth is warming up on"  # then the port it bound: `--port 0` callers learn it from this line
@@ -64,13 +64,19 @@ class AnnouncingServer(uvicorn.Server):
         if self._app.state.settings.auth_mode == "accounts" and not await asyncio.to_thread(
             self._app.state.accounts.users
         ):
-            click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
+            if self._app.state.settings.oidc_issuer:
+                click.echo(
+                    "No users yet: single sign-on makes each at their first sign-in; SLEUTH_OIDC_ADMIN_EMAILS "
+                    "or `sleuth user add NAME --admin` makes an administrator."
+                )
+            else:
+                click.echo("No one can sign in yet: add a user with `sleuth user add NAME --admin`.")
 
 
 def open_bind_refusal(settings: Settings, host: str) -> str | None:
     """Why the server must not listen on `host` with these settings: without authentication,
     anyone who can reach a non-loopback address would use the server as its one user."""
-    if settings.auth_mode != "none" or settings.allow_unauthenticated or _loopback(host):
+    if settings.auth_mode != "none" or settings.allow_unauthenticated or is_loopback_host(host):
         return None
     return (
         f"refusing to serve on {host} without authentication (SLEUTH_AUTH=none): anyone who reaches it would "
@@ -78,15 +84,6 @@ def open_bind_refusal(settings: Settings, host: str) -> str | None:
         "SLEUTH_API_TOKEN, serve on 127.0.0.1, or set SLEUTH_ALLOW_UNAUTHENTICATED=1 if something in front of "
         "it (a loopback-only port, a proxy) keeps others out."
     )
-
-
-def _loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:  # a host name: it may resolve to anything
-        return False
 
 
 @click.command()

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import click
 
 from sleuth.accounts.passwords import WeakPassword
-from sleuth.accounts.service import Accounts, BadName, UnknownUser, accounts_for
+from sleuth.accounts.service import Accounts, BadEmail, BadName, UnknownUser, accounts_for
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.store.accounts import NameTaken
 from sleuth.store.store import Store
@@ -58,13 +58,18 @@ def user() -> None:
 @user.command()
 @click.argument("name")
 @click.option("--admin", is_flag=True, help="An administrator (the first one takes over data stored before accounts).")
+@click.option(
+    "--email",
+    metavar="ADDRESS",
+    help="Their e-mail: a single sign-on whose provider says this address is verified links to this user.",
+)
 @PASSWORD_STDIN
-def add(name: str, admin: bool, password_stdin: bool) -> None:
+def add(name: str, admin: bool, email: str | None, password_stdin: bool) -> None:
     """Add user NAME with a password."""
     with _accounts() as accounts:
         try:
-            new, first_admin = accounts.add_user(name, _password(password_stdin), admin=admin)
-        except (BadName, WeakPassword) as exc:
+            new, first_admin = accounts.add_user(name, _password(password_stdin), admin=admin, email=email)
+        except (BadName, BadEmail, WeakPassword) as exc:
             raise click.ClickException(str(exc)) from None
         except NameTaken:
             raise click.ClickException(f"a user named {name!r} exists") from None

@@ -10,6 +10,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 MASK = "[redacted]"
 # `access_token`, `api_key`, `token`, `password`... but not `input_tokens`.
 SECRET_NAME = re.compile(r"^(.*[_-])?(token|api_?key|key|secret|password|authorization|auth)$", re.IGNORECASE)
+# In a URL's query, OAuth's one-use credentials too: a single sign-on's authorization `code` and `state`.
+SECRET_QUERY_NAMES = frozenset({"code", "state"})
 # Shorter values would mask ordinary words; no real key is this short.
 MIN_SECRET_CHARS = 4
 
@@ -30,7 +32,7 @@ def redact_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
 def redact_query(query: str) -> str:
     """A URL query string with the values of secret-looking parameters masked."""
     pairs = parse_qsl(query, keep_blank_values=True)
-    return urlencode([(k, MASK if SECRET_NAME.search(k) else v) for k, v in pairs])
+    return urlencode([(k, MASK if SECRET_NAME.search(k) or k.lower() in SECRET_QUERY_NAMES else v) for k, v in pairs])
 
 
 def redact_url(url: str) -> str:

@@ -9,6 +9,7 @@ SLEUTH_REDIS_URL: the Redis that carries live packets and run control between pr
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -92,3 +93,13 @@ def check_redis_url(url: str) -> None:
     db = parts.path.strip("/")
     if db and not db.isdigit():
         raise RedisUrlError(f"{redact_url(url)!r}: the database after the host is a number (redis://HOST:PORT/0)")
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost` or a loopback address; a host name other than localhost may resolve to anything."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

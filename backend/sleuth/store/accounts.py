@@ -22,6 +22,8 @@ class UserRecord:
     created_at: float
     password_hash: str | None = None
     email: str | None = None
+    oidc_issuer: str | None = None  # with oidc_subject: the identity provider's account it is linked to
+    oidc_subject: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> UserRecord:
@@ -33,6 +35,8 @@ class UserRecord:
             created_at=float(row["created_at"]),
             password_hash=row["password_hash"],
             email=row["email"],
+            oidc_issuer=row["oidc_issuer"],
+            oidc_subject=row["oidc_subject"],
         )
 
 
@@ -81,6 +85,10 @@ class NameTaken(Exception):
     """A user with this name exists."""
 
 
+class IdentityTaken(Exception):
+    """A user is linked to this single sign-on identity (issuer, subject) already."""
+
+
 class AccountStore:
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -88,16 +96,21 @@ class AccountStore:
     # -- users --------------------------------------------------------------------------------
 
     def add_user(self, user: UserRecord) -> bool:
-        """Insert the user; NameTaken if the name is in use. True when this is the first
-        administrator: the sessions of the built-in user (no owner) become theirs, in the same
-        transaction, so switching from SLEUTH_AUTH=none to accounts keeps them."""
+        """Insert the user; NameTaken if the name is in use, IdentityTaken if another user is linked to
+        its single sign-on identity. True when this is the first administrator: the sessions of the
+        built-in user (no owner) become theirs, in the same transaction, so switching from
+        SLEUTH_AUTH=none to accounts keeps them."""
         with self.database.transaction() as tx:
             if tx.fetch_one("SELECT id FROM users WHERE name = ?", (user.name,)) is not None:
                 raise NameTaken(user.name)
+            if user.oidc_subject is not None and tx.fetch_one(
+                "SELECT id FROM users WHERE oidc_issuer = ? AND oidc_subject = ?", (user.oidc_issuer, user.oidc_subject)
+            ):
+                raise IdentityTaken(user.oidc_subject)
             first_admin = user.is_admin and tx.fetch_one("SELECT id FROM users WHERE is_admin = 1", ()) is None
             tx.execute(
-                "INSERT INTO users (id, name, password_hash, is_admin, disabled, created_at, email)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO users (id, name, password_hash, is_admin, disabled, created_at, email, oidc_issuer,"
+                " oidc_subject) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     user.id,
                     user.name,
@@ -106,11 +119,42 @@ class AccountStore:
                     int(user.disabled),
                     user.created_at,
                     user.email,
+                    user.oidc_issuer,
+                    user.oidc_subject,
                 ),
             )
             if first_admin:
                 tx.execute("UPDATE sessions SET owner_id = ? WHERE owner_id IS NULL", (user.id,))
         return first_admin
+
+    def user_by_oidc(self, issuer: str, subject: str) -> UserRecord | None:
+        row = self.database.fetch_one(
+            "SELECT * FROM users WHERE oidc_issuer = ? AND oidc_subject = ?", (issuer, subject)
+        )
+        return UserRecord.from_row(row) if row else None
+
+    def users_with_email(self, email: str) -> list[UserRecord]:
+        """Users whose e-mail is `email`, whatever its case."""
+        rows = self.database.fetch_all("SELECT * FROM users WHERE LOWER(email) = ? ORDER BY rowid", (email.lower(),))
+        return [UserRecord.from_row(row) for row in rows]
+
+    def link_oidc(self, user_id: str, issuer: str, subject: str) -> bool:
+        """Link the user to a provider's account, unless they are linked to one already (False)."""
+        with self.database.transaction() as tx:
+            found = tx.fetch_one("SELECT oidc_subject FROM users WHERE id = ?", (user_id,))
+            if found is None or found["oidc_subject"] is not None:
+                return False
+            tx.execute("UPDATE users SET oidc_issuer = ?, oidc_subject = ? WHERE id = ?", (issuer, subject, user_id))
+        return True
+
+    def make_admin(self, user_id: str) -> None:
+        """The user becomes an administrator; the first one takes over what was stored without an
+        account, as in `add_user`."""
+        with self.database.transaction() as tx:
+            first_admin = tx.fetch_one("SELECT id FROM users WHERE is_admin = 1", ()) is None
+            tx.execute("UPDATE users SET is_admin = 1 WHERE id = ?", (user_id,))
+            if first_admin:
+                tx.execute("UPDATE sessions SET owner_id = ? WHERE owner_id IS NULL", (user_id,))
 
     def user_named(self, name: str) -> UserRecord | None:
         row = self.database.fetch_one("SELECT * FROM users WHERE name = ?", (name,))

@@ -17,6 +17,7 @@ from sleuth.api.auth import (
     Principal,
     accounts_of,
     authenticate,
+    set_sign_in_cookies,
     unauthorized,
 )
 from sleuth.api.routes.deps import not_found, responses, settings_of
@@ -82,17 +83,7 @@ async def login(request: Request, response: Response, body: LoginIn) -> MeOut:
         limiter.failed(*keys)
         raise unauthorized(WRONG)
     limiter.succeeded(keys[0])
-    max_age = int(settings.auth_session_hours * 3600)  # as long as the sign-in, which the server ends
-    for name, value, http_only in ((SESSION_COOKIE, signed.token, True), (CSRF_COOKIE, signed.csrf, False)):
-        response.set_cookie(
-            name,
-            value,
-            max_age=max_age,
-            path="/",
-            httponly=http_only,
-            samesite="lax",
-            secure=settings.secure_cookies,
-        )
+    set_sign_in_cookies(response, signed, settings)
     return _me(request, Principal(signed.user), signed.csrf)
 
 

@@ -10,6 +10,9 @@ from fastapi import APIRouter, Request
 from sleuth.api.readiness import is_ready
 from sleuth.api.routes.deps import manager_of, settings_of
 from sleuth.api.schemas import HealthOut
+from sleuth.api.routes.sso import LOGIN_PATH
+from sleuth.api.schemas import HealthOut, SsoOut
+from sleuth.config import Settings
 
 router = APIRouter(tags=["health"])
 
@@ -29,4 +32,9 @@ async def health(request: Request) -> HealthOut:
         engines=total,
         engines_ready=ready,
         auth=settings_of(request).auth_mode,
+        sso=_sso(settings_of(request)),
     )
+
+
+def _sso(settings: Settings) -> SsoOut | None:
+    return SsoOut(name=settings.oidc_name, login_url=LOGIN_PATH) if settings.oidc_issuer else None
