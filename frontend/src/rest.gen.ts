@@ -62,6 +62,7 @@ export interface RestSchemas {
   SnapshotSource?: SnapshotSource;
   SourceChange?: SourceChange;
   SourceOut?: SourceOut;
+  SsoOut?: SsoOut;
   Table?: Table;
   Term?: Term;
   ToolDocument?: ToolDocument;
@@ -437,6 +438,20 @@ export interface HealthOut {
    * The server's SLEUTH_AUTH mode: whether a caller without a credential is asked for a token or to sign in.
    */
   auth: "none" | "token" | "accounts";
+  /**
+   * Single sign-on, when the server has it (the sign-in page offers it).
+   */
+  sso?: SsoOut | null;
+}
+export interface SsoOut {
+  /**
+   * The provider's name, for the button (SLEUTH_OIDC_NAME).
+   */
+  name: string;
+  /**
+   * Where the button sends the browser to sign in with the provider.
+   */
+  login_url: string;
 }
 /**
  * One headline finding of a report, with the report's citation numbers that support it.
