@@ -330,6 +330,19 @@ export async function getAuthMode(): Promise<AuthMode> {
   return (await call<R.HealthOut>("/health")).auth;
 }
 
+export interface SingleSignOn {
+  /** The provider's name, for "Sign in with …". */
+  name: string;
+  /** Where the browser goes to sign in with it. */
+  loginUrl: string;
+}
+
+/** The server's single sign-on provider, from `/api/health`; null when it has none. */
+export async function getSingleSignOn(): Promise<SingleSignOn | null> {
+  const sso = (await call<R.HealthOut>("/health")).sso;
+  return sso ? { name: sso.name, loginUrl: sso.login_url } : null;
+}
+
 /** Sign in; the server sets the sign-in and CSRF cookies. A wrong name or password throws (401, 429). */
 export async function signIn(username: string, password: string): Promise<Me> {
   const body = json<R.LoginIn>({ username, password });

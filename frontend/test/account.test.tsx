@@ -151,6 +151,19 @@ describe("the sign-in form", () => {
     expect(signIn).toHaveBeenLastCalledWith("ada", "right password");
   });
 
+  it("offers the server's single sign-on above the password form, and only when it has one", async () => {
+    const loadSso = vi.fn(async () => ({ name: "Example ID", loginUrl: "/api/auth/oidc/login" }));
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={loadSso} />, root));
+    await vi.waitFor(() => expect(root.querySelector<HTMLAnchorElement>("a.signin-sso")?.textContent).toBe("Sign in with Example ID"));
+    expect(root.querySelector<HTMLAnchorElement>("a.signin-sso")!.getAttribute("href")).toBe("/api/auth/oidc/login");
+    act(() => render(null, root));
+    const none = vi.fn(async () => null);
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={none} />, root));
+    await vi.waitFor(() => expect(none).toHaveBeenCalled());
+    expect(root.querySelector("a.signin-sso")).toBeNull();
+    expect(root.querySelector("#signin-password")).not.toBeNull();
+  });
+
   it("over a page whose sign-in ended: a modal dialog with the name filled in and the password focused", () => {
     act(() => render(<SignIn over reason={SIGN_IN_ENDED} name="ada" onSignedIn={() => undefined} />, root));
     const dialog = root.querySelector("[role=dialog]")!;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, signIn as serverSignIn, type Me } from "../api";
+import { ApiError, getSingleSignOn, signIn as serverSignIn, type Me, type SingleSignOn } from "../api";
 import { errorText } from "../format";
 import { Icon } from "./Icon";
 
@@ -20,14 +20,17 @@ interface Props {
   name?: string;
   onSignedIn: (me: Me) => void;
   signIn?: (username: string, password: string) => Promise<Me>;
+  /** The server's single sign-on provider, if any: offered above the password form. */
+  loadSso?: () => Promise<SingleSignOn | null>;
 }
 
 /** User name and password (SLEUTH_AUTH=accounts); the server's refusal is shown under the form. */
-export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSignIn }: Props) {
+export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSignIn, loadSso = getSingleSignOn }: Props) {
   const [username, setUsername] = useState(name);
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<SingleSignOn | null>(null);
   const passwordField = useRef<HTMLInputElement>(null);
   const userField = useRef<HTMLInputElement>(null);
 
@@ -38,6 +41,16 @@ export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSig
     (name ? passwordField : userField).current?.focus();
     return () => {
       document.title = before;
+    };
+  }, []);
+
+  useEffect(() => {
+    let cancelled = false;
+    loadSso()
+      .then((found) => !cancelled && setSso(found))
+      .catch(() => undefined); // without it, the password form still works
+    return () => {
+      cancelled = true;
     };
   }, []);
 
@@ -73,6 +86,14 @@ export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSig
         </p>
         <h1 id="signin-title">Sign in</h1>
         {reason ? <p class="notice notice-info">{reason}</p> : null}
+        {sso ? (
+          <>
+            <a class="btn btn-primary signin-sso" href={sso.loginUrl}>
+              Sign in with {sso.name}
+            </a>
+            <p class="signin-or muted small">or with a user name and password</p>
+          </>
+        ) : null}
         <label for="signin-user">User name</label>
         <input
           id="signin-user"
