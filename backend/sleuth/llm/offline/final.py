@@ -18,6 +18,7 @@ from sleuth.llm.offline.planner import analyse, clauses
 from sleuth.llm.offline.reports import approx_tokens
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
+    FENCE,
     CitedUnit,
     announces_what_was_dropped,
     as_markdown,
@@ -25,6 +26,7 @@ from sleuth.llm.offline.text import (
     is_dangling,
     jaccard,
     overlap,
+    prose_blocks,
     term_set,
     tokens,
 )
@@ -200,10 +202,14 @@ class Pool:
         pool = cls()
         for f_index, finding in enumerate(findings):
             for unit in finding.units:
-                if announces_what_was_dropped(unit):
+                if announces_what_was_dropped(unit) and not unit.code:
                     continue
                 if unit.bare not in pool.finders:
                     pool.units.append((f_index, unit))
+                elif unit.code:  # another agent quoted it without its example: the example stays
+                    for _, kept in pool.units:
+                        if kept.bare == unit.bare and not kept.code:
+                            kept.code = unit.code
                 pool.finders.setdefault(unit.bare, set()).add(f_index)
         for _, unit in pool.units:
             for number in set(unit.numbers):
@@ -335,14 +341,15 @@ def final_report(request: OfflineRequest) -> Reply:
     gaps = [part.text for index, part in enumerate(parts) if index not in answered]
 
     out: list[str] = []
+    shown: set[str] = set()  # code examples already in the report
     if lead:
-        out.append(" ".join(unit.text for unit in lead))
+        out.extend(prose_blocks(lead, shown))
     if not lead or (gaps and len(parts) > 1):
         named = [as_markdown(gap) for gap in gaps] if len(parts) > 1 else []
         out.append(render("offline/unanswered", parts=named, everything=not answered))
     for index, part in enumerate(parts):
         steps = [units for s_index, units in enumerate(picked) if units and step_part[s_index] == index]
-        paragraphs = [" ".join(unit.text for unit in units) for units in steps]
+        paragraphs = [block for units in steps for block in prose_blocks(units, shown)]
         if paragraphs and len(parts) > 1:
             out.append(f"## {as_markdown(part.text)}")
         out.extend(paragraphs)
@@ -350,4 +357,6 @@ def final_report(request: OfflineRequest) -> Reply:
     text = "\n\n".join(out)
     if request.max_tokens and approx_tokens(text) > request.max_tokens:
         text = text[: request.max_tokens * 4].rsplit("\n", 1)[0]  # a real model stops at its limit too
+        if sum(line.startswith(FENCE) for line in text.splitlines()) % 2:
+            text = text[: text.rindex(FENCE)].rstrip()  # an example cut short is no example
     return Reply(text=text)

@@ -16,13 +16,14 @@ from sleuth.llm.offline.text import (
     as_markdown,
     defined_term,
     entry_name,
+    fenced,
     first_paragraph,
+    illustrated_sentences,
     is_dangling,
     is_navigation_page,
     jaccard,
     numbered_blocks,
     rarity,
-    sectioned_sentences,
     term_set,
     tokens,
 )
@@ -70,6 +71,7 @@ class Candidate:
     heading: str
     terms: set[str]
     label: str = ""  # the entry or term the sentence describes, when it does not name it itself
+    example: str = ""  # the code example after its paragraph on the page
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -175,19 +177,21 @@ def agent_report(request: OfflineRequest) -> Reply:
     sources = _sources(request)
 
     # Tables of contents and indexes name everything and explain nothing.
-    per_page = [(page, sectioned_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
-    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
+    per_page = [(page, illustrated_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
+    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence, _ in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
     sections: dict[tuple[int, str], list[Candidate]] = {}
     for page, sentences in per_page:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
-        for position, (heading, sentence) in enumerate(sentences):
+        for position, (heading, sentence, example) in enumerate(sentences):
             lead = position == 0 or sentences[position - 1][0] != heading
             score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
             label = _label(heading, sentence)
-            candidate = Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
+            candidate = Candidate(
+                sentence, page.number, position, score + prior, heading, sentence_terms, label, example
+            )
             if heading:
                 sections.setdefault((page.number, heading), []).append(candidate)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
@@ -227,6 +231,8 @@ def agent_report(request: OfflineRequest) -> Reply:
             if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
                 continue
             cost = approx_tokens(candidate.sentence) + 2
+            if candidate.example and all(c.example != candidate.example for c in chosen):
+                cost += approx_tokens(candidate.example) + 4
             if spent + cost > budget:
                 continue
             chosen.append(candidate)
@@ -241,7 +247,16 @@ def agent_report(request: OfflineRequest) -> Reply:
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
         in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        # "Return a random byte string." says what, not of which function: the entry's name, copied
-        # from its heading, goes in front
-        paragraphs.append(" ".join(f"{c.label}{as_markdown(c.sentence)} [{number}]" for c in in_order))
+        quoted: list[str] = []
+        for index, candidate in enumerate(in_order):
+            # "Return a random byte string." says what, not of which function: the entry's name, copied
+            # from its heading, goes in front
+            quoted.append(f"{candidate.label}{as_markdown(candidate.sentence)} [{number}]")
+            following = in_order[index + 1] if index + 1 < len(in_order) else None
+            if candidate.example and (following is None or following.example != candidate.example):
+                # the statement the paragraph describes, after the last sentence quoted from it
+                paragraphs.extend([" ".join(quoted), fenced(candidate.example)])
+                quoted = []
+        if quoted:
+            paragraphs.append(" ".join(quoted))
     return Reply(text="\n\n".join(paragraphs))
