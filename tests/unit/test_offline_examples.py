@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
+from sleuth.llm.offline.artifact import record_artifact
 from sleuth.llm.offline.final import final_report
 from sleuth.llm.offline.planner import plan_steps
 from sleuth.llm.offline.reports import agent_report
@@ -135,3 +136,55 @@ def test_an_example_shown_once_is_not_repeated_and_its_announcement_goes_with_it
 def test_a_code_block_away_from_any_cited_sentence_belongs_to_none() -> None:
     units = cited_units("Some uncited prose.\n\n```\nSELECT 1;\n```\n\nA cited sentence of the report. [1]")
     assert [unit.code for unit in units] == [""]
+
+
+# ---- passages: a strong sentence's paragraph goes on, under one citation ------------------------
+
+GIL_PAGE = "\n\n".join(
+    [
+        "threading — Thread-based parallelism",
+        "This module constructs higher-level threading interfaces on top of the lower level module.",
+        "In CPython, due to the Global Interpreter Lock, only one thread can execute Python code at once. "
+        "If you want your application to make better use of the computational resources of multi-core "
+        "machines, you are advised to use multiprocessing. "
+        "However, threading is still an appropriate model if you want to run multiple I/O-bound tasks "
+        "simultaneously.",
+        *[f"The method number {i} of a lock object returns a boolean value to its caller." for i in range(25)],
+    ]
+)
+
+
+def test_the_sentences_after_a_strong_sentence_come_along_as_one_passage() -> None:
+    page = {"number": 1, "title": "threading", "url": "corpus://d/threading.html", "text": GIL_PAGE}
+    task = "What is the global interpreter lock's effect on the threading module?"
+    text = agent_report(agent_report_request(task, [page], 900)).text
+    # neither sentence after it shares a word with the task, yet they finish its thought
+    passage = next(unit for unit in cited_units(text) if "Global Interpreter Lock" in unit.bare)
+    assert "computational resources of multi-core machines" in passage.bare
+    assert "I/O-bound tasks" in passage.bare
+    assert passage.text.count("[1]") == 1  # one citation after the passage, none inside it
+
+
+def test_a_sentence_quoted_alone_and_within_a_passage_is_in_the_report_once() -> None:
+    passage = (
+        "In CPython only one thread can execute Python code at once. However, threading is still an "
+        "appropriate model for I/O-bound tasks. [1]"
+    )
+    alone = "In CPython only one thread can execute Python code at once. [1]"
+    question = "What is the global interpreter lock's effect on the threading module?"
+    text = _final(question, [alone, passage])
+    assert text.count("only one thread can execute") == 1
+    assert "I/O-bound tasks" in text  # the passage, not the lone sentence, is what stays
+    assert repeated_sentences(text) == 0
+
+
+def test_the_artifact_gives_a_passage_sentence_by_sentence() -> None:
+    first = "In CPython only one thread can execute Python code at once."
+    second = "Threading is still an appropriate model for I/O-bound tasks."
+    finding = {"task": "threads", "report": f"{first} {second} [1]", "plan_step": 1}
+    question = "What is the global interpreter lock's effect on the threading module?"
+    user = render("artifact_user", question=question, clarification=None, findings=[finding], sources=[])
+    arguments = record_artifact(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])).tool_calls[0][1]
+    # the body may hold one sentence of the passage; each finding is one sentence the engine can drop
+    assert sorted(f["text"] for f in arguments["key_findings"]) == sorted([first, second])
+    assert all(f["citations"] == [1] for f in arguments["key_findings"])

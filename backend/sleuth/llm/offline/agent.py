@@ -34,6 +34,11 @@ MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once m
 # engine lists every query's best hit first and ranks on the whole text, not the snippet.
 TOP_RANK_BONUS = 4.0
 READ_ELSEWHERE_PENALTY = 2.5  # a sibling already reported on it: prefer unread pages of similar worth
+# A page whose title names the task's subject ("SQLite Foreign Key Support") is where the subject is
+# explained; pages that mention it in passing ("Quirks, Caveats, and Gotchas") often rank above it,
+# since they repeat the search words in a paragraph on it.
+TITLE_BONUS = 3.0
+TITLE_ON_TASK_SHARE = 0.5  # of the title's own words (the domain aside), at least this many on the task
 _DEFAULT_AGENT_ROUNDS = 6
 MIN_OWN_FOCUS_TERMS = 2  # a focus this thin names no subject of its own
 
@@ -211,6 +216,16 @@ def relevant_sentence_count(pages: list[NumberedBlock], terms: TaskTerms) -> int
     )
 
 
+def titled_for(title: str, terms: TaskTerms) -> bool:
+    """Whether a page's title names the task's focus: one of its terms, and no more than half of the
+    title's words off the task. In a title "name — description" ("threading — Thread-based
+    parallelism"), the name alone says what the page is about."""
+    named = term_set(re.split(r"\s[—–]\s", title, maxsplit=1)[0]) - terms.domain
+    return bool(named & terms.focus) and len(named & (terms.focus | terms.background)) >= TITLE_ON_TASK_SHARE * len(
+        named
+    )
+
+
 def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> list[tuple[float, NumberedBlock]]:
     """Unopened hits on the task, most worth opening first, with their scores.
 
@@ -228,6 +243,8 @@ def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> li
         if score <= 0:
             continue  # nothing of the task in its title or snippet: the rank alone does not earn a read
         score += TOP_RANK_BONUS * max(0.0, 1.0 - place / MAX_QUERIES / 2)
+        if titled_for(hit.title, terms):
+            score += TITLE_BONUS
         if hit.read_elsewhere:
             score -= READ_ELSEWHERE_PENALTY
         scored.append((score, hit))

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from sleuth.core.markdown import sentence_key, sentences
 from sleuth.core.words import stem
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.planner import analyse, clauses
@@ -113,10 +114,20 @@ def section_size(step: str) -> int:
     return min(MAX_SECTION_SENTENCES, SECTION_SENTENCES + items - 1)
 
 
+def sentences_of(unit: CitedUnit) -> set[str]:
+    """The sentences of a unit: an agent quotes a passage of a page as one unit, another agent may
+    quote one sentence of it alone."""
+    return {sentence_key(sentence) for sentence in sentences(unit.bare)} - {""}
+
+
 def _is_near(unit: CitedUnit, others: list[CitedUnit]) -> bool:
     unit_terms = term_set(unit.bare)
+    own = sentences_of(unit)
     return any(
-        unit.bare == other.bare or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD for other in others
+        unit.bare == other.bare
+        or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD
+        or bool(own & sentences_of(other))
+        for other in others
     )
 
 
@@ -211,11 +222,28 @@ class Pool:
                         if kept.bare == unit.bare and not kept.code:
                             kept.code = unit.code
                 pool.finders.setdefault(unit.bare, set()).add(f_index)
+        pool.absorb_parts()
         for _, unit in pool.units:
             for number in set(unit.numbers):
                 pool.quoted[number] = pool.quoted.get(number, 0) + pool.support(unit)
                 pool.quoted_by.setdefault(number, set()).update(pool.finders[unit.bare])
         return pool
+
+    def absorb_parts(self) -> None:
+        """A sentence quoted alone that another agent quoted within its passage is that passage: the
+        passage stays (with both agents as its finders), so the report has it whole and once."""
+        kept: list[tuple[int, CitedUnit]] = []
+        parts = [(unit, sentences_of(unit)) for _, unit in self.units]
+        for f_index, unit in self.units:
+            own = sentences_of(unit)
+            wholes = [(len(theirs), other) for other, theirs in parts if own < theirs]
+            whole = max(wholes, key=lambda item: item[0])[1] if wholes else None
+            if whole is None:
+                kept.append((f_index, unit))
+            else:
+                self.finders[whole.bare] |= self.finders[unit.bare]
+                whole.code = whole.code or unit.code
+        self.units = kept
 
     def support(self, unit: CitedUnit) -> int:
         """How many findings quote the sentence: one several agents found is better supported."""

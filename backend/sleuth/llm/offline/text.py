@@ -403,15 +403,24 @@ def page_sentences(text: str) -> list[str]:
 
 def sectioned_sentences(text: str) -> list[tuple[str, str]]:
     """(heading, sentence) for every candidate fact sentence of a page, in document order."""
-    return [(heading, sentence) for heading, sentence, _ in illustrated_sentences(text)]
+    return [(sentence.heading, sentence.text) for sentence in illustrated_sentences(text)]
 
 
-def illustrated_sentences(text: str) -> list[tuple[str, str, str]]:
-    """(heading, sentence, example) for every candidate fact sentence of a page, in document order:
-    `example` is the code example after the sentence's paragraph ("" when there is none)."""
+@dataclass
+class PageSentence:
+    """A candidate fact sentence of a page, with where it stands."""
+
+    heading: str
+    text: str
+    example: str  # the code example after its paragraph ("" when there is none)
+    paragraph: int  # the index of its paragraph on the page
+
+
+def illustrated_sentences(text: str) -> list[PageSentence]:
+    """Every candidate fact sentence of a page, in document order, with its paragraph's example."""
     return [
-        (paragraph.heading, sentence, paragraph.example)
-        for paragraph in page_paragraphs(text)
+        PageSentence(paragraph.heading, sentence, paragraph.example, index)
+        for index, paragraph in enumerate(page_paragraphs(text))
         for sentence in split_sentences(paragraph.text)
         if is_fact_sentence(sentence)
     ]
