@@ -188,3 +188,14 @@ def test_the_artifact_gives_a_passage_sentence_by_sentence() -> None:
     # the body may hold one sentence of the passage; each finding is one sentence the engine can drop
     assert sorted(f["text"] for f in arguments["key_findings"]) == sorted([first, second])
     assert all(f["citations"] == [1] for f in arguments["key_findings"])
+
+
+def test_a_hard_wrapped_list_item_is_prose_not_code() -> None:
+    step = (
+        "1. The context expression (the expression given in the with_item) is\n"
+        "   evaluated to obtain a context manager."
+    )
+    page = f"The execution of the with statement proceeds as follows:\n\n{step}"
+    assert any("evaluated to obtain a context manager" in paragraph for paragraph in paragraphs(page))
+    statement = "CREATE TABLE phonebook2(\n  name TEXT PRIMARY KEY,\n  phonenumber TEXT\n);"
+    assert paragraphs(f"The table has a primary key.\n\n{statement}") == ["The table has a primary key."]

@@ -282,11 +282,12 @@ def agent_report(request: OfflineRequest) -> Reply:
             # last keeps them together wherever the final report puts them ("However, threading is
             # still an appropriate model" means nothing away from the sentence before it).
             joined = following is not None and candidate.next_in_paragraph is following and run < MAX_PASSAGE
+            # "Return a random byte string." says what, not of which function: the entry's name, copied
+            # from its heading, goes in front of a passage (not inside it)
+            label = candidate.label if run == 1 else ""
             run = run + 1 if joined else 1
             marker = "" if joined else f" [{number}]"
-            # "Return a random byte string." says what, not of which function: the entry's name, copied
-            # from its heading, goes in front
-            quoted.append(f"{candidate.label}{as_markdown(candidate.sentence)}{marker}")
+            quoted.append(f"{label}{as_markdown(candidate.sentence)}{marker}")
             if candidate.example and (following is None or following.example != candidate.example):
                 # the statement the paragraph describes, after the last sentence quoted from it
                 paragraphs.extend([" ".join(quoted), fenced(candidate.example)])

@@ -156,20 +156,20 @@ _CODE_LINE_END = re.compile(r"(?:;|[(\[{])\s*$")
 _INDENTED = re.compile(r"^(?: {2,}|\t)\S")
 
 
-def _code_line(line: str, multiline: bool) -> bool:
+def _code_line(line: str) -> bool:
     if _CODE_HINT.search(line):
         return True
-    if _LIST_ITEM.match(line.strip()):
-        return False
-    # indentation marks code only inside a block of several lines (a statement's continuation)
-    return bool(_CODE_LINE_END.search(line)) or (multiline and bool(_INDENTED.match(line)))
+    return not _LIST_ITEM.match(line.strip()) and bool(_CODE_LINE_END.search(line))
 
 
 def _looks_like_code(paragraph: str) -> bool:
     lines = [line for line in paragraph.splitlines() if line.strip()]
     if not lines:
         return True
-    code_lines = sum(1 for line in lines if _code_line(line, len(lines) > 1))
+    # An indented line continues a statement ("CREATE TABLE t(" then "  name TEXT,") only below a line
+    # of code: below prose it is a hard-wrapped list item's or paragraph's next line.
+    continued = _code_line(lines[0])
+    code_lines = sum(1 for line in lines if _code_line(line) or (continued and bool(_INDENTED.match(line))))
     letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
     return code_lines * 2 >= len(lines) or letters < 0.8 * len(paragraph)
 
