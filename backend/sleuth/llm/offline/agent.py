@@ -29,6 +29,8 @@ from sleuth.llm.prompt_facts import AgentFacts, AgentTurnFacts
 MAX_QUERIES = 3
 MAX_OPEN = 3
 MAX_SEARCH_ROUNDS = 2
+MAX_OPEN_ROUNDS = 2
+OPEN_AGAIN_SCORE = 2.0  # what a hit must score to be opened in the second round (a focus term's worth)
 MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once more
 # Opening order: the search engine's rank matters as much as the overlap with the task, since the
 # engine lists every query's best hit first and ranks on the whole text, not the snippet.
@@ -291,6 +293,15 @@ def research(request: OfflineRequest) -> Reply:
             hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]
         ]
         return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in best]})])
+
+    opens = len({e.turn for e in exchanges if e.name == "open_url"})
+    if opens < MAX_OPEN_ROUNDS and remaining >= 3:
+        # Sibling agents search alike and open at once, so they read the same three pages; the page
+        # on the subject may sit a few places lower (a changelog or a FAQ repeats the search words
+        # more often). The next best hits are read too, when they are on the task.
+        again = [hit for score, hit in ranked if score >= OPEN_AGAIN_SCORE][:MAX_OPEN]
+        if again:
+            return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in again]})])
 
     pages = _results(request, "open_url")
     thin = relevant_sentence_count(pages, terms) < MIN_RELEVANT_SENTENCES
