@@ -512,3 +512,55 @@ async def test_unexpected_input_gets_a_fallback_not_an_exception() -> None:
     ]
     text = (await call("report", garbage)).content
     assert text.strip()
+
+
+async def test_agent_opens_the_next_hits_on_its_task_before_reporting() -> None:
+    messages = [
+        {
+            "role": "system",
+            "content": render("agent", today=TODAY, think_tool=True, mcp_tools=False, max_cycles=6, max_items=3),
+        },
+        {"role": "user", "content": TASK},
+        agent_turn(1),
+    ]
+    tools = ts.agent_tools(True)
+    first = await call("researcher", messages, tools=tools, tool_choice="auto")
+    messages.append(first.assistant_message())
+    titles = ["Descriptor changes", "Descriptor notes", "Descriptor FAQ", "Invoking Descriptors", "Truth Value Testing"]
+    results = [
+        {
+            "number": n,
+            "title": title,
+            "url": f"corpus://python-reference/page-{n}",
+            "snippet": "a descriptor is an object attribute with binding behavior"
+            if "Truth" not in title
+            else "Any object can be tested for truth value.",
+        }
+        for n, title in enumerate(titles, 1)
+    ]
+    messages.append(
+        {
+            "role": "tool",
+            "tool_call_id": first.tool_calls[0].id,
+            "content": render("responses/search_results", documents=results, errors=[]),
+        }
+    )
+    messages.append(agent_turn(2))
+    second = await call("researcher", messages, tools=tools, tool_choice="auto")
+    opened = second.tool_calls[0].parsed["urls"]
+    assert len(opened) == 3
+    messages.append(second.assistant_message())
+    page = render("responses/open_url_results", pages=[PAGES[0] | {"number": 1}], errors=[])
+    messages.append({"role": "tool", "tool_call_id": second.tool_calls[0].id, "content": page})
+    messages.append(agent_turn(3))
+    third = await call("researcher", messages, tools=tools, tool_choice="auto")
+    # siblings open the same first three at once: the page on the subject may be the fourth
+    assert [c.resolved_name for c in third.tool_calls] == ["open_url"]
+    again = third.tool_calls[0].parsed["urls"]
+    assert "corpus://python-reference/page-4" in again and not set(again) & set(opened)
+    assert "corpus://python-reference/page-5" not in again  # off the task: never worth a read
+    messages.append(third.assistant_message())
+    messages.append({"role": "tool", "tool_call_id": third.tool_calls[0].id, "content": page})
+    messages.append(agent_turn(4))
+    fourth = await call("researcher", messages, tools=tools, tool_choice="auto")
+    assert [c.resolved_name for c in fourth.tool_calls] == ["generate_report"]

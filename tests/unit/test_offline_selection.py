@@ -9,7 +9,7 @@ import pytest
 from sleuth.config import Settings
 from sleuth.core.clock import SystemClock
 from sleuth.core.words import stem
-from sleuth.llm.offline.agent import open_priority, task_terms
+from sleuth.llm.offline.agent import open_priority, task_terms, titled_for
 from sleuth.llm.offline.final import Finding, Pool, final_report
 from sleuth.llm.offline.reports import agent_report
 from sleuth.llm.offline.request import OfflineRequest
@@ -262,3 +262,25 @@ def test_a_short_page_every_agent_quoted_is_as_central_as_a_long_one() -> None:
     # counted by sentences, the long page was six times as central as the short one
     assert central[1] >= 0.8 and central[2] == pytest.approx(1.0)
     assert central[3] < central[1]
+
+
+def test_a_page_titled_for_the_subject_is_opened_before_pages_that_mention_it() -> None:
+    terms = task_terms("Why are my SQLite foreign key constraints not enforced?")
+    quirks = NumberedBlock(
+        1,
+        "Quirks, Caveats, and Gotchas In SQLite",
+        "corpus://d/quirks.html",
+        "Foreign Key Enforcement Is Off: SQLite has parsed foreign key constraints; it can enforce those constraints",
+    )
+    pragma = NumberedBlock(
+        2, "Pragma statements", "corpus://d/pragma.html", "Query or set the enforcement of foreign key constraints."
+    )
+    invalid = NumberedBlock(3, "Invalid UTF Policy", "corpus://d/utf.html", "SQLite does not enforce UTF rules.")
+    gold = NumberedBlock(
+        4, "SQLite Foreign Key Support", "corpus://d/foreignkeys.html", "RESTRICT and normal enforcement differ."
+    )
+    hits = [(0, quirks), (1, pragma), (2, invalid), (3, gold)]
+    order = [hit.number for _, hit in open_priority(hits, terms)]
+    assert 4 in order[:3]  # among the pages an agent opens at once
+    assert titled_for("threading — Thread-based parallelism", task_terms("How does the threading module work?"))
+    assert not titled_for("The Advantages Of Flexible Typing", task_terms("What are the advantages of WAL?"))

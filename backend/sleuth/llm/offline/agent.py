@@ -29,11 +29,18 @@ from sleuth.llm.prompt_facts import AgentFacts, AgentTurnFacts
 MAX_QUERIES = 3
 MAX_OPEN = 3
 MAX_SEARCH_ROUNDS = 2
+MAX_OPEN_ROUNDS = 2
+OPEN_AGAIN_SCORE = 2.0  # what a hit must score to be opened in the second round (a focus term's worth)
 MIN_RELEVANT_SENTENCES = 3  # fewer than this after opening pages: search once more
 # Opening order: the search engine's rank matters as much as the overlap with the task, since the
 # engine lists every query's best hit first and ranks on the whole text, not the snippet.
 TOP_RANK_BONUS = 4.0
 READ_ELSEWHERE_PENALTY = 2.5  # a sibling already reported on it: prefer unread pages of similar worth
+# A page whose title names the task's subject ("SQLite Foreign Key Support") is where the subject is
+# explained; pages that mention it in passing ("Quirks, Caveats, and Gotchas") often rank above it,
+# since they repeat the search words in a paragraph on it.
+TITLE_BONUS = 3.0
+TITLE_ON_TASK_SHARE = 0.5  # of the title's own words (the domain aside), at least this many on the task
 _DEFAULT_AGENT_ROUNDS = 6
 MIN_OWN_FOCUS_TERMS = 2  # a focus this thin names no subject of its own
 
@@ -211,6 +218,16 @@ def relevant_sentence_count(pages: list[NumberedBlock], terms: TaskTerms) -> int
     )
 
 
+def titled_for(title: str, terms: TaskTerms) -> bool:
+    """Whether a page's title names the task's focus: one of its terms, and no more than half of the
+    title's words off the task. In a title "name — description" ("threading — Thread-based
+    parallelism"), the name alone says what the page is about."""
+    named = term_set(re.split(r"\s[—–]\s", title, maxsplit=1)[0]) - terms.domain
+    return bool(named & terms.focus) and len(named & (terms.focus | terms.background)) >= TITLE_ON_TASK_SHARE * len(
+        named
+    )
+
+
 def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> list[tuple[float, NumberedBlock]]:
     """Unopened hits on the task, most worth opening first, with their scores.
 
@@ -228,6 +245,8 @@ def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> li
         if score <= 0:
             continue  # nothing of the task in its title or snippet: the rank alone does not earn a read
         score += TOP_RANK_BONUS * max(0.0, 1.0 - place / MAX_QUERIES / 2)
+        if titled_for(hit.title, terms):
+            score += TITLE_BONUS
         if hit.read_elsewhere:
             score -= READ_ELSEWHERE_PENALTY
         scored.append((score, hit))
@@ -274,6 +293,15 @@ def research(request: OfflineRequest) -> Reply:
             hit for _, hit in sorted(unique.values(), key=lambda item: item[0])[:2]
         ]
         return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in best]})])
+
+    opens = len({e.turn for e in exchanges if e.name == "open_url"})
+    if opens < MAX_OPEN_ROUNDS and remaining >= 3:
+        # Sibling agents search alike and open at once, so they read the same three pages; the page
+        # on the subject may sit a few places lower (a changelog or a FAQ repeats the search words
+        # more often). The next best hits are read too, when they are on the task.
+        again = [hit for score, hit in ranked if score >= OPEN_AGAIN_SCORE][:MAX_OPEN]
+        if again:
+            return Reply(tool_calls=[("open_url", {"urls": [hit.url for hit in again]})])
 
     pages = _results(request, "open_url")
     thin = relevant_sentence_count(pages, terms) < MIN_RELEVANT_SENTENCES

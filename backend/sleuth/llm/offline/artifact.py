@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from sleuth.core.markdown import sentences
 from sleuth.core.text import ELLIPSIS, shorten
 from sleuth.llm.offline.planner import clauses
 from sleuth.llm.offline.request import OfflineRequest, Reply
@@ -65,8 +66,15 @@ def record_artifact(request: OfflineRequest) -> Reply:
     question = facts.question if facts is not None else ""
     bodies = [body for _, body in read_tagged(text, "finding")]
     body = "\n\n".join(bodies) if bodies else text  # not a Sleuth prompt: the user's text is the material
-    # a sentence whose list or code was not copied says nothing as a summary or a key finding
-    units = [unit for unit in cited_units(body) if not announces_what_was_dropped(unit)]
+    # A passage an agent quoted under one citation gives its sentences one by one: the report's body
+    # may hold one of them, and a summary or finding must not say it again. A sentence whose list or
+    # code was not copied says nothing as a summary or a key finding.
+    units = [
+        CitedUnit(text=sentence, bare=sentence, numbers=unit.numbers)
+        for unit in cited_units(body)
+        for sentence in sentences(unit.bare)  # as a reader's sentences are told apart
+    ]
+    units = [unit for unit in units if not announces_what_was_dropped(unit)]
     summary_units = _distinct(units, SUMMARY_UNITS)
     question_terms = term_set(question)
     # Key findings: self-contained sentences closest to the question first.

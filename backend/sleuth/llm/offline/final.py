@@ -12,12 +12,14 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from sleuth.core.markdown import sentence_key, sentences
 from sleuth.core.words import stem
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.planner import analyse, clauses
 from sleuth.llm.offline.reports import approx_tokens
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
+    FENCE,
     CitedUnit,
     announces_what_was_dropped,
     as_markdown,
@@ -25,6 +27,7 @@ from sleuth.llm.offline.text import (
     is_dangling,
     jaccard,
     overlap,
+    prose_blocks,
     term_set,
     tokens,
 )
@@ -111,10 +114,20 @@ def section_size(step: str) -> int:
     return min(MAX_SECTION_SENTENCES, SECTION_SENTENCES + items - 1)
 
 
+def sentences_of(unit: CitedUnit) -> set[str]:
+    """The sentences of a unit: an agent quotes a passage of a page as one unit, another agent may
+    quote one sentence of it alone."""
+    return {sentence_key(sentence) for sentence in sentences(unit.bare)} - {""}
+
+
 def _is_near(unit: CitedUnit, others: list[CitedUnit]) -> bool:
     unit_terms = term_set(unit.bare)
+    own = sentences_of(unit)
     return any(
-        unit.bare == other.bare or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD for other in others
+        unit.bare == other.bare
+        or jaccard(unit_terms, term_set(other.bare)) >= DUPLICATE_JACCARD
+        or bool(own & sentences_of(other))
+        for other in others
     )
 
 
@@ -200,16 +213,37 @@ class Pool:
         pool = cls()
         for f_index, finding in enumerate(findings):
             for unit in finding.units:
-                if announces_what_was_dropped(unit):
+                if announces_what_was_dropped(unit) and not unit.code:
                     continue
                 if unit.bare not in pool.finders:
                     pool.units.append((f_index, unit))
+                elif unit.code:  # another agent quoted it without its example: the example stays
+                    for _, kept in pool.units:
+                        if kept.bare == unit.bare and not kept.code:
+                            kept.code = unit.code
                 pool.finders.setdefault(unit.bare, set()).add(f_index)
+        pool.absorb_parts()
         for _, unit in pool.units:
             for number in set(unit.numbers):
                 pool.quoted[number] = pool.quoted.get(number, 0) + pool.support(unit)
                 pool.quoted_by.setdefault(number, set()).update(pool.finders[unit.bare])
         return pool
+
+    def absorb_parts(self) -> None:
+        """A sentence quoted alone that another agent quoted within its passage is that passage: the
+        passage stays (with both agents as its finders), so the report has it whole and once."""
+        kept: list[tuple[int, CitedUnit]] = []
+        parts = [(unit, sentences_of(unit)) for _, unit in self.units]
+        for f_index, unit in self.units:
+            own = sentences_of(unit)
+            wholes = [(len(theirs), other) for other, theirs in parts if own < theirs]
+            whole = max(wholes, key=lambda item: item[0])[1] if wholes else None
+            if whole is None:
+                kept.append((f_index, unit))
+            else:
+                self.finders[whole.bare] |= self.finders[unit.bare]
+                whole.code = whole.code or unit.code
+        self.units = kept
 
     def support(self, unit: CitedUnit) -> int:
         """How many findings quote the sentence: one several agents found is better supported."""
@@ -335,14 +369,15 @@ def final_report(request: OfflineRequest) -> Reply:
     gaps = [part.text for index, part in enumerate(parts) if index not in answered]
 
     out: list[str] = []
+    shown: set[str] = set()  # code examples already in the report
     if lead:
-        out.append(" ".join(unit.text for unit in lead))
+        out.extend(prose_blocks(lead, shown))
     if not lead or (gaps and len(parts) > 1):
         named = [as_markdown(gap) for gap in gaps] if len(parts) > 1 else []
         out.append(render("offline/unanswered", parts=named, everything=not answered))
     for index, part in enumerate(parts):
         steps = [units for s_index, units in enumerate(picked) if units and step_part[s_index] == index]
-        paragraphs = [" ".join(unit.text for unit in units) for units in steps]
+        paragraphs = [block for units in steps for block in prose_blocks(units, shown)]
         if paragraphs and len(parts) > 1:
             out.append(f"## {as_markdown(part.text)}")
         out.extend(paragraphs)
@@ -350,4 +385,6 @@ def final_report(request: OfflineRequest) -> Reply:
     text = "\n\n".join(out)
     if request.max_tokens and approx_tokens(text) > request.max_tokens:
         text = text[: request.max_tokens * 4].rsplit("\n", 1)[0]  # a real model stops at its limit too
+        if sum(line.startswith(FENCE) for line in text.splitlines()) % 2:
+            text = text[: text.rindex(FENCE)].rstrip()  # an example cut short is no example
     return Reply(text=text)

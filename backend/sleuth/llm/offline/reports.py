@@ -16,13 +16,14 @@ from sleuth.llm.offline.text import (
     as_markdown,
     defined_term,
     entry_name,
+    fenced,
     first_paragraph,
+    illustrated_sentences,
     is_dangling,
     is_navigation_page,
     jaccard,
     numbered_blocks,
     rarity,
-    sectioned_sentences,
     term_set,
     tokens,
 )
@@ -48,6 +49,9 @@ PAGE_TITLE_BONUS = 1.5
 FOCUS_SECTIONS = 3
 FOCUS_SECTION_SENTENCES = 5
 FOCUS_HEADING_SHARE = 0.5
+CONTINUED_PARAGRAPHS = 3  # the strongest sentences whose paragraph the report goes on reading
+CONTINUED_SENTENCES = 2
+MAX_PASSAGE = 3  # sentences of a paragraph quoted in a row as one passage
 
 
 _NAMED_SUBJECT = re.compile(r"""^["'`]?[\w.()-]+["'`]?: \S""")
@@ -70,6 +74,8 @@ class Candidate:
     heading: str
     terms: set[str]
     label: str = ""  # the entry or term the sentence describes, when it does not name it itself
+    example: str = ""  # the code example after its paragraph on the page
+    next_in_paragraph: Candidate | None = None  # the sentence that follows it in its paragraph
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -163,6 +169,21 @@ def focus_sections(headings: list[tuple[int, str]], terms: TaskTerms) -> list[tu
     return [(number, heading) for _, number, heading in scored[:FOCUS_SECTIONS]]
 
 
+def _continuations(chosen: list[Candidate]) -> list[Candidate]:
+    """The next CONTINUED_SENTENCES sentences of the paragraph of each of the strongest sentences
+    chosen, best paragraph first."""
+    out: list[Candidate] = []
+    for candidate in sorted(chosen, key=lambda c: -c.score)[:CONTINUED_PARAGRAPHS]:
+        following = candidate.next_in_paragraph
+        for _ in range(CONTINUED_SENTENCES):
+            if following is None:
+                break
+            if following not in chosen and following not in out:
+                out.append(following)
+            following = following.next_in_paragraph
+    return out
+
+
 def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
     hint = facts.max_tokens if facts else DEFAULT_REPORT_TOKENS
     return min(hint, request.max_tokens or hint)
@@ -175,19 +196,26 @@ def agent_report(request: OfflineRequest) -> Reply:
     sources = _sources(request)
 
     # Tables of contents and indexes name everything and explain nothing.
-    per_page = [(page, sectioned_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
-    all_terms = [term_set(heading + " " + sentence) for _, sentences in per_page for heading, sentence in sentences]
+    per_page = [(page, illustrated_sentences(page.body)) for page in sources if not is_navigation_page(page.body)]
+    all_terms = [term_set(s.heading + " " + s.text) for _, sentences in per_page for s in sentences]
     rare = rarity(all_terms, set(terms.focus | terms.background))
     candidates: list[Candidate] = []
     sections: dict[tuple[int, str], list[Candidate]] = {}
     for page, sentences in per_page:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
-        for position, (heading, sentence) in enumerate(sentences):
-            lead = position == 0 or sentences[position - 1][0] != heading
+        previous: Candidate | None = None
+        for position, found in enumerate(sentences):
+            heading, sentence = found.heading, found.text
+            lead = position == 0 or sentences[position - 1].heading != heading
             score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
             label = _label(heading, sentence)
-            candidate = Candidate(sentence, page.number, position, score + prior, heading, sentence_terms, label)
+            candidate = Candidate(
+                sentence, page.number, position, score + prior, heading, sentence_terms, label, found.example
+            )
+            if previous is not None and sentences[position - 1].paragraph == found.paragraph:
+                previous.next_in_paragraph = candidate
+            previous = candidate
             if heading:
                 sections.setdefault((page.number, heading), []).append(candidate)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
@@ -214,8 +242,11 @@ def agent_report(request: OfflineRequest) -> Reply:
         for candidate in [c for c in sections[key] if not is_dangling(c.sentence)][:FOCUS_SECTION_SENTENCES]
     ]
     for pass_index, (per_source, per_heading, min_score) in enumerate(passes):
-        # after the spreading pass, the sections on the task's subject are read in their own order
-        ranked_now = focus + ranked if pass_index == 1 else ranked
+        # After the spreading pass, a strong sentence's paragraph goes on: the sentences after it
+        # finish its thought ("If you want ... use multiprocessing", "However, threading is still
+        # ...") though they share no word with the task. Then the sections on the task's subject
+        # are read in their own order.
+        ranked_now = _continuations(chosen) + focus + ranked if pass_index == 1 else ranked
         for candidate in ranked_now:
             if len(chosen) >= MAX_REPORT_SENTENCES or candidate.score < min_score:
                 break
@@ -227,6 +258,8 @@ def agent_report(request: OfflineRequest) -> Reply:
             if any(jaccard(candidate.terms, other.terms) >= DUPLICATE_JACCARD for other in chosen):
                 continue
             cost = approx_tokens(candidate.sentence) + 2
+            if candidate.example and all(c.example != candidate.example for c in chosen):
+                cost += approx_tokens(candidate.example) + 4
             if spent + cost > budget:
                 continue
             chosen.append(candidate)
@@ -241,7 +274,24 @@ def agent_report(request: OfflineRequest) -> Reply:
     paragraphs = []
     for number in sorted(best_rank, key=best_rank.__getitem__):
         in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
-        # "Return a random byte string." says what, not of which function: the entry's name, copied
-        # from its heading, goes in front
-        paragraphs.append(" ".join(f"{c.label}{as_markdown(c.sentence)} [{number}]" for c in in_order))
+        quoted: list[str] = []
+        run = 1  # sentences of one paragraph quoted in a row, under one citation
+        for index, candidate in enumerate(in_order):
+            following = in_order[index + 1] if index + 1 < len(in_order) else None
+            # Sentences that follow each other on the page are one passage: one citation after the
+            # last keeps them together wherever the final report puts them ("However, threading is
+            # still an appropriate model" means nothing away from the sentence before it).
+            joined = following is not None and candidate.next_in_paragraph is following and run < MAX_PASSAGE
+            # "Return a random byte string." says what, not of which function: the entry's name, copied
+            # from its heading, goes in front of a passage (not inside it)
+            label = candidate.label if run == 1 else ""
+            run = run + 1 if joined else 1
+            marker = "" if joined else f" [{number}]"
+            quoted.append(f"{label}{as_markdown(candidate.sentence)}{marker}")
+            if candidate.example and (following is None or following.example != candidate.example):
+                # the statement the paragraph describes, after the last sentence quoted from it
+                paragraphs.extend([" ".join(quoted), fenced(candidate.example)])
+                quoted = []
+        if quoted:
+            paragraphs.append(" ".join(quoted))
     return Reply(text="\n\n".join(paragraphs))

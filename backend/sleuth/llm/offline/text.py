@@ -6,6 +6,7 @@ Everything here is pure string processing so each step stays deterministic and t
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 from sleuth.core.words import FUNCTION_WORDS, QUESTION_WORDS, stem
@@ -149,13 +150,26 @@ _POINTING_NOUNS = frozenset(
 _CODE_HINT = re.compile(
     r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->)"
 )
+# A statement's end (";") or an open bracket ends a line of code, not of prose: "CREATE TABLE t(x);",
+# "CREATE TABLE phonebook2(". Prose ends its line with a sentence, and a list item is no code.
+_CODE_LINE_END = re.compile(r"(?:;|[(\[{])\s*$")
+_INDENTED = re.compile(r"^(?: {2,}|\t)\S")
+
+
+def _code_line(line: str) -> bool:
+    if _CODE_HINT.search(line):
+        return True
+    return not _LIST_ITEM.match(line.strip()) and bool(_CODE_LINE_END.search(line))
 
 
 def _looks_like_code(paragraph: str) -> bool:
     lines = [line for line in paragraph.splitlines() if line.strip()]
     if not lines:
         return True
-    code_lines = sum(1 for line in lines if _CODE_HINT.search(line))
+    # An indented line continues a statement ("CREATE TABLE t(" then "  name TEXT,") only below a line
+    # of code: below prose it is a hard-wrapped list item's or paragraph's next line.
+    continued = _code_line(lines[0])
+    code_lines = sum(1 for line in lines if _code_line(line) or (continued and bool(_INDENTED.match(line))))
     letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
     return code_lines * 2 >= len(lines) or letters < 0.8 * len(paragraph)
 
@@ -197,47 +211,87 @@ _POINTS_AHEAD = re.compile(
 )
 
 
-def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
-    """(nearest heading above, paragraph) for the prose paragraphs of a page, in order.
+# A code example short enough to quote beside the paragraph it illustrates.
+EXAMPLE_LINES = 12
+EXAMPLE_CHARS = 600
+EXAMPLE_LINE_CHARS = 160  # a longer line is a paragraph of prose that merely quotes code
+
+
+@dataclass
+class PageParagraph:
+    """A prose paragraph of a page, with the heading above it and the code example right after it."""
+
+    heading: str
+    text: str
+    example: str = ""  # "" when no short code block follows it directly
+
+
+def _example(block: str) -> str:
+    code = textwrap.dedent(block.strip("\n")).rstrip()
+    lines = code.splitlines()
+    if len(lines) > EXAMPLE_LINES or len(code) > EXAMPLE_CHARS or "```" in code:
+        return ""  # a whole program or a long listing is no example to quote
+    if any(len(line) > EXAMPLE_LINE_CHARS for line in lines):
+        return ""
+    return code
+
+
+def page_paragraphs(text: str) -> list[PageParagraph]:
+    """The prose paragraphs of a page, in order, each with its heading and following example.
 
     A heading is any short line that is not a sentence: a title, or in reference manuals the
-    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are dropped;
-    each row of a table is a paragraph of its own. A list item is prose without its marker, and
-    the sentence that introduces its list ("Advantages include:") stands above it as its heading:
-    "WAL is significantly faster" answers a question on the advantages of write-ahead logging
-    only under that sentence."""
-    out: list[tuple[str, str]] = []
+    signature an entry describes ("@functools.lru_cache(maxsize=128)"). Code blocks are not prose:
+    a short one right after a paragraph is that paragraph's example (the statement a paragraph on
+    `ON CONFLICT` describes; most reference pages show the syntax only there). Each row of a table
+    is a paragraph of its own. A list item is prose without its marker, and the sentence that
+    introduces its list ("Advantages include:") stands above it as its heading: "WAL is
+    significantly faster" answers a question on the advantages of write-ahead logging only under
+    that sentence."""
+    out: list[PageParagraph] = []
     heading = ""
     intro = ""  # the sentence ending in ":" that opened the list being read
+    after_prose = False  # the last block was a prose paragraph: a code block now illustrates it
     for block in re.split(r"\n\s*\n", text):
         if not block.strip():
             continue
         if block.strip() == ELISION:
             heading = intro = ""  # text was left out here: the heading above may not cover what follows
+            after_prose = False
             continue
         rows = table_rows(block)
         if rows:
-            out.extend((heading, row) for row in rows)
+            out.extend(PageParagraph(heading, row) for row in rows)
+            after_prose = False
             continue
         if _is_heading(block):
             heading = normalise_space(block.lstrip("#"))
             intro = ""
+            after_prose = False
             continue
         if _looks_like_code(block):
-            if out and intro and out[-1][1].endswith(intro) and not _POINTS_AHEAD.search(intro):
+            if out and intro and out[-1].text.endswith(intro) and not _POINTS_AHEAD.search(intro):
                 # "..., the saved exception is discarded:" before its example still states a whole
-                # fact: with the code gone, it ends as the statement it is
-                out[-1] = (out[-1][0], out[-1][1][:-1].rstrip() + ".")
+                # fact: without the code, it ends as the statement it is
+                out[-1].text = out[-1].text[:-1].rstrip() + "."
+            if after_prose:
+                out[-1].example = _example(block)
             intro = ""
+            after_prose = False
             continue
         paragraph = normalise_space(block)
         item = _LIST_ITEM.match(paragraph)
+        after_prose = True
         if item and intro:
-            out.append((intro, paragraph[item.end() :]))
+            out.append(PageParagraph(intro, paragraph[item.end() :]))
             continue
-        out.append((heading, paragraph[item.end() :] if item else paragraph))
+        out.append(PageParagraph(heading, paragraph[item.end() :] if item else paragraph))
         intro = split_sentences(paragraph)[-1] if paragraph.endswith(":") else ""
     return out
+
+
+def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
+    """(nearest heading above, paragraph) for the prose paragraphs of a page, in order."""
+    return [(paragraph.heading, paragraph.text) for paragraph in page_paragraphs(text)]
 
 
 def paragraphs(text: str) -> list[str]:
@@ -349,10 +403,25 @@ def page_sentences(text: str) -> list[str]:
 
 def sectioned_sentences(text: str) -> list[tuple[str, str]]:
     """(heading, sentence) for every candidate fact sentence of a page, in document order."""
+    return [(sentence.heading, sentence.text) for sentence in illustrated_sentences(text)]
+
+
+@dataclass
+class PageSentence:
+    """A candidate fact sentence of a page, with where it stands."""
+
+    heading: str
+    text: str
+    example: str  # the code example after its paragraph ("" when there is none)
+    paragraph: int  # the index of its paragraph on the page
+
+
+def illustrated_sentences(text: str) -> list[PageSentence]:
+    """Every candidate fact sentence of a page, in document order, with its paragraph's example."""
     return [
-        (heading, sentence)
-        for heading, paragraph in sectioned_paragraphs(text)
-        for sentence in split_sentences(paragraph)
+        PageSentence(paragraph.heading, sentence, paragraph.example, index)
+        for index, paragraph in enumerate(page_paragraphs(text))
+        for sentence in split_sentences(paragraph.text)
         if is_fact_sentence(sentence)
     ]
 
@@ -409,6 +478,7 @@ class CitedUnit:
     text: str  # with its citation markers, as written
     bare: str  # without citation markers
     numbers: list[int]
+    code: str = ""  # the code example that follows it in the report, quoted from the same source
 
 
 def announces_what_was_dropped(unit: CitedUnit) -> bool:
@@ -416,15 +486,60 @@ def announces_what_was_dropped(unit: CitedUnit) -> bool:
     return unit.bare.rstrip().endswith(":")
 
 
+FENCE = "```"
+
+
+def fenced(code: str) -> str:
+    return f"{FENCE}\n{code}\n{FENCE}"
+
+
+def prose_blocks(units: list[CitedUnit], shown: set[str] | None = None) -> list[str]:
+    """Markdown blocks for a run of cited units: one paragraph, broken after each unit that carries
+    an example, the example fenced below it. `shown` (updated) holds examples already in the report:
+    two sentences of one paragraph carry the same example, and a reader needs it once."""
+    shown = set() if shown is None else shown
+    blocks: list[str] = []
+    paragraph: list[str] = []
+    for unit in units:
+        if announces_what_was_dropped(unit) and (not unit.code or unit.code in shown):
+            continue  # "For example:" with its example shown above, or with none, announces nothing here
+        paragraph.append(unit.text)
+        if unit.code and unit.code not in shown:
+            shown.add(unit.code)
+            blocks.extend([" ".join(paragraph), fenced(unit.code)])
+            paragraph = []
+    if paragraph:
+        blocks.append(" ".join(paragraph))
+    return blocks
+
+
 def cited_units(report: str) -> list[CitedUnit]:
     """Split a report into units that each end with `[n]` markers (uncited text is dropped).
 
-    Accepts both "Fact. [1]" (this model's style) and "Fact [1]." (common in LLM output).
+    Accepts both "Fact. [1]" (this model's style) and "Fact [1]." (common in LLM output). A fenced
+    code block right after a unit is that unit's `code`.
     """
     units: list[CitedUnit] = []
-    for line in report.splitlines():
-        line = line.strip().lstrip("-*• ").strip()
-        if not line or line.startswith("#"):
+    code: list[str] | None = None  # lines of the fenced block being read
+    follows_unit = False  # nothing but blank lines since the last unit
+    for raw in report.splitlines():
+        if raw.strip().startswith(FENCE):
+            if code is None:
+                code = []
+                continue
+            if follows_unit and units and not units[-1].code:
+                units[-1].code = "\n".join(code).strip("\n")
+            code = None
+            follows_unit = False
+            continue
+        if code is not None:
+            code.append(raw)
+            continue
+        line = raw.strip().lstrip("-*• ").strip()
+        if not line:
+            continue
+        follows_unit = False
+        if line.startswith("#"):
             continue
         position = 0
         # "heap[0]" indexes a name: a marker never follows a word character directly
@@ -439,6 +554,7 @@ def cited_units(report: str) -> list[CitedUnit]:
                 units.append(
                     CitedUnit(text=f"{bare} " + "".join(f"[{n}]" for n in numbers), bare=bare, numbers=numbers)
                 )
+        follows_unit = bool(units) and not line[position:].strip()
     return units
 
 
