@@ -9,7 +9,6 @@ from fastapi import APIRouter, Request
 
 from sleuth.api.readiness import is_ready
 from sleuth.api.routes.deps import manager_of, settings_of
-from sleuth.api.schemas import HealthOut
 from sleuth.api.routes.sso import LOGIN_PATH
 from sleuth.api.schemas import HealthOut, SsoOut
 from sleuth.config import Settings
