@@ -25,6 +25,8 @@ from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
 
 DISCOVERY_PATH = "/.well-known/openid-configuration"
+# Sleuth's own path the provider sends the browser back to: the redirect URI an operator registers.
+CALLBACK_PATH = "/api/auth/oidc/callback"
 SCOPE = "openid email profile"
 # Asymmetric signatures only: "none" proves nothing, and an HMAC would be keyed by the client secret.
 SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")

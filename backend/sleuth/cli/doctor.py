@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from sleuth.accounts.oidc import OidcClient, OidcError, ProviderMetadata
-from sleuth.api.routes.sso import CALLBACK_PATH
+from sleuth.accounts.oidc import CALLBACK_PATH, OidcClient, OidcError, ProviderMetadata
 from sleuth.cli.mcp import server_checks
 from sleuth.config import Role, Settings, SettingsError, load_settings
 from sleuth.core.clock import SystemClock

@@ -14,7 +14,7 @@ import asyncio
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from sleuth.accounts.oidc import OidcClient, OidcError
+from sleuth.accounts.oidc import CALLBACK_PATH, OidcClient, OidcError
 from sleuth.accounts.sso import SingleSignOn, SsoRefused
 from sleuth.accounts.sso_flow import FLOW_TTL_S, Flow, FlowSeal
 from sleuth.accounts.tokens import same
@@ -25,7 +25,6 @@ from sleuth.api.schemas import ErrorOut
 router = APIRouter(tags=["accounts"])
 
 LOGIN_PATH = "/api/auth/oidc/login"
-CALLBACK_PATH = "/api/auth/oidc/callback"
 FLOW_COOKIE = "sleuth_oidc_flow"
 FLOW_COOKIE_PATH = "/api/auth/oidc"  # sent only to these routes
 AFTER_SIGN_IN = "/"
