@@ -22,6 +22,7 @@ from sleuth.core.clock import Clock
 from sleuth.runs.executor import RunEvents, RunExecutor
 from sleuth.runs.manager import Engine
 from sleuth.store.database import Database
+from sleuth.store.store import Store
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel
@@ -114,3 +115,13 @@ def server(llm: ScriptedLLM) -> Iterator[LiveServer]:
 def hanging_server(hanging_llm: ScriptedLLM) -> Iterator[LiveServer]:
     with live_server(scripted_settings(hanging_llm)) as live:
         yield live
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    """The test's store on the configured backend (a fresh SQLite file or PostgreSQL schema)."""
+    opened = Store.from_settings(Settings())
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -80,15 +80,6 @@ async def receiver() -> AsyncIterator[Receiver]:
         yield endpoint
         if endpoint.hang is not None:
             endpoint.hang.set()
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    opened = Store.from_settings(Settings())
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 class Sleeps:

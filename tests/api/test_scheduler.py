@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-
-import pytest
 
 from sleuth.config import Settings
 from sleuth.core.ids import new_id
@@ -24,15 +21,6 @@ from sleuth.store.store import Store
 from sleuth_testkit.clock import ManualClock
 
 START = datetime(2026, 3, 2, 6, 0, tzinfo=UTC)  # a Monday, 07:00 in Berlin
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    opened = Store.from_settings(Settings())
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 class Runs:

@@ -4,8 +4,6 @@ new identity that loses the race to make its account."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from sleuth.accounts.oidc import Identity
@@ -17,15 +15,6 @@ from sleuth.store.store import Store
 from support.accounts import quick_passwords
 
 ISSUER = "https://id.example.org"
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    opened = Store.from_settings(Settings())
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def identity(subject: str, username: str | None = None, email: str | None = None) -> Identity:

@@ -10,24 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from support.widgets import LIMIT, QUESTION, write_corpus
+
 from .servers import Server, start_server, stop_server
-
-QUESTION = "What is the widget limit X and how are widgets built?"
-LIMIT = "The widget limit X = {} for every account on the standard plan."
-
-
-def _write_corpus(folder: Path, limit: int) -> None:
-    folder.mkdir(exist_ok=True)
-    (folder / "widget.md").write_text(
-        f"# Widget limits\n\n{LIMIT.format(limit)}\n\nWidgets are painted blue and built from steel in the northern"
-        " factory.\n",
-        encoding="utf-8",
-    )
-    (folder / "shipping.md").write_text(
-        "# Widget shipping\n\nWidget orders ship from the northern factory within three working days.\n\n"
-        "Every widget shipment includes a printed warranty card.\n",
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +20,7 @@ def corpus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Se
     """The offline model over a folder the test edits; every run checks the folder for changed files."""
     root = tmp_path_factory.mktemp("schedules-server")
     corpus = root / "corpus"
-    _write_corpus(corpus, 5)
+    write_corpus(corpus, 5)
     server = start_server(
         "schedules", root, {"SLEUTH_CORPUS": str(corpus), "SLEUTH_CORPUS_CHECK_S": "0", "SLEUTH_SCHEDULER": "false"}
     )
@@ -77,7 +62,7 @@ def test_a_schedule_made_in_the_ui_runs_twice_and_shows_what_changed(
     card.get_by_role("button", name="Run now").click()
     expect(card.locator(".result")).to_have_text(re.compile("First run"))
 
-    _write_corpus(corpus, 7)
+    write_corpus(corpus, 7)
     card.get_by_role("button", name="Run now").click()
     expect(card.locator(".result")).to_have_text(re.compile("Changed"))
     shot("schedules-page")

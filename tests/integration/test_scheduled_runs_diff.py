@@ -14,23 +14,7 @@ from sleuth.store.store import Store
 from sleuth.stream.packets import parse_packet
 from support.cli import sleuth
 from support.invariants import check_invariants
-
-QUESTION = "What is the widget limit X and how are widgets built?"
-LIMIT = "The widget limit X = {} for every account on the standard plan."
-
-
-def _write_corpus(folder: Path, limit: int) -> None:
-    folder.mkdir(exist_ok=True)
-    (folder / "widget.md").write_text(
-        f"# Widget limits\n\n{LIMIT.format(limit)}\n\nWidgets are painted blue and built from steel in the northern"
-        " factory.\n",
-        encoding="utf-8",
-    )
-    (folder / "shipping.md").write_text(
-        "# Widget shipping\n\nWidget orders ship from the northern factory within three working days.\n\n"
-        "Every widget shipment includes a printed warranty card.\n",
-        encoding="utf-8",
-    )
+from support.widgets import LIMIT, QUESTION, write_corpus
 
 
 def _run(schedule_id: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
@@ -49,7 +33,7 @@ def _run(schedule_id: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
 def test_a_changed_value_is_a_changed_claim_and_passage_and_the_rest_is_left_alone(tmp_path: Path) -> None:
     env = {"SLEUTH_DATA_DIR": str(tmp_path / "data")}
     corpus = tmp_path / "corpus"
-    _write_corpus(corpus, 5)
+    write_corpus(corpus, 5)
     assert sleuth(["index", str(corpus)], env, tmp_path).returncode == 0
     options = ["--every", "6h", "--source", "corpus", "--mode", "light", "--time-budget", "60s"]
     added = sleuth(["schedule", "add", QUESTION, *options], env, tmp_path)
@@ -59,7 +43,7 @@ def test_a_changed_value_is_a_changed_claim_and_passage_and_the_rest_is_left_alo
     assert "changes" not in first  # nothing to compare with yet
     assert LIMIT.format(5) in first["report"]["markdown"]
 
-    _write_corpus(corpus, 7)
+    write_corpus(corpus, 7)
     assert sleuth(["index", str(corpus)], env, tmp_path).returncode == 0
     second = _run(schedule_id, env, tmp_path)
     changes = second["changes"]

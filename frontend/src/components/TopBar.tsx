@@ -47,7 +47,7 @@ export function TopBar({
         <span class="topbar-title">{title}</span>
         <span class="spacer" />
         <a class="topbar-link" href="#/schedules" aria-current={schedulesOpen ? "page" : undefined}>
-          <Icon name="clock" /> Schedules
+          <Icon name="clock" /> <span class="topbar-link-label">Schedules</span>
         </a>
         {status ? <span class={`status-pill ${tone}`}>{status}</span> : null}
         {account ? <AccountMenu account={account} /> : null}
