@@ -30,6 +30,24 @@ def session_title(question: str) -> str:
 
 
 @dataclass(frozen=True)
+class OwnerScope:
+    """Whose rows a view of the store sees: every user's (the server's own view), or one user's
+    (`Store.owned_by`). Rows belong to a user through their session's `owner_id`."""
+
+    owner: str | None = None
+    scoped: bool = False
+
+    def rows(self, column: str = "session_id") -> tuple[str, tuple[Any, ...]]:
+        """SQL (starting with AND) keeping this owner's rows: `column` holds a session id, or is the
+        sessions table's own `id`."""
+        if not self.scoped:
+            return "", ()
+        if column == "id":
+            return " AND owner_id = ?", (self.owner,)
+        return f" AND {column} IN (SELECT id FROM sessions WHERE owner_id = ?)", (self.owner,)
+
+
+@dataclass(frozen=True)
 class SessionRecord:
     id: str
     title: str

@@ -12,7 +12,6 @@ besides. One mechanism for SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -22,7 +21,7 @@ from typing import Any, Literal
 from sleuth.config import Mode
 from sleuth.store.database import Database
 from sleuth.store.errors import NotFound
-from sleuth.store.records import now_iso
+from sleuth.store.records import OwnerScope, now_iso
 
 Notify = Literal["always", "on_change", "never"]
 FiringStatus = Literal["fired", "skipped", "failed"]
@@ -122,24 +121,16 @@ def _column_value(name: str, value: Any) -> Any:
 
 
 class ScheduleStore:
-    """Schedules on the store's database (`Store.database`). `owned_by` gives one user's view (their
-    sessions' schedules, as `Store.owned_by` does for sessions); the scheduler's own view is whole."""
+    """Schedules on the store's database (`Store.database`), as its scope sees them: one user's
+    (their sessions' schedules, through `Store.owned_by`) or every user's (the scheduler's)."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, scope: OwnerScope | None = None) -> None:
         self.database = database
-        self._scoped = False
-        self._owner: str | None = None
+        self._scope = scope or OwnerScope()
 
-    def owned_by(self, user_id: str) -> ScheduleStore:
-        view = copy.copy(self)
-        view._scoped, view._owner = True, user_id
-        return view
-
-    def _mine(self) -> tuple[str, tuple[Any, ...]]:
-        """SQL (starting with AND) keeping the schedules of this view's owner."""
-        if not self._scoped:
-            return "", ()
-        return " AND session_id IN (SELECT id FROM sessions WHERE owner_id = ?)", (self._owner,)
+    def seen_as(self, scope: OwnerScope) -> ScheduleStore:
+        """These schedules as `scope` sees them (`Store.owned_by` passes its own)."""
+        return ScheduleStore(self.database, scope)
 
     def create(self, schedule: ScheduleRecord, session_title: str) -> None:
         """Insert the schedule with its new session, in one transaction."""
@@ -148,17 +139,17 @@ class ScheduleStore:
         with self.database.transaction() as tx:
             tx.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
-                (schedule.session_id, session_title, schedule.created_at, schedule.created_at, self._owner),
+                (schedule.session_id, session_title, schedule.created_at, schedule.created_at, self._scope.owner),
             )
             tx.execute(f"INSERT INTO schedules ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
 
     def get(self, schedule_id: str) -> ScheduleRecord | None:
-        mine, owner = self._mine()
+        mine, owner = self._scope.rows()
         row = self.database.fetch_one(f"SELECT * FROM schedules WHERE id = ?{mine}", (schedule_id, *owner))
         return ScheduleRecord.from_row(row) if row else None
 
     def all(self) -> list[ScheduleRecord]:
-        mine, owner = self._mine()
+        mine, owner = self._scope.rows()
         rows = self.database.fetch_all(f"SELECT * FROM schedules WHERE 1 = 1{mine} ORDER BY created_at, id", owner)
         return [ScheduleRecord.from_row(row) for row in rows]
 
@@ -169,7 +160,7 @@ class ScheduleStore:
             raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
         assignments = [f"{name} = ?" for name in changes] + ["updated_at = ?"]
         values = [_column_value(name, value) for name, value in changes.items()] + [now_iso()]
-        mine, owner = self._mine()
+        mine, owner = self._scope.rows()
         with self.database.transaction() as tx:
             tx.execute(
                 f"UPDATE schedules SET {', '.join(assignments)} WHERE id = ?{mine}", (*values, schedule_id, *owner)
@@ -181,7 +172,7 @@ class ScheduleStore:
 
     def delete(self, schedule_id: str) -> bool:
         """Remove the schedule and its firings; its session, runs and reports stay (ordinary history)."""
-        mine, owner = self._mine()
+        mine, owner = self._scope.rows()
         with self.database.transaction() as tx:
             if tx.fetch_one(f"SELECT id FROM schedules WHERE id = ?{mine}", (schedule_id, *owner)) is None:
                 return False
@@ -227,7 +218,7 @@ class ScheduleStore:
 
     def firings(self, schedule_id: str, limit: int = 50) -> list[FiringRecord]:
         """The schedule's firings, newest first."""
-        mine, owner = self._mine()
+        mine, owner = self._scope.rows()
         rows = self.database.fetch_all(
             "SELECT * FROM schedule_firings WHERE schedule_id = ?"
             f" AND schedule_id IN (SELECT id FROM schedules WHERE 1 = 1{mine})"

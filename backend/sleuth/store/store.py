@@ -22,7 +22,7 @@ from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress
 from sleuth.store.migrations import migrate
 from sleuth.store.packet_writer import StoredPacket
-from sleuth.store.records import MessageRecord, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
+from sleuth.store.records import MessageRecord, OwnerScope, PacketRow, RunRecord, RunStatus, SessionRecord, now_iso
 from sleuth.store.schedules import ScheduleStore
 from sleuth.stream.results import ResearchResult, ToolDocument
 
@@ -60,28 +60,23 @@ class Store:
             raise
         self.accounts = AccountStore(self.database)
         self.schedules = ScheduleStore(self.database)
-        self._scoped = False
-        self._owner: str | None = None
+        self._scope = OwnerScope()
 
     def owned_by(self, user_id: str) -> Store:
         """This store as `user_id` sees it (the same database; closing it is the unscoped store's job)."""
         view = copy.copy(self)
-        view._scoped, view._owner = True, user_id
-        view.schedules = self.schedules.owned_by(user_id)
+        view._scope = OwnerScope(user_id, scoped=True)
+        view.schedules = self.schedules.seen_as(view._scope)
         return view
 
     @property
     def owner(self) -> str | None:
         """Whose sessions this store sees and creates; None: the built-in user's, and sees every one."""
-        return self._owner
+        return self._scope.owner
 
     def _owned(self, column: str = "session_id") -> tuple[str, tuple[Any, ...]]:
         """SQL (starting with AND) keeping the rows of this store's owner: `column` is a session id."""
-        if not self._scoped:
-            return "", ()
-        if column == "id":  # the sessions table itself
-            return " AND owner_id = ?", (self._owner,)
-        return f" AND {column} IN (SELECT id FROM sessions WHERE owner_id = ?)", (self._owner,)
+        return self._scope.rows(column)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -114,7 +109,7 @@ class Store:
             [
                 (
                     "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, title, now, now, self._owner),
+                    (session_id, title, now, now, self._scope.owner),
                 )
             ]
         )
@@ -252,7 +247,7 @@ class Store:
             statements.append(
                 (
                     "INSERT INTO sessions (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?)",
-                    (run.session_id, new_session_title, run.created_at, run.created_at, owner_id or self._owner),
+                    (run.session_id, new_session_title, run.created_at, run.created_at, owner_id or self._scope.owner),
                 )
             )
         if message is not None:
