@@ -347,3 +347,23 @@ class UserUsageOut(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+
+
+class AdminSessionOut(SessionDetail):
+    """Another user's session as an administrator reads it (recorded in the audit): its messages, runs
+    and their reports."""
+
+    owner: str = Field(description="The user whose session this is.")
+    reports: list[ReportOut]
+
+
+class AdminReadOut(BaseModel):
+    """One administrator's read of another user's research, as the audit recorded it."""
+
+    at: str = Field(description="When (ISO 8601, UTC).")
+    admin: str = Field(description="The administrator who read.")
+    user: str = Field(description="Whose research was read.")
+    action: Literal["list_sessions", "read_session"] = Field(
+        description="`list_sessions`: the user's sessions; `read_session`: one session, with its messages and reports."
+    )
+    session_id: str | None = None
