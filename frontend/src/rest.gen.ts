@@ -639,6 +639,10 @@ export interface MeOut {
    */
   auth: "none" | "token" | "accounts";
   /**
+   * The caller has a password to change (`POST /api/auth/password`): false for an account made by single sign-on that was never given one, and without accounts.
+   */
+  has_password?: boolean;
+  /**
    * Signed in by cookie: the value to send as X-CSRF-Token with requests that change something (the sleuth_csrf cookie holds it too).
    */
   csrf_token?: string | null;

@@ -96,6 +96,7 @@ async def test_sign_in_creates_the_user_and_the_cookie_works(server: LiveServer,
         me = await client.get("/api/auth/me")
         assert me.status_code == 200, me.text
         assert me.json()["name"] == "ada" and me.json()["auth"] == "accounts" and not me.json()["is_admin"]
+        assert me.json()["has_password"] is False  # made by single sign-on: the UI offers no password change
         csrf = me.json()["csrf_token"]
         assert csrf and csrf == client.cookies["sleuth_csrf"]
         assert (

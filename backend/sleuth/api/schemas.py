@@ -304,6 +304,11 @@ class MeOut(BaseModel):
     name: str
     is_admin: bool
     auth: Literal["none", "token", "accounts"] = Field(description="The server's SLEUTH_AUTH mode.")
+    has_password: bool = Field(
+        default=False,
+        description="The caller has a password to change (`POST /api/auth/password`): false for an account made by "
+        "single sign-on that was never given one, and without accounts.",
+    )
     csrf_token: str | None = Field(
         default=None,
         description="Signed in by cookie: the value to send as X-CSRF-Token with requests that change something "

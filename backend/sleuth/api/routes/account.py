@@ -38,6 +38,7 @@ open_router = APIRouter(tags=["accounts"])
 router = APIRouter(tags=["accounts"])
 
 WRONG = "wrong user name or password"
+WRONG_CURRENT = "the current password is wrong"  # the web UI tells it from an ended sign-in by these words
 Caller = Annotated[Principal, Depends(authenticate)]
 
 
@@ -52,7 +53,13 @@ def accounts_only(request: Request, what: str) -> None:
 
 
 def _me(request: Request, principal: Principal, csrf: str | None = None) -> MeOut:
-    return MeOut(name=principal.name, is_admin=principal.is_admin, auth=settings_of(request).auth_mode, csrf_token=csrf)
+    return MeOut(
+        name=principal.name,
+        is_admin=principal.is_admin,
+        auth=settings_of(request).auth_mode,
+        has_password=principal.user is not None and principal.user.password_hash is not None,
+        csrf_token=csrf,
+    )
 
 
 @open_router.post(
@@ -116,7 +123,7 @@ async def change_password(request: Request, body: PasswordChangeIn, principal: C
     accounts = accounts_of(request)
     user_id = principal.user.id
     if not await asyncio.to_thread(accounts.verify_password, user_id, body.current_password):
-        raise unauthorized("the current password is wrong")
+        raise unauthorized(WRONG_CURRENT)
     try:
         await asyncio.to_thread(accounts.set_password, user_id, body.new_password, keep_sign_in=principal.sign_in_hash)
     except WeakPassword as exc:
