@@ -20,7 +20,7 @@ import {
 import { authHeaders, csrfFromCookies, onUnauthorized, setToken } from "../src/auth";
 import { ApiKeys, expiryText, type KeysApi } from "../src/components/ApiKeys";
 import { PASSWORD_CHANGED, PasswordChange, passwordChangeError } from "../src/components/PasswordChange";
-import { SignIn, signInError } from "../src/components/SignIn";
+import { SignIn, signInError, SSO_REFUSED, ssoRefusal } from "../src/components/SignIn";
 import { Root } from "../src/root";
 import { testRoot } from "./dom";
 
@@ -174,6 +174,28 @@ describe("the sign-in form", () => {
     await vi.waitFor(() => expect(none).toHaveBeenCalled());
     expect(root.querySelector("a.signin-sso")).toBeNull();
     expect(root.querySelector("#signin-password")).not.toBeNull();
+  });
+
+  it("says why a single sign-on was refused, from a fixed list of reasons only", () => {
+    expect(ssoRefusal("#/signin?sso_error=domain_not_allowed")).toBe("Accounts with your e-mail domain may not sign in to this server.");
+    expect(ssoRefusal("#/signin?sso_error=disabled")).toBe("This account is disabled. Ask an administrator.");
+    for (const code of ["constructor", "__proto__", "%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E", ""])
+      expect(ssoRefusal(`#/signin?sso_error=${code}`)).toBe(SSO_REFUSED);
+    expect(ssoRefusal("#/signin?other=1")).toBeNull();
+    expect(ssoRefusal("#/s/s_1")).toBeNull();
+    expect(ssoRefusal("")).toBeNull();
+  });
+
+  it("shows a refused single sign-on above the form, once", async () => {
+    window.location.hash = "#/signin?sso_error=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E";
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={async () => null} />, root));
+    expect(root.querySelector("[role=alert]")?.textContent).toBe(SSO_REFUSED);
+    expect(root.querySelector("img")).toBeNull();
+    expect(window.location.hash).toBe("#/");
+    act(() => render(null, root));
+    window.location.hash = "#/signin?sso_error=provider_unavailable";
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={async () => null} />, root));
+    expect(root.querySelector("[role=alert]")?.textContent).toBe("The sign-in provider cannot be reached just now. Try again later.");
   });
 
   it("over a page whose sign-in ended: a modal dialog with the name filled in and the password focused", () => {
