@@ -311,9 +311,11 @@ export interface Me {
   name: string;
   isAdmin: boolean;
   auth: AuthMode;
+  /** Has a password to change (an account made by single sign-on may have none). */
+  hasPassword: boolean;
 }
 
-const toMe = (raw: R.MeOut): Me => ({ name: raw.name, isAdmin: raw.is_admin, auth: raw.auth });
+const toMe = (raw: R.MeOut): Me => ({ name: raw.name, isAdmin: raw.is_admin, auth: raw.auth, hasPassword: raw.has_password ?? false });
 
 /** The caller (`GET /api/auth/me`), or null when the server does not know them (401). */
 export async function getMe(): Promise<Me | null> {
@@ -355,6 +357,22 @@ export async function signOut(): Promise<void> {
     await call<unknown>("/auth/logout", { method: "POST" }, false);
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) throw e;
+  }
+}
+
+export const WRONG_CURRENT_PASSWORD = "the current password is wrong";
+
+/**
+ * Change the caller's password; their other sign-ins end, this one stays. A wrong current password
+ * throws its 401 to the form; any other 401 means the sign-in itself has ended, which the page handles.
+ */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  const body = json<R.PasswordChangeIn>({ current_password: currentPassword, new_password: newPassword });
+  try {
+    await call<unknown>("/auth/password", { method: "POST", body }, false);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401 && e.detail !== WRONG_CURRENT_PASSWORD) reportUnauthorized();
+    throw e;
   }
 }
 

@@ -15,6 +15,7 @@ import { errorText } from "./format";
 import { Thread } from "./components/Thread";
 import { TopBar, type TopBarAccount } from "./components/TopBar";
 import { ApiKeys } from "./components/ApiKeys";
+import { PasswordChange } from "./components/PasswordChange";
 import { warmupText } from "./warmup";
 
 /**
@@ -27,7 +28,7 @@ export function App({
   signIns = 0,
   covered = false,
 }: {
-  account?: (TopBarAccount & { isAdmin: boolean }) | null;
+  account?: (TopBarAccount & { isAdmin: boolean; hasPassword?: boolean }) | null;
   signIns?: number;
   covered?: boolean;
 }) {
@@ -174,7 +175,7 @@ export function App({
       <main class="main" id="main">
         {keysPage ? (
           <div class="thread">
-            <ApiKeys />
+            <ApiKeys>{account?.hasPassword ? <PasswordChange /> : null}</ApiKeys>
           </div>
         ) : null}
         {route.page === "schedules" ? <SchedulesPage onSessionsChanged={list.refresh} /> : null}

@@ -59,7 +59,7 @@ export function Root() {
     <>
       <App
         key={pageKey(state)}
-        account={user ? { name: user.name, isAdmin: user.isAdmin, onSignOut: signOut } : null}
+        account={user ? { name: user.name, isAdmin: user.isAdmin, hasPassword: user.hasPassword, onSignOut: signOut } : null}
         signIns={state.signIns}
         covered={state.ask !== null}
       />

@@ -5,17 +5,29 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { accountReducer, initialAccount, pageKey, signedInUser, SIGN_IN_ENDED, type AccountState } from "../src/account";
-import { ApiError, createKey, deleteKey, listKeys, listSessions, type ApiKey, type Me, type NewApiKey } from "../src/api";
-import { authHeaders, csrfFromCookies, setToken } from "../src/auth";
+import {
+  ApiError,
+  changePassword,
+  createKey,
+  deleteKey,
+  listKeys,
+  listSessions,
+  WRONG_CURRENT_PASSWORD,
+  type ApiKey,
+  type Me,
+  type NewApiKey,
+} from "../src/api";
+import { authHeaders, csrfFromCookies, onUnauthorized, setToken } from "../src/auth";
 import { ApiKeys, expiryText, type KeysApi } from "../src/components/ApiKeys";
-import { SignIn, signInError } from "../src/components/SignIn";
+import { PASSWORD_CHANGED, PasswordChange, passwordChangeError } from "../src/components/PasswordChange";
+import { SignIn, signInError, SSO_REFUSED, ssoRefusal } from "../src/components/SignIn";
 import { Root } from "../src/root";
 import { testRoot } from "./dom";
 
 const root = testRoot();
 
-const ada: Me = { name: "ada", isAdmin: false, auth: "accounts" };
-const bob: Me = { name: "bob", isAdmin: false, auth: "accounts" };
+const ada: Me = { name: "ada", isAdmin: false, auth: "accounts", hasPassword: true };
+const bob: Me = { name: "bob", isAdmin: false, auth: "accounts", hasPassword: false };
 
 function setCookie(value: string | null): void {
   document.cookie = value === null ? "sleuth_csrf=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/" : `sleuth_csrf=${value}; path=/`;
@@ -119,7 +131,7 @@ describe("accountReducer", () => {
   it("asks for the shared token in token mode and shows no user outside accounts", () => {
     const start = accountReducer(initialAccount, { type: "unauthorized", mode: "token" });
     expect(start).toMatchObject({ checking: false, ask: "token", reason: null });
-    const local = signedIn({ name: "local", isAdmin: true, auth: "none" });
+    const local = signedIn({ name: "local", isAdmin: true, auth: "none", hasPassword: false });
     expect(signedInUser(local)).toBeNull();
     expect(accountReducer(initialAccount, { type: "unreachable" })).toMatchObject({ checking: false, ask: null, user: null });
   });
@@ -162,6 +174,28 @@ describe("the sign-in form", () => {
     await vi.waitFor(() => expect(none).toHaveBeenCalled());
     expect(root.querySelector("a.signin-sso")).toBeNull();
     expect(root.querySelector("#signin-password")).not.toBeNull();
+  });
+
+  it("says why a single sign-on was refused, from a fixed list of reasons only", () => {
+    expect(ssoRefusal("#/signin?sso_error=domain_not_allowed")).toBe("Accounts with your e-mail domain may not sign in to this server.");
+    expect(ssoRefusal("#/signin?sso_error=disabled")).toBe("This account is disabled. Ask an administrator.");
+    for (const code of ["constructor", "__proto__", "%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E", ""])
+      expect(ssoRefusal(`#/signin?sso_error=${code}`)).toBe(SSO_REFUSED);
+    expect(ssoRefusal("#/signin?other=1")).toBeNull();
+    expect(ssoRefusal("#/s/s_1")).toBeNull();
+    expect(ssoRefusal("")).toBeNull();
+  });
+
+  it("shows a refused single sign-on above the form, once", async () => {
+    window.location.hash = "#/signin?sso_error=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E";
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={async () => null} />, root));
+    expect(root.querySelector("[role=alert]")?.textContent).toBe(SSO_REFUSED);
+    expect(root.querySelector("img")).toBeNull();
+    expect(window.location.hash).toBe("#/");
+    act(() => render(null, root));
+    window.location.hash = "#/signin?sso_error=provider_unavailable";
+    act(() => render(<SignIn over={false} reason={null} onSignedIn={() => undefined} loadSso={async () => null} />, root));
+    expect(root.querySelector("[role=alert]")?.textContent).toBe("The sign-in provider cannot be reached just now. Try again later.");
   });
 
   it("over a page whose sign-in ended: a modal dialog with the name filled in and the password focused", () => {
@@ -253,6 +287,65 @@ describe("the API keys page", () => {
   });
 });
 
+describe("the password form", () => {
+  it("says what the server refused, in a sentence", () => {
+    expect(passwordChangeError(new ApiError(WRONG_CURRENT_PASSWORD, 401, WRONG_CURRENT_PASSWORD))).toBe("The current password is wrong.");
+    const weak = "a password needs at least 8 characters";
+    expect(passwordChangeError(new ApiError(weak, 422, weak))).toBe("A password needs at least 8 characters.");
+    expect(passwordChangeError(new TypeError("Failed to fetch"))).toBe("Could not reach the server. Try again in a moment.");
+  });
+
+  it("sends the current and new password with the CSRF token; only an ended sign-in asks for a new one", async () => {
+    setCookie("c5rf");
+    const asked = vi.fn();
+    const stop = onUnauthorized(asked);
+    const answers = [
+      new Response(null, { status: 204 }),
+      jsonResponse({ detail: WRONG_CURRENT_PASSWORD }, 401),
+      jsonResponse({ detail: "your sign-in has ended; sign in again" }, 401),
+    ];
+    const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) => answers.shift()!);
+    vi.stubGlobal("fetch", fetchMock);
+    try {
+      await changePassword("old one", "new password");
+      const [url, init] = fetchMock.mock.calls[0];
+      expect(url).toBe("/api/auth/password");
+      expect(JSON.parse(init?.body as string)).toEqual({ current_password: "old one", new_password: "new password" });
+      expect((init?.headers as Record<string, string>)["X-CSRF-Token"]).toBe("c5rf");
+      await expect(changePassword("wrong", "new password")).rejects.toMatchObject({ status: 401 });
+      expect(asked).not.toHaveBeenCalled(); // the form says so; the sign-in is fine
+      await expect(changePassword("old one", "new password")).rejects.toMatchObject({ status: 401 });
+      expect(asked).toHaveBeenCalledTimes(1);
+    } finally {
+      stop();
+    }
+  });
+
+  it("waits for the new password twice alike, shows a refusal, and says when it is changed", async () => {
+    const change = vi.fn(async (current: string, _next: string) => {
+      if (current !== "old password") throw new ApiError(WRONG_CURRENT_PASSWORD, 401, WRONG_CURRENT_PASSWORD);
+    });
+    act(() => render(<PasswordChange change={change} />, root));
+    const submit = () => root.querySelector<HTMLButtonElement>("form button[type=submit]")!;
+    type(root.querySelector("#password-current"), "not it");
+    type(root.querySelector("#password-new"), "a new password");
+    type(root.querySelector("#password-again"), "a new passwort");
+    expect(root.textContent).toContain("The two new passwords differ.");
+    expect(submit().disabled).toBe(true);
+    type(root.querySelector("#password-again"), "a new password");
+    expect(submit().disabled).toBe(false);
+    await act(async () => root.querySelector("form")!.requestSubmit());
+    await vi.waitFor(() => expect(root.querySelector("[role=alert]")?.textContent).toBe("The current password is wrong."));
+    type(root.querySelector("#password-current"), "old password");
+    await act(async () => root.querySelector("form")!.requestSubmit());
+    await vi.waitFor(() => expect(root.querySelector("[role=status]")?.textContent).toBe(PASSWORD_CHANGED));
+    expect(change).toHaveBeenLastCalledWith("old password", "a new password");
+    expect(root.querySelector("[role=alert]")).toBeNull();
+    for (const id of ["#password-current", "#password-new", "#password-again"])
+      expect(root.querySelector<HTMLInputElement>(id)!.value).toBe("");
+  });
+});
+
 describe("signing out", () => {
   /** The server as the page sees it: `me` signed in, each user's sessions; bob's list never answers. */
   function server(state: { me: Me | null }) {
@@ -263,7 +356,7 @@ describe("signing out", () => {
       const path = input.split("?")[0];
       if (path === "/api/auth/me")
         return state.me
-          ? jsonResponse({ name: state.me.name, is_admin: false, auth: "accounts" })
+          ? jsonResponse({ name: state.me.name, is_admin: false, auth: "accounts", has_password: state.me.hasPassword })
           : jsonResponse({ detail: "sign in" }, 401);
       if (path === "/api/health")
         return jsonResponse({
@@ -290,7 +383,7 @@ describe("signing out", () => {
       if (path === "/api/sessions" && state.me.name === "ada")
         return jsonResponse([{ id: "s_ada", title: "Ada's private topic", created_at: "2026-01-01T00:00:00", updated_at: null }]);
       if (path === "/api/sessions") return new Promise<Response>(() => undefined);
-      if (path === "/api/sources") return jsonResponse([]);
+      if (path === "/api/sources" || path === "/api/keys") return jsonResponse([]);
       return jsonResponse({ detail: "not found" }, 404);
     });
     vi.stubGlobal("fetch", fetchMock);
@@ -327,6 +420,18 @@ describe("signing out", () => {
     await vi.waitFor(() => expect(root.querySelector(".topbar-user")?.textContent).toContain("bob"));
     expect(root.textContent).not.toContain("Ada's private topic");
     expect(root.querySelectorAll(".session-item")).toHaveLength(0);
+  });
+
+  it("offers a password change on the API keys page only to a user who has a password", async () => {
+    for (const me of [ada, bob]) {
+      server({ me });
+      window.location.hash = "#/keys";
+      act(() => render(<Root />, root));
+      await vi.waitFor(() => expect(root.querySelector("#keys-title")).not.toBeNull());
+      await vi.waitFor(() => expect(root.textContent).toContain("No API keys yet."));
+      expect(root.querySelector("#password-current") !== null).toBe(me.hasPassword);
+      act(() => render(null, root));
+    }
   });
 
   it("a 401 mid-session covers the page with the sign-in form and keeps the page under it", async () => {

@@ -64,6 +64,7 @@ async def test_sign_in_sets_an_http_only_cookie_and_a_csrf_cookie(accounts_serve
 
         me = await client.get("/api/auth/me")
         assert me.status_code == 200 and me.json()["name"] == "alice" and me.json()["csrf_token"] == csrf
+        assert me.json()["has_password"] is True
         refused = await client.post("/api/sessions", json={"title": "t"})
         assert refused.status_code == 403 and "X-CSRF-Token" in refused.json()["detail"]
         wrong = await client.post("/api/sessions", json={"title": "t"}, headers={"X-CSRF-Token": "0" * 64})
@@ -198,7 +199,13 @@ async def test_without_accounts_the_caller_is_the_built_in_user_and_accounts_rou
 ) -> None:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
         me = await client.get("/api/auth/me")
-        assert me.json() == {"name": "local", "is_admin": True, "auth": "none", "csrf_token": None}
+        assert me.json() == {
+            "name": "local",
+            "is_admin": True,
+            "auth": "none",
+            "has_password": False,
+            "csrf_token": None,
+        }
         login = await client.post("/api/auth/login", json={"username": "a", "password": "b"})
         assert login.status_code == 404 and "SLEUTH_AUTH=accounts" in login.json()["detail"]
         assert (await client.get("/api/keys")).status_code == 404

@@ -1,6 +1,10 @@
 """One user's research is invisible to another: every route that takes an id answers 404 to another
-user for the owner's ids. The routes are read from the app itself, so a route added later is
-checked too (or fails here until it is)."""
+user for the owner's ids, an administrator included. The routes are read from the app itself, so a
+route added later is checked too (or fails here until it is).
+
+The one deliberate exception: an administrator reads another user's research through the admin
+routes, and each such read is recorded (the audit table and the server log); everyone else gets 403
+there."""
 
 from __future__ import annotations
 
@@ -37,6 +41,12 @@ SHARED = {
     "/api/collections/{name}/documents",
     "/api/collections/{name}/documents/{doc_id}",
 }
+# Routes through which an administrator reads a user's research on purpose, each read recorded;
+# every route under /api/admin/ that takes a parameter must be listed here (and so checked below).
+ADMIN_READS = {
+    "/api/admin/users/{name}/sessions",
+    "/api/admin/users/{name}/sessions/{session_id}",
+}
 STATIC = "/{path:path}"  # the web UI's files
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/sessions/{session_id}"): {"title": "taken"},
@@ -48,27 +58,36 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
 QUERIES: dict[str, dict[str, str]] = {"/api/documents/{doc_id}": {"session_id": "{session_id}"}}
 
 
-def routes_with_ids() -> list[tuple[str, str]]:
-    """(method, path) of every route of the app whose path takes a parameter."""
+def _routes_with_parameters() -> list[tuple[str, str, Any]]:
+    """(method, path, route) of every route of the app whose path takes a parameter."""
     app = create_app(Settings())
     found = []
     for context in iter_route_contexts(app.routes):  # the full paths of routes of included routers
-        path = context.path
-        if "{" not in path or path == STATIC or path in SHARED:
+        if "{" in context.path:
+            found += [(method, context.path, context.route) for method in sorted(context.methods or ())]
+    return found
+
+
+def routes_with_ids() -> list[tuple[str, str]]:
+    """(method, path) of every route of the app whose path takes a user's id."""
+    found = []
+    for method, path, route in _routes_with_parameters():
+        if path == STATIC or path in SHARED or path in ADMIN_READS:
             continue
-        assert isinstance(context.route, APIRoute), f"{path}: check by hand how it finds its caller"
-        found += [(method, path) for method in sorted(context.methods or ())]
+        assert isinstance(route, APIRoute), f"{path}: check by hand how it finds its caller"
+        found.append((method, path))
     # Deletions last: should one go through, what the others are checked on would be gone.
     return sorted(found, key=lambda route: route[0] == "DELETE")
 
 
 @dataclass
 class Owned:
-    """Alice's research, and the keys of both users."""
+    """Alice's research, and the keys of alice, bob and root (an administrator)."""
 
     ids: dict[str, str]
     alice: str
     bob: str
+    root: str
 
 
 def accounts(live: LiveServer) -> Accounts:
@@ -93,8 +112,10 @@ def owned(accounts_server: LiveServer) -> Owned:
 async def _alices_research(live: LiveServer) -> Owned:
     alice, _ = accounts(live).add_user("alice", "alice's password", admin=True)
     bob, _ = accounts(live).add_user("bob", "bob's password!", admin=False)
+    root, _ = accounts(live).add_user("root", "root's password", admin=True)
     alice_key = accounts(live).new_key(alice.id, "tests", expires_in_days=None)
     bob_key = accounts(live).new_key(bob.id, "tests", expires_in_days=None).key
+    root_key = accounts(live).new_key(root.id, "tests", expires_in_days=None).key
     async with httpx.AsyncClient(base_url=live.base_url, timeout=120, headers=_bearer(alice_key.key)) as client:
         run_id = await start_research(client, clarify=False, mode="light")
         assert (await read_events(client, run_id))[-1].type == "stop"
@@ -119,7 +140,7 @@ async def _alices_research(live: LiveServer) -> Owned:
         "schedule_id": schedule["id"],
         "schedule_session_id": schedule["session_id"],
     }
-    return Owned(ids, alice_key.key, bob_key)
+    return Owned(ids, alice_key.key, bob_key, root_key)
 
 
 def _bearer(key: str) -> dict[str, str]:
@@ -137,6 +158,8 @@ def test_every_route_with_an_id_is_checked_here() -> None:
     assert ("GET", "/api/runs/{run_id}/events") in checked and ("DELETE", "/api/keys/{key_id}") in checked
     for _, path in checked:
         assert all(f"{{{name}}}" not in path or name in _IDS for name in _names(path)), path
+    admin = {(method, path) for method, path, _ in _routes_with_parameters() if path.startswith("/api/admin/")}
+    assert admin == {("GET", path) for path in ADMIN_READS}
 
 
 _IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id", "schedule_id"}
@@ -154,8 +177,9 @@ async def test_another_users_ids_are_not_found(
         if method == "GET":  # the ids are right: their owner reads them
             mine = await client.request(**_request(method, path, owned.ids), headers=_bearer(owned.alice))
             assert mine.status_code == 200, (path, mine.text)
-        theirs = await client.request(**_request(method, path, owned.ids), headers=_bearer(owned.bob))
-        assert theirs.status_code == 404, (method, path, theirs.status_code, theirs.text)
+        for other in (owned.bob, owned.root):  # an administrator reads others' research only through /api/admin
+            theirs = await client.request(**_request(method, path, owned.ids), headers=_bearer(other))
+            assert theirs.status_code == 404, (method, path, theirs.status_code, theirs.text)
 
 
 async def test_streams_resumed_and_lists_show_nothing_of_another_user(
@@ -209,3 +233,54 @@ async def test_the_chat_api_answers_as_its_caller(accounts_server: LiveServer, o
     async with httpx.AsyncClient(base_url=accounts_server.base_url) as anon:
         assert (await anon.post("/v1/chat/completions", json=body)).status_code == 401
     assert json.loads(answered.text)["choices"][0]["message"]["content"]
+
+
+def _audit(live: LiveServer) -> list[dict[str, Any]]:
+    rows = live.database.fetch_all("SELECT * FROM admin_audit ORDER BY rowid", ())
+    return [dict(row) for row in rows]
+
+
+def _audit_log(live: LiveServer) -> list[dict[str, Any]]:
+    lines = (live.settings.data_dir / "logs" / "sleuth.jsonl").read_text().splitlines()
+    return [line for line in map(json.loads, lines) if line["logger"] == "sleuth.audit"]
+
+
+async def test_an_administrator_reads_anothers_research_only_through_recorded_reads(
+    accounts_server: LiveServer, owned: Owned
+) -> None:
+    ids = owned.ids
+    recorded, logged = len(_audit(accounts_server)), len(_audit_log(accounts_server))
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.root)) as root:
+        listed = await root.get("/api/admin/users/alice/sessions")
+        assert listed.status_code == 200, listed.text
+        assert {s["id"] for s in listed.json()} == {ids["session_id"], ids["schedule_session_id"]}
+        read = await root.get(f"/api/admin/users/alice/sessions/{ids['session_id']}")
+        assert read.status_code == 200, read.text
+        session = read.json()
+        assert session["owner"] == "alice" and [r["id"] for r in session["runs"]] == [ids["run_id"]]
+        assert [m["role"] for m in session["messages"]] == ["user", "assistant"]
+        assert [r["report_id"] for r in session["reports"]] == [ids["report_id"]] and session["reports"][0]["markdown"]
+        # Only as its owner: alice's session is not bob's, and a user must exist.
+        assert (await root.get(f"/api/admin/users/bob/sessions/{ids['session_id']}")).status_code == 404
+        assert (await root.get("/api/admin/users/nobody/sessions")).status_code == 404
+        audit = (await root.get("/api/admin/audit")).json()
+    new = [(r["admin_name"], r["user_name"], r["action"], r["session_id"]) for r in _audit(accounts_server)[recorded:]]
+    assert new == [
+        ("root", "alice", "list_sessions", None),
+        ("root", "alice", "read_session", ids["session_id"]),
+        ("root", "bob", "read_session", ids["session_id"]),  # asked for, though not found
+    ]
+    assert [(a["admin"], a["user"], a["action"], a["session_id"]) for a in audit[:3]] == new[::-1]  # newest first
+    lines = _audit_log(accounts_server)[logged:]
+    assert [(line["admin"], line["user"], line["action"], line["session_id"]) for line in lines] == new
+    assert not any(key in json.dumps(lines) for key in (owned.root, owned.alice))
+
+
+async def test_only_administrators_read_others_research_or_the_audit(accounts_server: LiveServer, owned: Owned) -> None:
+    recorded = len(_audit(accounts_server))
+    ids = {**owned.ids, "name": "alice"}
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.bob)) as bob:
+        for path in [*sorted(ADMIN_READS), "/api/admin/audit"]:
+            refused = await bob.get(path.format(**ids))
+            assert refused.status_code == 403 and refused.json() == {"detail": "administrators only"}, path
+    assert len(_audit(accounts_server)) == recorded

@@ -1,6 +1,6 @@
 """SLEUTH_AUTH=accounts in the browser: two users made with `sleuth user add`, each signed in by the
 sign-in page, each seeing only their own research; API keys shown once; a sign-in that ends
-mid-session asks again without losing the page."""
+mid-session asks again without losing the page; a password changed on the API keys page."""
 
 from __future__ import annotations
 
@@ -158,6 +158,22 @@ def test_an_api_key_is_shown_once_copied_and_deleted_after_a_confirmation(
     expect(page.get_by_text("No API keys yet.")).to_be_visible()
     gone = page.request.get(f"{accounts_server.base_url}/api/sessions", headers={"Authorization": f"Bearer {key}"})
     assert gone.status == 401
+
+    # The password, on the same page: a wrong current one is refused; then changed, and back again
+    # (the new one is the current one by then, so the server took it).
+    password = page.get_by_role("form", name="Password")
+    new_password = "bob's brand new password"
+    for current, new, said in [
+        ("not bob's password", new_password, "The current password is wrong."),
+        (PASSWORDS["bob"], new_password, "Password changed."),
+        (new_password, PASSWORDS["bob"], "Password changed."),
+    ]:
+        password.get_by_label("Current password").fill(current)
+        password.get_by_label("New password", exact=True).fill(new)
+        password.get_by_label("New password again").fill(new)
+        password.get_by_role("button", name="Change password").click()
+        expect(password.get_by_role("alert" if "wrong" in said else "status")).to_contain_text(said)
+    shot("password-changed")
 
 
 @pytest.mark.e2e

@@ -22,7 +22,7 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
-# Environment variables the scripts and docker-compose.yml read besides the settings.
+# Environment variables the scripts, docker-compose.yml and the CLI's client side read besides the settings.
 NOT_SETTINGS = {
     "SLEUTH_TEST_DATABASE_URL",  # tests/support/databases.py, scripts/test
     "SLEUTH_TEST_WORKERS",  # scripts/test
@@ -30,6 +30,10 @@ NOT_SETTINGS = {
     "SLEUTH_E2E_CHROMIUM",  # tests/e2e/conftest.py
     "SLEUTH_EVAL_DATA_DIR",  # scripts/eval
     "SLEUTH_WORKER_CONCURRENCY",  # docker-compose.yml
+    # `sleuth research --server` (cli/remote.py): the client's, not the server's
+    "SLEUTH_SERVER_URL",
+    "SLEUTH_SERVER_API_KEY",
+    "SLEUTH_SERVER_API_KEY_FILE",
 }
 
 

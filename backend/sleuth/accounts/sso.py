@@ -23,11 +23,14 @@ NAME_TRIES = 20
 
 
 class SsoRefused(Exception):
-    """This identity may not sign in here; the message says why, to the person it belongs to."""
+    """This identity may not sign in here; the message says why, to the person it belongs to, and
+    `code` says it in a word a browser can be sent back to the sign-in page with (no name or address
+    in it)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.message = message
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class SingleSignOn:
         if user is None:
             user = self._new_user(identity, verified)
         if user.disabled:
-            raise SsoRefused("this account is disabled; ask an administrator")
+            raise SsoRefused("this account is disabled; ask an administrator", "disabled")
         if verified in self._policy.admin_emails and not user.is_admin:
             self._store.make_admin(user.id)
         return self._accounts.start_sign_in(user)
@@ -73,10 +76,14 @@ class SingleSignOn:
         if verified is None:
             raise SsoRefused(
                 "this server admits only some e-mail domains, and the provider did not confirm a verified e-mail "
-                "address for this account"
+                "address for this account",
+                "email_not_verified",
             )
         if verified.rpartition("@")[2] not in self._policy.allowed_domains:
-            raise SsoRefused(f"e-mail addresses at {verified.rpartition('@')[2]} may not sign in to this server")
+            raise SsoRefused(
+                f"e-mail addresses at {verified.rpartition('@')[2]} may not sign in to this server",
+                "domain_not_allowed",
+            )
 
     def _by_email(self, identity: Identity, verified: str | None) -> UserRecord | None:
         """The existing account with this e-mail, linked to the identity now; None when there is none.
@@ -90,11 +97,14 @@ class SingleSignOn:
         if verified is None:
             raise SsoRefused(
                 "an account with this e-mail address exists, but the provider does not say the address is "
-                "verified, so it is not linked; verify it at the provider or ask an administrator"
+                "verified, so it is not linked; verify it at the provider or ask an administrator",
+                "email_taken_unverified",
             )
         user = same[0]
         if not self._store.link_oidc(user.id, identity.issuer, identity.subject):
-            raise SsoRefused("the account with this e-mail address is linked to another single sign-on identity")
+            raise SsoRefused(
+                "the account with this e-mail address is linked to another single sign-on identity", "already_linked"
+            )
         return user
 
     def _new_user(self, identity: Identity, verified: str | None) -> UserRecord:
@@ -123,7 +133,7 @@ class SingleSignOn:
                     raise
                 return made
             return user
-        raise SsoRefused("no free user name was found for this account; ask an administrator")
+        raise SsoRefused("no free user name was found for this account; ask an administrator", "no_free_name")
 
 
 def _name_base(identity: Identity) -> str:

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 
+from sleuth.accounts.audit import AdminReads
 from sleuth.accounts.limits import LoginLimiter
 from sleuth.accounts.oidc import OidcClient
 from sleuth.accounts.passwords import Passwords
@@ -25,6 +26,7 @@ from sleuth.api.mcp.http import McpEndpoint
 from sleuth.api.openai_schemas import OPENAI_PREFIX
 from sleuth.api.routes import (
     account,
+    admin,
     audio,
     chat,
     health,
@@ -87,6 +89,7 @@ def create_app(
                 app.state.model_checks = services.model_checks
                 app.state.audio = services.audio
                 app.state.accounts = accounts_for(services.store.accounts, settings, passwords)
+                app.state.admin_reads = AdminReads(services.store)
                 app.state.single_sign_on = SingleSignOn(
                     services.store.accounts, app.state.accounts, SsoPolicy.of(settings)
                 )
@@ -116,7 +119,7 @@ def create_app(
     # Every route here serves the caller's data: `authenticate` finds the caller once per request,
     # and the store the routes read (`deps.store_of`) is that caller's view of it.
     protected = APIRouter(dependencies=[Depends(authenticate)])
-    for module in (account, sessions, research, runs, reports, library, audio, schedules):
+    for module in (account, admin, sessions, research, runs, reports, library, audio, schedules):
         protected.include_router(module.router)
     api.include_router(protected)
     app.include_router(api)

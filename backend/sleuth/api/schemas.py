@@ -304,6 +304,11 @@ class MeOut(BaseModel):
     name: str
     is_admin: bool
     auth: Literal["none", "token", "accounts"] = Field(description="The server's SLEUTH_AUTH mode.")
+    has_password: bool = Field(
+        default=False,
+        description="The caller has a password to change (`POST /api/auth/password`): false for an account made by "
+        "single sign-on that was never given one, and without accounts.",
+    )
     csrf_token: str | None = Field(
         default=None,
         description="Signed in by cookie: the value to send as X-CSRF-Token with requests that change something "
@@ -347,3 +352,23 @@ class UserUsageOut(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+
+
+class AdminSessionOut(SessionDetail):
+    """Another user's session as an administrator reads it (recorded in the audit): its messages, runs
+    and their reports."""
+
+    owner: str = Field(description="The user whose session this is.")
+    reports: list[ReportOut]
+
+
+class AdminReadOut(BaseModel):
+    """One administrator's read of another user's research, as the audit recorded it."""
+
+    at: str = Field(description="When (ISO 8601, UTC).")
+    admin: str = Field(description="The administrator who read.")
+    user: str = Field(description="Whose research was read.")
+    action: Literal["list_sessions", "read_session"] = Field(
+        description="`list_sessions`: the user's sessions; `read_session`: one session, with its messages and reports."
+    )
+    session_id: str | None = None

@@ -10,6 +10,7 @@ import click
 from sleuth.cli.json_lines import JsonLines
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
+from sleuth.cli.remote import KEY_ENV, KEY_FILE_ENV, SERVER_ENV, RemoteOptions, Server, research_on_server, server_key
 from sleuth.cli.settings import cli_check_database, cli_settings
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S, Mode, Settings, Strategy
 from sleuth.core.durations import format_duration, parse_duration
@@ -79,6 +80,14 @@ class TimeBudget(click.ParamType[float]):
     default=None,
     help="Also write the report to FILE (.md, .pdf or .docx).",
 )
+@click.option(
+    "--server",
+    envvar=SERVER_ENV,
+    default=None,
+    metavar="URL",
+    help=f"Research on this Sleuth server instead of here (or {SERVER_ENV}); its API key comes from "
+    f"{KEY_ENV} or the file {KEY_FILE_ENV} names.",
+)
 def research(
     question: str,
     mode: Mode | None,
@@ -91,11 +100,29 @@ def research(
     review_plan: bool,
     approve_plan: bool,
     output: str | None,
+    server: str | None,
 ) -> None:
     """Research QUESTION and print a cited report."""
-    start_for_cli()  # on the preload thread while the run starts: its first packet need not wait
     if not has_visible_text(question):
         raise click.UsageError("the question is empty")
+    if server is not None:
+        # The REST API has no strategy, and the terminal's plan review is not wired to the server's yet.
+        refused = [
+            name for name, used in (("--strategy", strategy), ("--review-plan", review_plan or approve_plan)) if used
+        ]
+        if refused:
+            raise click.UsageError(f"{' and '.join(refused)} cannot be used with --server yet")
+        options = RemoteOptions(
+            mode=mode,
+            clarify=False if no_clarify else None,
+            time_budget_s=time_budget,
+            sources=clean_names(sources) if sources else None,
+        )
+        target = (output, check_output_path(output)) if output else None
+        remote = Server(server, server_key())
+        research_on_server(remote, question.strip(), options, as_json=as_json, answer=answer, output=target)
+        return
+    start_for_cli()  # on the preload thread while the run starts: its first packet need not wait
     settings = cli_settings()
     check_message_length(settings, question, answer)
     request = ResearchRequest(

@@ -1,7 +1,8 @@
 """JSON-lines logs under `data_dir/logs`, rotated by concurrent-log-handler (safe with several workers).
 
-One line per HTTP request (`sleuth.api.access`, written by `api.logs`) and per run event
-(`sleuth.api.runs`), from the server and from `sleuth worker` alike. Nothing
+One line per HTTP request (`sleuth.api.access`, written by `api.logs`), per run event
+(`sleuth.api.runs`) and per administrator's read of another user's research (`sleuth.audit`), from
+the server and from `sleuth worker` alike. Nothing
 secret is ever written: headers are not logged at all, and query parameters whose names look
 like credentials are replaced by "[redacted]".
 """
@@ -20,6 +21,8 @@ from sleuth.core.redaction import redact_fields
 
 access_log = logging.getLogger("sleuth.api.access")
 run_log = logging.getLogger("sleuth.api.runs")
+audit_log = logging.getLogger("sleuth.audit")
+_LOGGERS = (access_log, run_log, audit_log)
 
 _handlers: dict[Path, logging.Handler] = {}
 
@@ -45,16 +48,15 @@ def setup_logging(data_dir: Path) -> Path:
     log_dir = Path(data_dir) / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     path = (log_dir / "sleuth.jsonl").resolve()
-    for name in ("sleuth.api.access", "sleuth.api.runs"):
-        logger = logging.getLogger(name)
+    for logger in _LOGGERS:
         logger.setLevel(logging.INFO)
         logger.propagate = False
     if path not in _handlers:
         handler = ConcurrentRotatingFileHandler(str(path), maxBytes=20 * 1024 * 1024, backupCount=5, encoding="utf-8")
         handler.setFormatter(JsonFormatter())
         _handlers[path] = handler
-        access_log.addHandler(handler)
-        run_log.addHandler(handler)
+        for logger in _LOGGERS:
+            logger.addHandler(handler)
     return path
 
 
@@ -62,8 +64,8 @@ def close_logging(data_dir: Path) -> None:
     path = (Path(data_dir) / "logs" / "sleuth.jsonl").resolve()
     handler = _handlers.pop(path, None)
     if handler is not None:
-        access_log.removeHandler(handler)
-        run_log.removeHandler(handler)
+        for logger in _LOGGERS:
+            logger.removeHandler(handler)
         handler.close()
 
 

@@ -248,6 +248,24 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE reports ADD COLUMN snapshot TEXT NOT NULL DEFAULT 'null';
     """,
     ),
+    # 9: every time an administrator read another user's research (the admin routes), who read
+    # whose, and what: kept by name as well as id, so the record outlives a renamed or removed user.
+    Migration(
+        "admin_audit",
+        """
+    CREATE TABLE admin_audit ({ROWID}
+        id          TEXT PRIMARY KEY,
+        at          {REAL} NOT NULL,
+        admin_id    TEXT NOT NULL,
+        admin_name  TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        user_name   TEXT NOT NULL,
+        action      TEXT NOT NULL,
+        session_id  TEXT
+    );
+    CREATE INDEX admin_audit_by_time ON admin_audit(at);
+    """,
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from sleuth.config import Settings
 from sleuth.core.urls import database_target
 from sleuth.store.accounts import AccountStore
+from sleuth.store.audit import AuditStore
 from sleuth.store.backends import open_database
 from sleuth.store.database import Database, RowLock, Transaction, like_pattern
 from sleuth.store.errors import NotFound, RunInProgress
@@ -59,6 +60,7 @@ class Store:
             self.database.close()
             raise
         self.accounts = AccountStore(self.database)
+        self.audit = AuditStore(self.database)
         self.schedules = ScheduleStore(self.database)
         self._scope = OwnerScope()
 

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { errorText, formatDate, parseTime } from "../format";
@@ -34,8 +35,11 @@ export function expiryText(key: api.ApiKey, now: number): string {
   return at !== null && at <= now ? `Expired ${when}` : when;
 }
 
-/** The caller's API keys: the list, a new key (shown once, to copy), and deleting one after a confirmation. */
-export function ApiKeys({ keys = serverKeys, now = Date.now }: { keys?: KeysApi; now?: () => number }) {
+/**
+ * The caller's API keys: the list, a new key (shown once, to copy), and deleting one after a
+ * confirmation. `children` go at the end of the page (the password form).
+ */
+export function ApiKeys({ keys = serverKeys, now = Date.now, children }: { keys?: KeysApi; now?: () => number; children?: ComponentChildren }) {
   const [list, setList] = useState<api.ApiKey[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [name, setName] = useState("");
@@ -169,6 +173,7 @@ export function ApiKeys({ keys = serverKeys, now = Date.now }: { keys?: KeysApi;
           </tbody>
         </table>
       ) : null}
+      {children}
     </section>
   );
 }

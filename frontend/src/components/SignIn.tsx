@@ -11,6 +11,40 @@ export function signInError(e: unknown): string {
   return text ? text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".") : "Could not sign in.";
 }
 
+/**
+ * Why the server sent the browser back from a single sign-on (`#/signin?sso_error=CODE`,
+ * backend/sleuth/api/routes/sso.py), in the reader's words. Only these codes are shown as themselves:
+ * anything else in the address reads as the general sentence.
+ */
+const SSO_REFUSALS = new Map<string, string>([
+  ["expired", "That sign-in took too long or was started in another browser. Try again."],
+  ["state_mismatch", "That sign-in was not the one this browser started. Try again."],
+  ["provider_refused", "The sign-in provider did not sign you in."],
+  ["no_code", "The sign-in provider sent no sign-in code. Try again."],
+  ["token_invalid", "The sign-in provider's answer could not be verified. Try again, or ask whoever runs this server."],
+  ["provider_unavailable", "The sign-in provider cannot be reached just now. Try again later."],
+  ["not_configured", "Single sign-on is not set up on this server."],
+  ["disabled", "This account is disabled. Ask an administrator."],
+  ["domain_not_allowed", "Accounts with your e-mail domain may not sign in to this server."],
+  ["email_not_verified", "This server admits only some e-mail domains, and the provider did not confirm your e-mail address."],
+  [
+    "email_taken_unverified",
+    "An account with your e-mail address exists, but the provider does not say the address is verified. Verify it there, or ask an administrator.",
+  ],
+  ["already_linked", "The account with your e-mail address is linked to another sign-in. Ask an administrator."],
+  ["no_free_name", "No user name could be found for your account. Ask an administrator."],
+]);
+export const SSO_REFUSED = "Single sign-on did not sign you in.";
+
+/** The sentence for a refused single sign-on named in the address's hash; null when none was. */
+export function ssoRefusal(hash: string): string | null {
+  const match = /^#\/signin\?(.*)$/.exec(hash);
+  if (!match) return null;
+  const code = new URLSearchParams(match[1]).get("sso_error");
+  if (code === null) return null;
+  return SSO_REFUSALS.get(code) ?? SSO_REFUSED;
+}
+
 interface Props {
   /** Over a page whose sign-in ended (kept under the form), rather than a page of its own. */
   over: boolean;
@@ -31,6 +65,7 @@ export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSig
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [sso, setSso] = useState<SingleSignOn | null>(null);
+  const [ssoError] = useState(() => ssoRefusal(window.location.hash));
   const passwordField = useRef<HTMLInputElement>(null);
   const userField = useRef<HTMLInputElement>(null);
 
@@ -39,6 +74,8 @@ export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSig
     document.title = "Sign in · Sleuth";
     // Someone signing in again has their name filled in already: the password is next.
     (name ? passwordField : userField).current?.focus();
+    // Said once: a reload, or the page after signing in, does not bring it back.
+    if (ssoError) history.replaceState(null, "", "#/");
     return () => {
       document.title = before;
     };
@@ -86,6 +123,11 @@ export function SignIn({ over, reason, name = "", onSignedIn, signIn = serverSig
         </p>
         <h1 id="signin-title">Sign in</h1>
         {reason ? <p class="notice notice-info">{reason}</p> : null}
+        {ssoError ? (
+          <p class="notice notice-error" role="alert">
+            {ssoError}
+          </p>
+        ) : null}
         {sso ? (
           <>
             <a class="btn btn-primary signin-sso" href={sso.loginUrl}>

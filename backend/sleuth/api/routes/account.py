@@ -29,7 +29,6 @@ from sleuth.api.schemas import (
     LoginIn,
     MeOut,
     PasswordChangeIn,
-    UserUsageOut,
 )
 from sleuth.store.accounts import ApiKeyRecord
 
@@ -39,6 +38,7 @@ open_router = APIRouter(tags=["accounts"])
 router = APIRouter(tags=["accounts"])
 
 WRONG = "wrong user name or password"
+WRONG_CURRENT = "the current password is wrong"  # the web UI tells it from an ended sign-in by these words
 Caller = Annotated[Principal, Depends(authenticate)]
 
 
@@ -47,13 +47,19 @@ def limiter_of(request: Request) -> LoginLimiter:
     return limiter
 
 
-def _accounts_mode(request: Request, what: str) -> None:
+def accounts_only(request: Request, what: str) -> None:
     if settings_of(request).auth_mode != "accounts":
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"{what} needs SLEUTH_AUTH=accounts on the server")
 
 
 def _me(request: Request, principal: Principal, csrf: str | None = None) -> MeOut:
-    return MeOut(name=principal.name, is_admin=principal.is_admin, auth=settings_of(request).auth_mode, csrf_token=csrf)
+    return MeOut(
+        name=principal.name,
+        is_admin=principal.is_admin,
+        auth=settings_of(request).auth_mode,
+        has_password=principal.user is not None and principal.user.password_hash is not None,
+        csrf_token=csrf,
+    )
 
 
 @open_router.post(
@@ -67,7 +73,7 @@ def _me(request: Request, principal: Principal, csrf: str | None = None) -> MeOu
 )
 async def login(request: Request, response: Response, body: LoginIn) -> MeOut:
     """Sign in: sets the HttpOnly sign-in cookie and the readable `sleuth_csrf` cookie."""
-    _accounts_mode(request, "signing in")
+    accounts_only(request, "signing in")
     settings = settings_of(request)
     limiter = limiter_of(request)
     keys = (f"name:{body.username.lower()}", f"address:{request.client.host if request.client else ''}")
@@ -112,12 +118,12 @@ async def me(request: Request, principal: Caller) -> MeOut:
 )
 async def change_password(request: Request, body: PasswordChangeIn, principal: Caller) -> Response:
     """Change the caller's password; their other browser sign-ins end at once."""
-    _accounts_mode(request, "a password")
+    accounts_only(request, "a password")
     assert principal.user is not None  # accounts mode: every caller is a user
     accounts = accounts_of(request)
     user_id = principal.user.id
     if not await asyncio.to_thread(accounts.verify_password, user_id, body.current_password):
-        raise unauthorized("the current password is wrong")
+        raise unauthorized(WRONG_CURRENT)
     try:
         await asyncio.to_thread(accounts.set_password, user_id, body.new_password, keep_sign_in=principal.sign_in_hash)
     except WeakPassword as exc:
@@ -125,7 +131,7 @@ async def change_password(request: Request, body: PasswordChangeIn, principal: C
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-def _iso(epoch: float | None) -> str | None:
+def iso_time(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
 
 
@@ -133,14 +139,14 @@ def _key_out(record: ApiKeyRecord) -> ApiKeyOut:
     return ApiKeyOut(
         id=record.id,
         name=record.name,
-        created_at=_iso(record.created_at) or "",
-        expires_at=_iso(record.expires_at),
-        last_used_at=_iso(record.last_used_at),
+        created_at=iso_time(record.created_at) or "",
+        expires_at=iso_time(record.expires_at),
+        last_used_at=iso_time(record.last_used_at),
     )
 
 
 def _user_id(request: Request, principal: Principal) -> str:
-    _accounts_mode(request, "an API key")
+    accounts_only(request, "an API key")
     assert principal.user is not None  # accounts mode: every caller is a user
     return principal.user.id
 
@@ -169,29 +175,3 @@ async def delete_key(request: Request, key_id: str, principal: Caller) -> Respon
     if not await asyncio.to_thread(accounts_of(request).delete_key, user_id, key_id):
         raise not_found("API key", key_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
-
-
-@router.get(
-    "/admin/users",
-    response_model=list[UserUsageOut],
-    responses={**responses(401, 404), 403: {"model": ErrorOut, "description": "The caller is not an administrator"}},
-)
-async def list_users(request: Request, principal: Caller) -> list[UserUsageOut]:
-    """Every user and what their research has used (administrators only; nothing of the research itself)."""
-    _accounts_mode(request, "listing users")
-    if not principal.is_admin:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, detail="administrators only")
-    return [
-        UserUsageOut(
-            name=user.name,
-            is_admin=user.is_admin,
-            disabled=user.disabled,
-            created_at=_iso(user.created_at) or "",
-            sessions=used.sessions,
-            runs=used.runs,
-            input_tokens=used.input_tokens,
-            output_tokens=used.output_tokens,
-            cost_usd=used.cost_usd,
-        )
-        for user, used in await asyncio.to_thread(accounts_of(request).usage)
-    ]
