@@ -180,7 +180,7 @@ def list_collections(db_path: Path, *, viewer: Viewer = BUILT_IN) -> list[Collec
 
 def find_collection(db_path: Path, name: str, *, viewer: Viewer = BUILT_IN) -> CollectionStats:
     """The collection `name` with its counts, if `viewer` sees it; LibraryError 404 otherwise."""
-    with open_store(db_path) as store:
+    with open_store(db_path) as store, store.transaction():  # one snapshot: a delete meanwhile is a 404
         _seen(store, name, viewer)
         return store.stats(BUILT_IN, name)[0]
 
