@@ -149,6 +149,10 @@ export interface SourceInfo {
   tools: number | null;
   state: R.SourceOut["state"];
   reason: string | null;
+  /** Local collections: who sees it (`private`: the caller alone; `shared`: an administrator shared it). */
+  visibility?: R.SourceOut["visibility"];
+  /** Local collections: whether the caller may add files to it. */
+  editable?: boolean | null;
 }
 
 /** Whether the server can run research at once (`/api/health`, open without a token). */
@@ -167,6 +171,8 @@ export async function listSources(): Promise<SourceInfo[]> {
     tools: s.tools ?? null,
     state: s.state ?? null,
     reason: s.reason ?? null,
+    visibility: s.visibility ?? null,
+    editable: s.editable ?? null,
   }));
 }
 

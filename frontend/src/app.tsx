@@ -20,7 +20,7 @@ import { warmupText } from "./warmup";
 
 /**
  * The page: the session list, the open session's thread, and the composer under it (or the
- * schedules, a schedule's history, or the API keys page). `account`: the signed-in user, where users sign in (only administrators add files). `signIns` changes when the user
+ * schedules, a schedule's history, or the API keys page). `account`: the signed-in user, where users sign in. `signIns` changes when the user
  * signs in again: what failed meanwhile is loaded again. `covered`: a prompt is over the page.
  */
 export function App({
@@ -205,12 +205,7 @@ export function App({
               preset={preset}
               waiting={warmupText(readiness)}
               tools={
-                <SourcePicker
-                  chosen={chosenSources}
-                  onChange={setChosenSources}
-                  disabled={busy}
-                  canAddFiles={!account || account.isAdmin}
-                />
+                <SourcePicker chosen={chosenSources} onChange={setChosenSources} disabled={busy} />
               }
               note={
                 canFollowUp ? (

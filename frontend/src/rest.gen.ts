@@ -470,6 +470,14 @@ export interface CollectionOut {
   kind: string;
   documents: number;
   chunks: number;
+  /**
+   * who sees it. `everyone`: it has no owner (the built-in reference, `sleuth index` folders, uploads made without accounts); `private`: an upload only its owner (the caller) sees; `shared`: a user's upload an administrator shared with every user, read-only to all but its owner (docs/accounts.md).
+   */
+  visibility: "everyone" | "private" | "shared";
+  /**
+   * Whether the caller may add files to it and delete them.
+   */
+  editable: boolean;
 }
 export interface DocumentEntryOut {
   /**
@@ -998,6 +1006,14 @@ export interface SourceOut {
    * Why an MCP server is unavailable.
    */
   reason?: string | null;
+  /**
+   * A local collection's: who sees it. `everyone`: it has no owner (the built-in reference, `sleuth index` folders, uploads made without accounts); `private`: an upload only its owner (the caller) sees; `shared`: a user's upload an administrator shared with every user, read-only to all but its owner (docs/accounts.md).
+   */
+  visibility?: ("everyone" | "private" | "shared") | null;
+  /**
+   * A local collection's: whether the caller may add files to it and delete them.
+   */
+  editable?: boolean | null;
 }
 /**
  * The text of a document a tool call returned (an MCP result), as the run read it: kept with the

@@ -4,7 +4,7 @@ import { initialRunState, reduce } from "../src/timeline/reducer";
 import type { Packet } from "../src/types";
 import { viewerRequest } from "../src/viewerRequest";
 import type { SourceInfo } from "../src/api";
-import { sourceDetail } from "../src/sources";
+import { accessBadge, sourceDetail } from "../src/sources";
 
 const runStart = (extra: Record<string, unknown>): Packet =>
   ({
@@ -112,5 +112,28 @@ describe("sourceDetail", () => {
   it("keeps documents for collections and a label for web providers", () => {
     expect(sourceDetail({ ...mcp({}), kind: "local", documents: 1 }).text).toBe("1 document");
     expect(sourceDetail({ ...mcp({}), kind: "web" }).text).toBe("web search");
+  });
+});
+
+describe("accessBadge", () => {
+  const local = (extra: Partial<SourceInfo>): SourceInfo => ({
+    name: "notes",
+    kind: "local",
+    documents: 2,
+    default: true,
+    tools: null,
+    state: null,
+    reason: null,
+    ...extra,
+  });
+  it("marks the caller's private upload and a shared one, and no collection that is everyone's", () => {
+    expect(accessBadge(local({ visibility: "private", editable: true }))?.text).toBe("private");
+    expect(accessBadge(local({ visibility: "shared", editable: false }))).toEqual({
+      text: "shared",
+      title: "Another user's upload, shared with you read-only",
+    });
+    expect(accessBadge(local({ visibility: "shared", editable: true }))?.title).toMatch(/^Your upload, shared/);
+    expect(accessBadge(local({ visibility: "everyone" }))).toBeNull();
+    expect(accessBadge(local({}))).toBeNull();
   });
 });

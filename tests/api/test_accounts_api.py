@@ -227,24 +227,24 @@ async def test_administrators_list_users_and_their_usage_and_no_one_else_does(ac
     ]
 
 
-async def test_with_accounts_only_administrators_change_the_shared_library(accounts_server: LiveServer) -> None:
+async def test_with_accounts_every_user_uploads_into_their_own_collections(accounts_server: LiveServer) -> None:
     accounts(accounts_server).add_user("root", PASSWORD, admin=True)
     note = {"files": ("okapi.md", b"# Okapi\n\nThe okapi is shy.\n", "text/markdown")}
     async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60) as client:
         csrf = await sign_in(client, "alice")
-        for method, path in [
-            ("POST", "/api/collections/notes/documents"),
-            ("DELETE", "/api/collections/notes"),
-            ("DELETE", "/api/collections/notes/documents/d_x"),
-        ]:
-            files = note if method == "POST" else None
-            refused = await client.request(method, path, files=files, headers={"X-CSRF-Token": csrf})
-            assert refused.status_code == 403 and "only administrators" in refused.json()["detail"], path
-        csrf = await sign_in(client, "root")
         added = await client.post("/api/collections/notes/documents", files=note, headers={"X-CSRF-Token": csrf})
         assert added.status_code == 201, added.text
-        await sign_in(client, "alice")
-        assert "notes" in [c["name"] for c in (await client.get("/api/collections")).json()]  # shared, read-only
+        mine = {c["name"]: c for c in (await client.get("/api/collections")).json()}
+        assert (mine["notes"]["visibility"], mine["notes"]["editable"]) == ("private", True)
+        refused = await client.post("/api/collections/notes/share", headers={"X-CSRF-Token": csrf})
+        assert refused.status_code == 403 and refused.json() == {"detail": "administrators only"}
+        csrf = await sign_in(client, "root")
+        assert "notes" not in [c["name"] for c in (await client.get("/api/collections")).json()]
+        shared = await client.post("/api/collections/notes/share", headers={"X-CSRF-Token": csrf})
+        assert shared.status_code == 200 and shared.json()["visibility"] == "shared"
+        await sign_in(client, "bob", PASSWORD + " too")
+        listed = {c["name"]: c for c in (await client.get("/api/collections")).json()}
+        assert (listed["notes"]["visibility"], listed["notes"]["editable"]) == ("shared", False)
 
 
 async def test_the_access_log_names_the_user_of_each_request(accounts_server: LiveServer) -> None:

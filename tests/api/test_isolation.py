@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import ANY
 
 import httpx
 import pytest
@@ -33,14 +34,8 @@ from sleuth.stream.results import ToolDocument
 from sleuth_testkit.engine import scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
+from support.sse import document_urls
 
-# Routes whose ids are not a user's: the library (collections and their documents) is shared by
-# every user of a server, as the built-in corpus is.
-SHARED = {
-    "/api/collections/{name}",
-    "/api/collections/{name}/documents",
-    "/api/collections/{name}/documents/{doc_id}",
-}
 # Routes through which an administrator reads a user's research on purpose, each read recorded;
 # every route under /api/admin/ that takes a parameter must be listed here (and so checked below).
 ADMIN_READS = {
@@ -56,6 +51,10 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/schedules/{schedule_id}"): {"paused": True},
 }
 QUERIES: dict[str, dict[str, str]] = {"/api/documents/{doc_id}": {"session_id": "{session_id}"}}
+# A collection's document is Alice's upload, not the tool's document the viewer route opens.
+PATH_IDS: dict[str, dict[str, str]] = {"/api/collections/{name}/documents/{doc_id}": {"doc_id": "upload_doc_id"}}
+NOTE = ("notes.md", b"# Alice's notes\n\nThe descriptor protocol: __get__ and __set__. Zebu graze.\n", "text/markdown")
+FILES = {("POST", "/api/collections/{name}/documents"): [("files", NOTE)]}
 
 
 def _routes_with_parameters() -> list[tuple[str, str, Any]]:
@@ -72,7 +71,7 @@ def routes_with_ids() -> list[tuple[str, str]]:
     """(method, path) of every route of the app whose path takes a user's id."""
     found = []
     for method, path, route in _routes_with_parameters():
-        if path == STATIC or path in SHARED or path in ADMIN_READS:
+        if path == STATIC or path in ADMIN_READS:
             continue
         assert isinstance(route, APIRoute), f"{path}: check by hand how it finds its caller"
         found.append((method, path))
@@ -99,7 +98,15 @@ def accounts(live: LiveServer) -> Accounts:
 def accounts_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with (
         ScriptedLLM(ResearchModel()) as llm,
-        live_server(scripted_settings(llm, auth="accounts", data_dir=tmp_path_factory.mktemp("isolation"))) as live,
+        live_server(
+            scripted_settings(
+                llm,
+                auth="accounts",
+                data_dir=tmp_path_factory.mktemp("isolation"),
+                schedule_tick_s=0.05,  # a schedule made due fires at once (its owner's, on the server's own store)
+                schedule_jitter_s=0,
+            )
+        ) as live,
     ):
         yield live
 
@@ -117,6 +124,8 @@ async def _alices_research(live: LiveServer) -> Owned:
     bob_key = accounts(live).new_key(bob.id, "tests", expires_in_days=None).key
     root_key = accounts(live).new_key(root.id, "tests", expires_in_days=None).key
     async with httpx.AsyncClient(base_url=live.base_url, timeout=120, headers=_bearer(alice_key.key)) as client:
+        uploaded = await client.post("/api/collections/alice-notes/documents", files=[("files", NOTE)])
+        assert uploaded.status_code == 201, uploaded.text
         run_id = await start_research(client, clarify=False, mode="light")
         assert (await read_events(client, run_id))[-1].type == "stop"
         run = (await client.get(f"/api/runs/{run_id}")).json()
@@ -139,6 +148,8 @@ async def _alices_research(live: LiveServer) -> Owned:
         "doc_id": "d_tool",
         "schedule_id": schedule["id"],
         "schedule_session_id": schedule["session_id"],
+        "name": "alice-notes",  # a private collection
+        "upload_doc_id": uploaded.json()["added"][0]["id"],
     }
     return Owned(ids, alice_key.key, bob_key, root_key)
 
@@ -150,7 +161,9 @@ def _bearer(key: str) -> dict[str, str]:
 def _request(method: str, path: str, ids: dict[str, str]) -> dict[str, Any]:
     params = {name: value.format(**ids) for name, value in QUERIES.get(path, {}).items()}
     body = BODIES.get((method, path))
-    return {"method": method, "url": path.format(**ids), "params": params, "json": body}
+    in_path = ids | {name: ids[key] for name, key in PATH_IDS.get(path, {}).items()}
+    url = path.format(**in_path)
+    return {"method": method, "url": url, "params": params, "json": body, "files": FILES.get((method, path))}
 
 
 def test_every_route_with_an_id_is_checked_here() -> None:
@@ -162,7 +175,7 @@ def test_every_route_with_an_id_is_checked_here() -> None:
     assert admin == {("GET", path) for path in ADMIN_READS}
 
 
-_IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id", "schedule_id"}
+_IDS = {"session_id", "run_id", "report_id", "audio_id", "key_id", "doc_id", "schedule_id", "name"}
 
 
 def _names(path: str) -> list[str]:
@@ -206,6 +219,7 @@ async def test_streams_resumed_and_lists_show_nothing_of_another_user(
 async def test_mcp_over_http_serves_each_user_their_own_reports(accounts_server: LiveServer, owned: Owned) -> None:
     report_id = owned.ids["report_id"]
     texts = {}
+    searches: dict[str, list[Any]] = {}
     for who, key in (("alice", owned.alice), ("bob", owned.bob)):
         async with (
             create_mcp_http_client(headers=_bearer(key)) as http,
@@ -216,11 +230,24 @@ async def test_mcp_over_http_serves_each_user_their_own_reports(accounts_server:
             content = result.content[0]
             assert isinstance(content, TextContent)
             texts[who] = (bool(result.is_error), content.text, report_id in listed)
+            found = await client.call_tool("quick_search", {"query": "zebu graze"})
+            named = await client.call_tool("quick_search", {"query": "zebu", "sources": ["alice-notes"]})
+            sources = await client.call_tool("list_sources", {})
+            searches[who] = [_text(found), bool(named.is_error), _text(named), "alice-notes" in _text(sources)]
     assert texts["alice"][0] is False and texts["alice"][2] is True
     assert texts["bob"][0] is True and texts["bob"][2] is False and "# " not in texts["bob"][1]
+    assert "corpus://alice-notes/notes.md" in searches["alice"][0] and searches["alice"][1:] == [False, ANY, True]
+    assert "alice-notes" not in searches["bob"][0] and searches["bob"][1] is True
+    assert "unknown source 'alice-notes'" in searches["bob"][2] and searches["bob"][3] is False
     async with httpx.AsyncClient(base_url=accounts_server.base_url) as anon:
         refused = await anon.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
     assert refused.status_code == 401
+
+
+def _text(result: Any) -> str:
+    content = result.content[0]
+    assert isinstance(content, TextContent)
+    return content.text
 
 
 async def test_the_chat_api_answers_as_its_caller(accounts_server: LiveServer, owned: Owned) -> None:
@@ -228,6 +255,8 @@ async def test_the_chat_api_answers_as_its_caller(accounts_server: LiveServer, o
     async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=120, headers=_bearer(owned.bob)) as bob:
         answered = await bob.post("/v1/chat/completions", json=body)
         assert answered.status_code == 200, answered.text
+        named = await bob.post("/v1/chat/completions", json=body | {"sleuth": {"sources": ["alice-notes"]}})
+        assert named.status_code == 400 and "unknown source 'alice-notes'" in named.text
         sessions = (await bob.get("/api/sessions")).json()
     assert len(sessions) == 1 and sessions[0]["id"] != owned.ids["session_id"]  # the run is bob's
     async with httpx.AsyncClient(base_url=accounts_server.base_url) as anon:
@@ -284,3 +313,96 @@ async def test_only_administrators_read_others_research_or_the_audit(accounts_se
             refused = await bob.get(path.format(**ids))
             assert refused.status_code == 403 and refused.json() == {"detail": "administrators only"}, path
     assert len(_audit(accounts_server)) == recorded
+
+
+async def test_a_private_collection_is_searched_listed_and_read_by_its_owner_alone(
+    accounts_server: LiveServer, owned: Owned
+) -> None:
+    ids = owned.ids
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=120, headers=_bearer(owned.bob)) as bob:
+        assert "alice-notes" not in [s["name"] for s in (await bob.get("/api/sources")).json()]
+        assert "alice-notes" not in [c["name"] for c in (await bob.get("/api/collections")).json()]
+        by_url = await bob.get("/api/documents", params={"url": "corpus://alice-notes/notes.md"})
+        assert by_url.status_code == 404
+        named = await bob.post("/api/research", json={"question": "Zebu?", "sources": ["alice-notes"]})
+        assert named.status_code == 400, named.text
+        assert named.json()["detail"].startswith("research cannot start: unknown source 'alice-notes' (known sources: ")
+        assert "alice-notes" not in named.json()["detail"].split("known sources:")[1]
+        theirs = [json.loads(e.data) for e in await read_events(bob, await start_research(bob, clarify=False))]
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=120, headers=_bearer(owned.alice)) as alice:
+        listed = {s["name"]: s for s in (await alice.get("/api/sources")).json()}
+        mine = [
+            json.loads(e.data) for e in await read_events(alice, await start_research(alice, sources=["alice-notes"]))
+        ]
+        opened = await alice.get(f"/api/documents/{ids['upload_doc_id']}")
+    # Bob's run neither names Alice's collection nor finds anything in it; Alice's searches it.
+    assert "alice-notes" not in theirs[0]["obj"]["sources"]
+    assert "alice-notes" not in [route["name"] for route in theirs[0]["obj"]["routes"]]
+    assert not [url for url in document_urls(theirs) if url.startswith("corpus://alice-notes/")]
+    assert theirs[-1]["obj"] == {"type": "stop", "reason": "completed"}
+    urls = document_urls(mine)
+    assert urls and all(url.startswith("corpus://alice-notes/") for url in urls), urls
+    assert (listed["alice-notes"]["visibility"], listed["alice-notes"]["editable"]) == ("private", True)
+    assert listed["python-reference"]["visibility"] == "everyone" and listed["python-reference"]["editable"] is False
+    assert opened.status_code == 200 and "Zebu graze" in opened.json()["text"]
+
+
+async def test_any_user_uploads_privately_and_an_administrator_shares_read_only(
+    accounts_server: LiveServer, owned: Owned
+) -> None:
+    bob_notes = ("bob.md", b"# Bob's notes\n\nGaurs browse.\n", "text/markdown")
+    alice_shared = ("team.md", b"# Team notes\n\nThe descriptor protocol: __get__. Yaks climb.\n", "text/markdown")
+    base = accounts_server.base_url
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=60, headers=_bearer(owned.bob)) as bob,
+        httpx.AsyncClient(base_url=base, timeout=60, headers=_bearer(owned.alice)) as alice,
+    ):
+        assert (await bob.post("/api/collections/bob-notes/documents", files=[("files", bob_notes)])).status_code == 201
+        assert (await alice.get("/api/collections/bob-notes/documents")).status_code == 404  # admins too
+        refused = await bob.post("/api/collections/bob-notes/share")
+        assert refused.status_code == 403 and refused.json() == {"detail": "administrators only"}
+        up = await alice.post("/api/collections/team/documents", files=[("files", alice_shared)])
+        assert up.status_code == 201, up.text
+        doc_id = up.json()["added"][0]["id"]
+        assert (await bob.get("/api/collections/team/documents")).status_code == 404
+        shared = await alice.post("/api/collections/team/share")
+        assert shared.status_code == 200, shared.text
+        assert (shared.json()["visibility"], shared.json()["editable"]) == ("shared", True)
+        listed = {s["name"]: s for s in (await bob.get("/api/sources")).json()}
+        assert (listed["team"]["visibility"], listed["team"]["editable"]) == ("shared", False)
+        assert (await bob.get(f"/api/documents/{doc_id}")).json()["text"].endswith("Yaks climb.")
+        searched = await start_research(bob, sources=["team"], clarify=False)
+        assert [url for url in document_urls([json.loads(e.data) for e in await read_events(bob, searched)])]
+        for method, path, files in [
+            ("POST", "/api/collections/team/documents", [("files", bob_notes)]),
+            ("DELETE", f"/api/collections/team/documents/{doc_id}", None),
+            ("DELETE", "/api/collections/team", None),
+        ]:
+            read_only = await bob.request(method, path, files=files)
+            assert read_only.status_code == 403, (path, read_only.text)
+            assert "read-only to you: it is another user's, shared read-only" in read_only.json()["detail"]
+        # An administrator shares another user's upload without seeing it first, and unshares it.
+        assert (await alice.post("/api/collections/bob-notes/share")).json()["visibility"] == "shared"
+        assert (await alice.get("/api/collections/bob-notes/documents")).status_code == 200
+        assert (await alice.delete("/api/collections/bob-notes/share")).json()["visibility"] == "private"
+        assert (await alice.get("/api/collections/bob-notes/documents")).status_code == 404
+        assert (await alice.post("/api/collections/python-reference/share")).status_code == 409
+        unshared = await alice.delete("/api/collections/team/share")
+        assert unshared.json()["visibility"] == "private"
+        assert (await bob.get(f"/api/documents/{doc_id}")).status_code == 404
+
+
+async def test_the_scheduler_runs_a_schedule_as_its_owner(accounts_server: LiveServer, owned: Owned) -> None:
+    async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=60, headers=_bearer(owned.bob)) as bob:
+        created = (await bob.post("/api/schedules", json={"question": "What grazes?", "every": "1h"})).json()
+        accounts_server.database.execute(
+            "UPDATE schedules SET next_due_at = ? WHERE id = ?", ("2000-01-01T00:00:00.000+00:00", created["id"])
+        )
+        async with asyncio.timeout(30):
+            while not (firings := (await bob.get(f"/api/schedules/{created['id']}")).json()["firings"]):
+                await asyncio.sleep(0.05)  # the scheduler runs in the server: only its effect is observable
+        events = [json.loads(e.data) for e in await read_events(bob, firings[0]["run_id"])]
+    # The scheduler sees every schedule; the run it starts searches what Bob sees, not all there is.
+    assert "alice-notes" not in events[0]["obj"]["sources"]
+    assert not [url for url in document_urls(events) if url.startswith("corpus://alice-notes/")]
+    assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}

@@ -45,6 +45,8 @@ async def test_a_run_through_the_api_cites_an_mcp_result_and_shows_the_notice(tm
             "tools": 7,
             "state": "ready",
             "reason": None,
+            "visibility": None,
+            "editable": None,
         },
         {
             "name": "stuck",
@@ -54,6 +56,8 @@ async def test_a_run_through_the_api_cites_an_mcp_result_and_shows_the_notice(tm
             "tools": None,
             "state": "unavailable",
             "reason": "did not start within 1 s",
+            "visibility": None,
+            "editable": None,
         },
     ]
     # stdio servers' stderr goes to one log under the data dir: the fixture was started once for

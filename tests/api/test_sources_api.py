@@ -56,6 +56,8 @@ async def test_sources_lists_collections_and_uploads_are_searched_alone(server: 
             "tools": None,
             "state": None,
             "reason": None,
+            "visibility": "everyone",  # uploaded without accounts: no owner
+            "editable": True,
         }
         assert by_name["python-reference"]["documents"] > 50
         run_id = await start_research(client, sources=["alpha"], clarify=False)

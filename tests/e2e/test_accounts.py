@@ -59,7 +59,7 @@ def history(page: Page):  # type: ignore[no-untyped-def]
 
 @pytest.mark.e2e
 def test_two_users_each_see_only_their_own_research(
-    page: Page, accounts_server: Server, shot: Callable[..., Path]
+    page: Page, accounts_server: Server, shot: Callable[..., Path], tmp_path: Path
 ) -> None:
     page.goto(accounts_server.base_url)
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
@@ -92,11 +92,21 @@ def test_two_users_each_see_only_their_own_research(
     expect(page.get_by_role("heading", name="What should Sleuth research?")).to_be_visible()
     assert MARK not in page.content()
     shot("bob-top-bar")
-    # Only administrators change the shared library: bob is offered no upload.
+    # Every user uploads into collections of their own, administrator or not.
     composer(page).locator("details.source-picker > summary").click()
     menu = page.get_by_role("group", name="Sources to search")
     expect(menu.get_by_role("button", name="Use defaults")).to_be_visible()
-    expect(menu.get_by_role("button", name="Add files…")).to_have_count(0)
+    menu.get_by_role("button", name="Add files…").click()
+    dialog = page.get_by_role("dialog", name="Add files to a collection")
+    dialog.get_by_label("Collection").fill("bob-notes")
+    (tmp_path / "gaur.md").write_text("# Gaurs\n\nGaurs browse at dusk.\n", encoding="utf-8")
+    dialog.locator("input[type=file]").set_input_files(str(tmp_path / "gaur.md"))
+    dialog.get_by_role("button", name="Upload").click()
+    expect(dialog.locator(".upload-item")).to_contain_text("added")
+    dialog.get_by_role("button", name="Close").click()
+    composer(page).locator("details.source-picker > summary").click()
+    expect(menu.locator("label", has_text="bob-notes").locator(".source-access")).to_have_text("private")
+    shot("bob-private-upload")
     page.keyboard.press("Escape")
 
     page.goto(ada_session)

@@ -14,6 +14,7 @@ import pytest
 from sleuth.config import Settings
 from sleuth.core.clock import Clock
 from sleuth.stream.results import ResearchRequest
+from sleuth.tools.local.access import BUILT_IN as EVERY_COLLECTION
 from sleuth.tools.mcp.hub import McpHub, install_hub
 from sleuth.tools.sources import check_sources, list_sources, select
 from sleuth_testkit.clock import VirtualClock
@@ -161,9 +162,12 @@ async def test_a_request_that_names_servers_gets_only_their_tools(
     )
     settings = scripted_settings(llm, mcp_config=path)
     # the names the API and the CLI accept and list
-    mcp = [(s.name, s.default) for s in list_sources(settings) if s.kind == "mcp"]
+    mcp = [(s.name, s.default) for s in list_sources(settings, viewer=EVERY_COLLECTION) if s.kind == "mcp"]
     assert mcp == [("fixture", True), ("other", True)]
-    assert check_sources(settings, ["python-reference", "fixture"]) == ["python-reference", "fixture"]
+    assert check_sources(settings, ["python-reference", "fixture"], viewer=EVERY_COLLECTION) == [
+        "python-reference",
+        "fixture",
+    ]
     chosen = select(settings, ["fixture"])
     assert (chosen.mcp, chosen.collections, chosen.local) == (("fixture",), (), False)
     async for _ in _hub(memory_server(), memory_server("other"), clock=clock):

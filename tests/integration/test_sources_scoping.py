@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,14 +11,28 @@ import pytest
 from click.testing import CliRunner
 
 from sleuth.cli.main import main
+from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.stream.results import ResearchRequest
+from sleuth.tools.local import library
+from sleuth.tools.local.access import Viewer
+from sleuth.tools.local.corpus import db_path_for
+from sleuth.tools.local.extract import extract
 from sleuth_testkit.engine import run_engine, scripted_settings
 from sleuth_testkit.model import ScriptedLLM
 from sleuth_testkit.scenarios import ResearchModel
 
 # Both collections answer the scripted agents' searches (descriptor, __getattr__, property, __slots__).
 SHARED = "The descriptor protocol: __get__ and __set__, __getattr__ fallback, __getattribute__, property, __slots__."
+
+
+LIMITS = library.UploadLimits(max_file_bytes=1_000_000, max_files=5)
+
+
+def in_process(path: Path, name: str, text_file: Path) -> str:
+    extracted = extract(Path(name), path.read_bytes())
+    text_file.write_text(extracted.text, encoding="utf-8")
+    return extracted.title
 
 
 def make_collections(root: Path) -> None:
@@ -104,8 +119,34 @@ def test_cli_sources_lists_collections_with_counts(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["sources"])
     assert result.exit_code == 0
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[1:]}
-    assert rows["alpha"] == ["local", "3", "yes"] and rows["beta"] == ["local", "3", "yes"]
+    assert rows["alpha"] == ["local", "3", "yes", "everyone"] and rows["beta"] == ["local", "3", "yes", "everyone"]
     assert rows["python-reference"][0] == "local"
+
+
+def test_cli_shares_and_unshares_a_users_upload(tmp_path: Path) -> None:
+    data = b"# Okapi\n\nThe okapi is shy.\n"
+    upload = library.Upload("okapi.md", len(data), io.BytesIO(data))
+    db = db_path_for(Settings().data_dir)
+    library.add_uploads(db, "okapis", [upload], LIMITS, in_process, viewer=Viewer("u_carol"))
+
+    def access() -> str:
+        listed = CliRunner().invoke(main, ["sources"]).stdout.splitlines()
+        return next(line.split()[-1] for line in listed if line.startswith("okapis "))
+
+    assert access() == "private"
+    shared = CliRunner().invoke(main, ["sources", "share", "okapis"])
+    assert (shared.exit_code, shared.stdout) == (0, "okapis: shared with every user, read-only\n")
+    assert access() == "shared"
+    assert library.document_by_url(db, "corpus://okapis/okapi.md", viewer=Viewer("u_dave")) is not None
+    unshared = CliRunner().invoke(main, ["sources", "unshare", "okapis"])
+    assert (unshared.exit_code, unshared.stdout) == (0, "okapis: private to its owner\n")
+    assert access() == "private"
+    for name, message in [
+        ("python-reference", "Error: collection 'python-reference' has no owner: every user already sees it"),
+        ("nope", "Error: no collection named 'nope'"),
+    ]:
+        refused = CliRunner().invoke(main, ["sources", "share", name])
+        assert (refused.exit_code, refused.output.strip()) == (1, message)
 
 
 def test_cli_show_prints_a_document(tmp_path: Path) -> None:

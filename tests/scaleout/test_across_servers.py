@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from sleuth.research.planning.review import PlanAnswer
@@ -21,7 +25,7 @@ from sleuth_testkit.model import Responder, ScriptedLLM
 from sleuth_testkit.scenarios import HangingOrchestrator, ResearchModel
 from support.cluster import Cluster, cluster
 from support.scaleout import TIMEOUT, GatedOrchestrator, client_for, obj, read_back, stored_packets
-from support.sse import assert_contiguous, document_urls, read_events, start_research
+from support.sse import QUESTION, assert_contiguous, document_urls, read_events, start_research
 
 MAX_RUNS = 2  # for the run limit's test; every other test has one run going at a time
 
@@ -167,6 +171,37 @@ async def test_a_document_uploaded_through_a_server_is_searched_by_the_worker(sh
     assert uploaded.status_code == 201, uploaded.text
     urls = document_urls(events)
     assert urls and all(url.startswith("corpus://notes/") for url in urls), urls
+    assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}
+
+
+async def test_a_worker_searches_only_what_the_runs_owner_sees(shared: Shared) -> None:
+    # A run is its session's owner's: the job carries the owner, and the worker's search, routing and
+    # `run_start.sources` leave out another user's private upload (here Dave's, Carol's session).
+    a, b = shared.running.servers
+    env = shared.running.env
+    corpus = Path(env["SLEUTH_DATA_DIR"]) / "corpus.db"
+    async with client_for(a.base_url) as on_a, client_for(b.base_url) as on_b:
+        text = b"# Daves notes\n\nThe descriptor protocol: __get__, __set__ and the __getattr__ fallback.\n"
+        uploaded = await on_a.post(
+            "/api/collections/daves/documents", files=[("files", ("d.md", text, "text/markdown"))]
+        )
+        assert uploaded.status_code == 201, uploaded.text
+        session_id = (await on_a.post("/api/sessions", json={})).json()["id"]
+        with closing(sqlite3.connect(corpus)) as conn, conn:
+            conn.execute("UPDATE collections SET owner_id = 'u_dave' WHERE name = 'daves'")
+        with psycopg.connect(env["SLEUTH_DATABASE_URL"]) as conn:
+            conn.execute("UPDATE sessions SET owner_id = 'u_carol' WHERE id = %s", (session_id,))
+        try:
+            started = await on_b.post(
+                f"/api/sessions/{session_id}/messages", json={"content": QUESTION, "clarify": False}
+            )
+            assert started.status_code == 202, started.text
+            events = [json.loads(e.data) for e in await read_events(on_a, started.json()["run_id"])]
+        finally:
+            with closing(sqlite3.connect(corpus)) as conn, conn:
+                conn.execute("DELETE FROM collections WHERE name = 'daves'")
+    assert events[0]["obj"]["sources"] and "daves" not in events[0]["obj"]["sources"]
+    assert not [url for url in document_urls(events) if url.startswith("corpus://daves/")]
     assert events[-1]["obj"] == {"type": "stop", "reason": "completed"}
 
 

@@ -23,7 +23,7 @@ from sleuth.tools.local.extract import extract
 from sleuth.tools.local.folders import index_folder
 from sleuth.tools.local.profile import profiles
 from sleuth.tools.local.routing import route
-from sleuth.tools.local.schema import connect
+from sleuth.tools.local.schema import SCHEMA_VERSION, connect
 from sleuth.tools.local.store import CorpusStore
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "routing"
@@ -119,7 +119,7 @@ def test_an_index_from_before_profiles_gets_them_by_its_migration(db: Path) -> N
     with closing(sqlite3.connect(db)) as conn:  # back to version 2: no profile tables
         conn.executescript("DROP TABLE collection_terms; DROP TABLE collection_profiles; PRAGMA user_version = 2;")
     with closing(connect(db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert [p.name for p in profiles(conn)] == ALL
 
 

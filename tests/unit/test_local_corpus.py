@@ -20,6 +20,7 @@ from sleuth.config import Settings
 from sleuth.stream.documents import document_id
 from sleuth.tools.base import PageReader, SearchProvider, ToolError
 from sleuth.tools.local import retrieval
+from sleuth.tools.local.access import BUILT_IN
 from sleuth.tools.local.corpus import FolderChecks, LocalCorpus, db_path_for
 from sleuth.tools.local.providers import build_local_tools
 from sleuth.tools.local.query import fts_query
@@ -148,7 +149,7 @@ def test_snippets_ask_the_full_text_index_for_each_winner_by_id(shared_corpus: L
     statements: list[str] = []
     with closing(connect(shared_corpus.db_path)) as conn:
         conn.set_trace_callback(statements.append)
-        assert retrieval.search(conn, fts_query("descriptor __get__ attribute"), retrieval.Scope(None), 6)
+        assert retrieval.search(conn, fts_query("descriptor __get__ attribute"), retrieval.Scope(None, BUILT_IN), 6)
         conn.set_trace_callback(None)
         snippets = next(sql for sql in statements if "snippet(" in sql)
         plan = [row["detail"] for row in conn.execute("EXPLAIN QUERY PLAN " + snippets).fetchall()]
@@ -184,7 +185,11 @@ def test_a_search_reads_the_best_chunks_and_finds_what_ranking_every_match_finds
     corpus = LocalCorpus(tmp_path / "corpus.db", None)
     corpus.ensure_ready()
     questions = ["descriptor __get__ attribute lookup", "exception finally return", "class attribute", "yield"]
-    scopes = [retrieval.Scope(None), retrieval.Scope(("python-reference",)), retrieval.Scope(("notes",))]
+    scopes = [
+        retrieval.Scope(None, BUILT_IN),
+        retrieval.Scope(("python-reference",), BUILT_IN),
+        retrieval.Scope(("notes",), BUILT_IN),
+    ]
     statements: list[str] = []
     with closing(connect(corpus.db_path)) as conn:
         conn.set_trace_callback(statements.append)

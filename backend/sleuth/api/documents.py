@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from sleuth.api.refused import Refused
@@ -13,6 +14,7 @@ from sleuth.api.services import Services
 from sleuth.tools.base import ToolError
 from sleuth.tools.extraction.blocks import text_blocks
 from sleuth.tools.local import library
+from sleuth.tools.local.access import Viewer
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.urls import is_corpus_url
 from sleuth.tools.mcp.results import is_mcp_url
@@ -22,7 +24,9 @@ from sleuth.tools.web.factory import build_web_reader
 async def document_by_id(services: Services, doc_id: str, session_id: str | None = None) -> DocumentOut:
     """A local one from the index, a tool's result one of the session's runs read, a web page a
     report cited (fetched now)."""
-    found = await asyncio.to_thread(_opened, library.document_by_id, _db(services), doc_id)
+    found = await asyncio.to_thread(
+        _opened, partial(library.document_by_id, _db(services), doc_id, viewer=_viewer(services))
+    )
     if found is not None:
         return found
     store = services.store
@@ -40,7 +44,8 @@ async def document_by_url(services: Services, url: str, session_id: str | None =
     """corpus:// from the index; mcp:// as one of the session's runs read it (the tool is never
     called again); http(s) fetched now, through the same SSRF guard as agents."""
     if is_corpus_url(url):
-        found = await asyncio.to_thread(_opened, library.document_by_url, _db(services), url)
+        find = partial(library.document_by_url, _db(services), url, viewer=_viewer(services))
+        found = await asyncio.to_thread(_opened, find)
         if found is None:
             raise Refused(404, f"no document at {url!r} in the local corpus")
         return found
@@ -67,13 +72,19 @@ def _db(services: Services) -> Path:
     return db_path_for(services.settings.data_dir)
 
 
+def _viewer(services: Services) -> Viewer:
+    """The caller the services are seen by (`Services.seen_by`): a local document opens only from a
+    collection they see."""
+    return Viewer(services.store.owner)
+
+
 def _document_out(doc_id: str, url: str, title: str, collection: str | None, text: str) -> DocumentOut:
     """The response, with the text read into blocks (linear in the text; run off the event loop)."""
     return DocumentOut(id=doc_id, url=url, title=title, collection=collection, text=text, blocks=text_blocks(text))
 
 
-def _opened(find: Callable[[Path, str], library.DocumentText | None], db: Path, key: str) -> DocumentOut | None:
-    found = find(db, key)
+def _opened(find: Callable[[], library.DocumentText | None]) -> DocumentOut | None:
+    found = find()
     if found is None:
         return None
     return _document_out(found.id, found.url, found.title, found.collection, found.text)

@@ -229,6 +229,13 @@ class ErrorOut(BaseModel):
     detail: str
 
 
+VISIBILITY = (
+    "who sees it. `everyone`: it has no owner (the built-in reference, `sleuth index` folders, uploads made "
+    "without accounts); `private`: an upload only its owner (the caller) sees; `shared`: a user's upload an "
+    "administrator shared with every user, read-only to all but its owner (docs/accounts.md)."
+)
+
+
 class SourceOut(BaseModel):
     name: str = Field(description="What to put in `sources` when starting research.")
     kind: Literal["local", "web", "mcp"] = Field(
@@ -244,13 +251,21 @@ class SourceOut(BaseModel):
         "(or tried to), then `ready` or `unavailable` (`reason` says why).",
     )
     reason: str | None = Field(default=None, description="Why an MCP server is unavailable.")
+    visibility: Literal["everyone", "private", "shared"] | None = Field(
+        default=None, description=f"A local collection's: {VISIBILITY}"
+    )
+    editable: bool | None = Field(
+        default=None, description="A local collection's: whether the caller may add files to it and delete them."
+    )
 
 
-class CollectionOut(_FromRecord):
+class CollectionOut(BaseModel):
     name: str
     kind: str = Field(description="`builtin`, `indexed` (sleuth index), `env` (SLEUTH_CORPUS) or `uploaded`.")
     documents: int
     chunks: int
+    visibility: Literal["everyone", "private", "shared"] = Field(description=VISIBILITY)
+    editable: bool = Field(description="Whether the caller may add files to it and delete them.")
 
 
 class DocumentEntryOut(_FromRecord):

@@ -104,6 +104,12 @@ async def start_run(
             prior=prior,
             with_history=not scheduled,
         )
+    # Whose run this is decides which local collections it searches (tools/local/access.py): the
+    # caller's, or, for the scheduler's unscoped store, the owner of the schedule's session.
+    owner_id = store.owner
+    if owner_id is None and not new_session:
+        owner_id = await asyncio.to_thread(store.session_owner, session_id)
+    planned.request.owner_id = owner_id
     planned.request.review_plan = review_plan
     planned.request.scheduled = scheduled
     planned.request.previous = previous

@@ -79,7 +79,7 @@ async def _run(settings: Settings, runner_options: EvalOptions, path: Path, judg
     questions = load_questions(path)
     _preflight(settings, runner_options, judge)
     try:
-        toolbox = build_toolbox(settings, runner_options.sources)
+        toolbox = build_toolbox(settings, runner_options.sources, owner_id=None)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     race = RaceJudge(LLMGateway(settings)) if judge else None

@@ -10,6 +10,7 @@ import click
 
 from sleuth.cli.index_progress import IndexProgress, worth_showing
 from sleuth.cli.settings import cli_settings
+from sleuth.tools.local.access import BUILT_IN
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.folders import folder_collection
@@ -59,7 +60,7 @@ def index(directory: Path | None, name: str | None, list_: bool, remove: str | N
 
 def _list(store: CorpusStore) -> None:
     sync_builtin(store)  # "always available": make it visible even before the first search
-    stats = store.stats()
+    stats = store.stats(BUILT_IN)
     width = max(len("NAME"), *(len(s.name) for s in stats))
     click.echo(f"{'NAME':<{width}}  {'KIND':<7}  {'DOCS':>6}  {'CHUNKS':>7}  SOURCE")
     for s in stats:
@@ -70,7 +71,7 @@ def _list(store: CorpusStore) -> None:
 def _remove(store: CorpusStore, name: str) -> None:
     if name == BUILTIN_COLLECTION:
         raise click.ClickException(f"{name!r} is the built-in reference and cannot be removed")
-    docs = next((s.documents for s in store.stats() if s.name == name), None)
+    docs = next((s.documents for s in store.stats(BUILT_IN) if s.name == name), None)
     if docs is None or not store.remove_collection(name):
         raise click.ClickException(f"no collection named {name!r} (see `sleuth index --list`)")
     reclaimed = store.vacuum()
@@ -108,7 +109,7 @@ def _add(store: CorpusStore, directory: Path, name: str | None, max_bytes: int) 
         click.echo(f"warning: {path}: {reason}", err=True)
     for path, reason in report.errors:
         click.echo(f"error: {path}: {reason}", err=True)
-    total = next(s for s in store.stats() if s.name == collection.name)
+    total = next(s for s in store.stats(BUILT_IN) if s.name == collection.name)
     click.echo(_summary(report, directory, total.documents, total.chunks, len(skipped)))
     if total.documents == 0:
         store.remove_collection(collection.name)  # an empty collection would only clutter --list

@@ -24,6 +24,7 @@ from sleuth.runs.warmup import start_for_cli
 from sleuth.stream.emitter import PacketSink
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ClarificationExchange, ResearchRequest, ResearchResult
+from sleuth.tools.local.access import BUILT_IN
 from sleuth.tools.sources import UnknownSource, check_sources, clean_names
 
 
@@ -213,7 +214,7 @@ def checked_sources(settings: Settings, names: tuple[str, ...]) -> list[str]:
     """The source names, checked to exist, or a one-line CLI error."""
 
     try:
-        return check_sources(settings, names)
+        return check_sources(settings, names, viewer=BUILT_IN)  # the CLI is the built-in user
     except UnknownSource as exc:
         raise click.ClickException(str(exc)) from None
 

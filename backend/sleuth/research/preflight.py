@@ -17,6 +17,7 @@ from sleuth.config import Role, Settings
 from sleuth.llm.access import model_access_problem
 from sleuth.stream.results import ResearchRequest
 from sleuth.tools import sources
+from sleuth.tools.local.access import BUILT_IN, Viewer
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.retrieval import has_collection
 from sleuth.tools.local.schema import connect
@@ -88,7 +89,7 @@ def _collection_exists(data_dir: Path, name: str) -> bool:
         return False
     conn = connect(db)
     try:
-        return has_collection(conn, name)
+        return has_collection(conn, name, BUILT_IN)  # SLEUTH_CORPUS: the operator's, for every run
     except sqlite3.Error:
         return False
     finally:
@@ -117,7 +118,7 @@ def check_sources(settings: Settings, request: ResearchRequest | None) -> Iterab
     if request is None or request.sources is None:
         return
     try:
-        names = sources.check_sources(settings, request.sources)
+        names = sources.check_sources(settings, request.sources, viewer=Viewer(request.owner_id))
     except sources.UnknownSource as exc:
         yield Check("sources", False, str(exc))
     else:

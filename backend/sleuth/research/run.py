@@ -212,7 +212,7 @@ async def run_research(
     """
     clock = clock or SystemClock()
     if toolbox is None:
-        toolbox = build_toolbox(settings, request.sources)
+        toolbox = build_toolbox(settings, request.sources, owner_id=request.owner_id)
     # Searches go to the collections that fit what is asked (when the request chose none).
     toolbox = toolbox.for_question(_routing_text(request))
     state = new_state(request, settings, emitter, clock, toolbox)

@@ -75,7 +75,7 @@ async def run_request(
             raise RunRefused(str(exc)) from None
     if toolbox is None:
         try:
-            toolbox = build_toolbox(settings, request.sources)
+            toolbox = build_toolbox(settings, request.sources, owner_id=request.owner_id)
         except ValueError as exc:
             raise RunRefused(str(exc)) from None
     sinks: list[PacketSink] = [sink]

@@ -56,6 +56,6 @@ def warm_engine(settings: Settings) -> None:
     heavy.load(*ENGINE_LIBRARIES)
     compile_all()
     try:
-        build_toolbox(settings)
+        build_toolbox(settings, None, owner_id=None)
     except Exception as exc:  # e.g. a bad SLEUTH_SEARCH: each run's preflight refuses it with a message
         log.info("search tools not warmed: %s", exc)

@@ -122,6 +122,12 @@ class Store:
         row = self.database.fetch_one(f"SELECT * FROM sessions WHERE id = ?{mine}", (session_id, *owner))
         return SessionRecord.from_row(row) if row else None
 
+    def session_owner(self, session_id: str) -> str | None:
+        """The user whose session this is (None: the built-in user's, or no such session here)."""
+        mine, owner = self._owned("id")
+        row = self.database.fetch_one(f"SELECT owner_id FROM sessions WHERE id = ?{mine}", (session_id, *owner))
+        return None if row is None else row["owner_id"]
+
     def list_sessions(self, limit: int, offset: int = 0, title_contains: str | None = None) -> list[SessionRecord]:
         """Newest first; `title_contains` keeps sessions whose title has it, ignoring case."""
         mine, params = self._owned("id")

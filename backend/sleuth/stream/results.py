@@ -111,6 +111,10 @@ class ResearchRequest:
     clarification: ClarificationExchange | None = None  # set when this message answers questions
     history: list[PriorReport] = field(default_factory=list)
     sources: list[str] | None = None  # source names to search (checked up front); None: the settings'
+    # Whose run: it searches and opens only the local collections this user sees (the shared ones
+    # and their own uploads), on whichever process or worker it runs. None: the built-in user of
+    # `none` and `token` modes (and the CLI), who sees every collection.
+    owner_id: str | None = None
     review_plan: bool = False  # wait for the user to approve, edit or revise the plan
     followup: Followup | None = None  # set: answer `question` from this report instead of researching
     report_id: str = field(default_factory=lambda: new_id("rep"))

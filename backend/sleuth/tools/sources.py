@@ -2,8 +2,9 @@
 servers (whose tools the agents may call).
 
 One place decides what a source name means, so the API, the CLI and the engine agree: a name is a
-web provider listed in SLEUTH_SEARCH, a local collection in the corpus index, or a server of the MCP
-servers file.
+web provider listed in SLEUTH_SEARCH, a local collection in the corpus index that the caller sees
+(tools/local/access.py: another user's private upload is not a source to them), or a server of the
+MCP servers file.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from sleuth.config import Settings
+from sleuth.tools.local.access import Viewer, Visibility, changes, visibility
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.corpus import db_path_for, unreadable_index
 from sleuth.tools.local.schema import connect
@@ -38,6 +40,8 @@ class SourceInfo:
     kind: SourceKind
     documents: int | None = None  # local collections only
     default: bool = False  # searched when a request chooses no sources
+    visibility: Visibility | None = None  # local collections only: who sees it
+    editable: bool | None = None  # local collections only: whether the caller may add files to it
 
 
 @dataclass(frozen=True)
@@ -75,23 +79,33 @@ def _local_default(settings: Settings, store: CorpusStore, kinds: dict[str, str]
     return [settings.corpus]
 
 
-def list_sources(settings: Settings) -> list[SourceInfo]:
-    """Every source a request may name, local collections first (the built-in reference leading)."""
+def list_sources(settings: Settings, *, viewer: Viewer) -> list[SourceInfo]:
+    """Every source `viewer` may name, local collections first (the built-in reference leading)."""
     with closing(connect(db_path_for(settings.data_dir))) as conn:
         store = CorpusStore(conn)
         sync_builtin(store)  # a fingerprint check: the reference is listed from the first start
-        stats = store.stats()
+        stats = store.stats(viewer)
         kinds = {s.name: s.kind for s in stats}
         local_default = set(_local_default(settings, store, kinds)) if "local" in provider_names(settings) else set()
     web_default = set(web_provider_names(settings))
-    sources = [SourceInfo(s.name, "local", s.documents, s.name in local_default) for s in stats]
+    sources = [
+        SourceInfo(
+            s.name,
+            "local",
+            s.documents,
+            s.name in local_default,
+            visibility(s.owner_id, s.shared),
+            s.kind == "uploaded" and changes(viewer, s.owner_id),
+        )
+        for s in stats
+    ]
     sources += [SourceInfo(name, "web", None, name in web_default) for name in web_provider_names(settings)]
     sources += [SourceInfo(name, "mcp", None, True) for name in mcp_server_names(settings)]
     return sources
 
 
-def default_names(settings: Settings) -> list[str]:
-    """The names a request without `sources` searches (for `run_start.sources`).
+def default_names(settings: Settings, *, viewer: Viewer) -> list[str]:
+    """The names a request of `viewer` without `sources` searches (for `run_start.sources`).
 
     Read-only and quick (no indexing): the engine calls it before its first packet.
     """
@@ -101,7 +115,7 @@ def default_names(settings: Settings) -> list[str]:
             with closing(connect(db_path_for(settings.data_dir))) as conn:
                 store = CorpusStore(conn)
                 kinds = {BUILTIN_COLLECTION: "builtin"}
-                kinds.update(store.kinds())
+                kinds.update(store.kinds(viewer))
                 local = _local_default(settings, store, kinds)
         except sqlite3.Error:
             local = [settings.corpus or BUILTIN_COLLECTION]
@@ -113,8 +127,9 @@ def clean_names(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(name.strip() for name in names if name.strip()))
 
 
-def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
-    """The requested names, cleaned; UnknownSource names the first one that does not exist."""
+def check_sources(settings: Settings, names: Sequence[str], *, viewer: Viewer) -> list[str]:
+    """The requested names, cleaned; UnknownSource names the first one that does not exist for
+    `viewer` (another user's private collection does not)."""
     wanted = clean_names(names)
     if not wanted:
         raise UnknownSource("no sources chosen; name at least one (see GET /api/sources or `sleuth sources`)")
@@ -122,7 +137,7 @@ def check_sources(settings: Settings, names: Sequence[str]) -> list[str]:
         with closing(connect(db_path_for(settings.data_dir))) as conn:
             store = CorpusStore(conn)
             sync_builtin(store)
-            collections = store.kinds()  # names only: no counting per request
+            collections = store.kinds(viewer)  # names only: no counting per request
     except sqlite3.Error as exc:
         raise UnknownSource(unreadable_index(exc)) from exc
     known = {*collections, *web_provider_names(settings), *mcp_server_names(settings)}

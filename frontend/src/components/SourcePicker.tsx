@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../format";
 import { usePopover } from "../hooks";
 import { listSources, type SourceInfo } from "../api";
-import { sourceDetail } from "../sources";
+import { accessBadge, sourceDetail } from "../sources";
 import { Uploads } from "./Uploads";
 import type { SourceRoute } from "../timeline/state";
 
@@ -54,12 +54,10 @@ interface Props {
   chosen: string[] | null;
   onChange: (names: string[] | null) => void;
   disabled: boolean;
-  /** Whether the caller may add files (with accounts, only administrators change the shared library). */
-  canAddFiles?: boolean;
 }
 
-/** "Search in": a checkbox per source, with document counts, and a way to add files. */
-export function SourcePicker({ chosen, onChange, disabled, canAddFiles = true }: Props) {
+/** "Search in": a checkbox per source, with document counts and whose it is, and a way to add files. */
+export function SourcePicker({ chosen, onChange, disabled }: Props) {
   const [sources, setSources] = useState<SourceInfo[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
@@ -99,10 +97,18 @@ export function SourcePicker({ chosen, onChange, disabled, canAddFiles = true }:
           {error ? <p class="notice notice-error small">{error}</p> : null}
           {sources.map((s) => {
             const detail = sourceDetail(s);
+            const badge = accessBadge(s);
             return (
               <label key={s.name} class="source-option" title={detail.problem ?? undefined}>
                 <input type="checkbox" checked={selected.includes(s.name)} disabled={disabled} onChange={(e) => toggle(s.name, e.currentTarget as HTMLInputElement)} />
-                <span class="source-name">{s.name}</span>
+                <span class="source-name">
+                  {s.name}
+                  {badge ? (
+                    <span class={`badge source-access source-access-${badge.text}`} title={badge.title}>
+                      {badge.text}
+                    </span>
+                  ) : null}
+                </span>
                 <span class={detail.problem ? "small source-problem" : "muted small"}>{detail.text}</span>
                 {detail.problem ? <span class="small source-problem source-reason">{detail.problem}</span> : null}
               </label>
@@ -112,24 +118,22 @@ export function SourcePicker({ chosen, onChange, disabled, canAddFiles = true }:
             <button type="button" class="btn btn-ghost btn-small" disabled={chosen === null} onClick={() => onChange(null)}>
               Use defaults
             </button>
-            {canAddFiles ? (
-              <button
-                type="button"
-                class="btn btn-ghost btn-small"
-                onClick={() => {
-                  if (menuRef.current) menuRef.current.open = false;
-                  setUploading(true);
-                }}
-              >
-                Add files…
-              </button>
-            ) : null}
+            <button
+              type="button"
+              class="btn btn-ghost btn-small"
+              onClick={() => {
+                if (menuRef.current) menuRef.current.open = false;
+                setUploading(true);
+              }}
+            >
+              Add files…
+            </button>
           </div>
         </div>
       </details>
       {uploading ? (
         <Uploads
-          collections={sources.filter((s) => s.kind === "local").map((s) => s.name)}
+          collections={sources.filter((s) => s.kind === "local" && s.editable !== false).map((s) => s.name)}
           onClose={() => {
             setUploading(false);
             refresh();

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Literal
 
 from sleuth.api.documents import document_by_id, document_by_url
@@ -22,6 +23,7 @@ from sleuth.exports.markdown import report_document
 from sleuth.stream.results import ResearchResult
 from sleuth.tools import sources
 from sleuth.tools.factory import build_toolbox
+from sleuth.tools.local.access import Viewer
 
 ResearchMode = Literal["light", "standard", "heavy"]
 MODES: dict[ResearchMode, Mode | None] = {"light": "light", "standard": None, "heavy": "heavy"}
@@ -157,9 +159,13 @@ async def _stored_report(services: Services, report_or_run_id: str) -> ResearchR
 async def quick_search(services: Services, query: str, chosen: list[str] | None, limit: int) -> str:
     """Ranked results, one per line with its URL and snippet, from the chosen sources (None: the defaults)."""
     settings = services.settings
+    owner_id = services.store.owner  # the caller's own collections and the shared ones, no one else's
+    viewer = Viewer(owner_id)
     try:
-        names = None if chosen is None else await asyncio.to_thread(sources.check_sources, settings, chosen)
-        toolbox = await asyncio.to_thread(build_toolbox, settings, names)
+        names = None
+        if chosen is not None:
+            names = await asyncio.to_thread(partial(sources.check_sources, settings, chosen, viewer=viewer))
+        toolbox = await asyncio.to_thread(partial(build_toolbox, settings, names, owner_id=owner_id))
     except ValueError as exc:  # UnknownSource among them
         raise Refused(400, str(exc)) from None
     outcome = await toolbox.search(query, limit=limit)
@@ -174,7 +180,9 @@ async def quick_search(services: Services, query: str, chosen: list[str] | None,
 
 
 async def source_list(services: Services) -> str:
-    found = await asyncio.to_thread(sources.list_sources, services.settings)
+    found = await asyncio.to_thread(
+        partial(sources.list_sources, services.settings, viewer=Viewer(services.store.owner))
+    )
     lines = []
     for source in found:
         details: list[str] = [source.kind]

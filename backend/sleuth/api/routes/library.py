@@ -24,8 +24,10 @@ from sleuth.api.schemas import (
 from sleuth.core.text import clean_label
 from sleuth.tools import sources
 from sleuth.tools.local import library
+from sleuth.tools.local.access import Viewer, changes, visibility
 from sleuth.tools.local.corpus import db_path_for
 from sleuth.tools.local.isolated import ExtractionLimits, extract_in_child
+from sleuth.tools.local.store import CollectionStats
 from sleuth.tools.mcp.hub import ServerState
 
 router = APIRouter(tags=["sources"])
@@ -39,14 +41,21 @@ def _refused(exc: library.LibraryError) -> HTTPException:
     return HTTPException(status_code=exc.status, detail=str(exc))
 
 
-def _changes_the_shared_library(request: Request) -> None:
-    """With accounts, only administrators add or remove documents: the library (collections and
-    uploads) is shared by every user of the server, so one user's upload would be everyone's."""
-    if settings_of(request).auth_mode == "accounts" and not principal_of(request).is_admin:
-        raise HTTPException(
-            status_code=403,
-            detail="with accounts, only administrators change the library: its collections are shared by every user",
-        )
+def _viewer(request: Request) -> Viewer:
+    """Who asks, as the library judges it (tools/local/access.py): the built-in user sees everything."""
+    principal = principal_of(request)
+    return Viewer(principal.user_id, admin=principal.is_admin)
+
+
+def _collection_out(stats: CollectionStats, viewer: Viewer) -> CollectionOut:
+    return CollectionOut(
+        name=stats.name,
+        kind=stats.kind,
+        documents=stats.documents,
+        chunks=stats.chunks,
+        visibility=visibility(stats.owner_id, stats.shared),
+        editable=stats.kind == "uploaded" and changes(viewer, stats.owner_id),
+    )
 
 
 def _file_name(filename: str | None) -> str:
@@ -61,13 +70,20 @@ def _file_name(filename: str | None) -> str:
 async def list_sources(request: Request) -> list[SourceOut]:
     """Every searchable source: local collections (with document counts), configured web providers,
     and MCP servers (with their tools and availability, as the engines that run them last said)."""
-    found = await asyncio.to_thread(sources.list_sources, settings_of(request))
+    found = await asyncio.to_thread(partial(sources.list_sources, settings_of(request), viewer=_viewer(request)))
     states = await manager_of(request).mcp_states()
     return [_source_out(s, states) for s in found]
 
 
 def _source_out(source: sources.SourceInfo, states: tuple[ServerState, ...] | None) -> SourceOut:
-    out = SourceOut(name=source.name, kind=source.kind, documents=source.documents, default=source.default)
+    out = SourceOut(
+        name=source.name,
+        kind=source.kind,
+        documents=source.documents,
+        default=source.default,
+        visibility=source.visibility,
+        editable=source.editable,
+    )
     if source.kind != "mcp":
         return out
     if states is None:
@@ -85,17 +101,16 @@ def _source_out(source: sources.SourceInfo, states: tuple[ServerState, ...] | No
 
 @router.get("/collections", response_model=list[CollectionOut], responses=responses(401))
 async def list_collections(request: Request) -> list[CollectionOut]:
-    def load() -> list[CollectionOut]:
-        with library.open_store(_db(request)) as store:
-            return [CollectionOut.model_validate(s) for s in store.stats()]
-
-    return await asyncio.to_thread(load)
+    """The collections the caller sees: the shared ones and their own uploads."""
+    viewer = _viewer(request)
+    found = await asyncio.to_thread(partial(library.list_collections, _db(request), viewer=viewer))
+    return [_collection_out(s, viewer) for s in found]
 
 
 @router.get("/collections/{name}/documents", response_model=list[DocumentEntryOut], responses=responses(401, 404))
 async def list_documents(request: Request, name: str) -> list[DocumentEntryOut]:
     try:
-        entries = await asyncio.to_thread(library.list_documents, _db(request), name)
+        entries = await asyncio.to_thread(partial(library.list_documents, _db(request), name, viewer=_viewer(request)))
     except library.LibraryError as exc:
         raise _refused(exc) from None
     return [DocumentEntryOut.model_validate(e) for e in entries]
@@ -119,9 +134,10 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     Each file is added or refused on its own (`refused` lists why); when none was added, the
     answer is that of the files' refusals (a single file's own status). Extraction runs in a
     child process bounded in time and memory; past `SLEUTH_UPLOAD_MAX_CONCURRENT` uploads being
-    extracted, another gets 429 with Retry-After.
+    extracted, another gets 429 with Retry-After. With accounts, a new collection is the caller's,
+    private until an administrator shares it; another user's private collection is not found (404),
+    and one the caller sees but does not own is read-only (403).
     """
-    _changes_the_shared_library(request)
     settings = settings_of(request)
     slots = upload_slots_of(request)
     if slots.locked():  # refused, not queued: a queued request would hold its spooled files until its turn
@@ -136,7 +152,10 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
     extract_file = partial(extract_in_child, limits=ExtractionLimits.from_settings(settings))
     async with slots:
         try:
-            result = await asyncio.to_thread(library.add_uploads, _db(request), name, uploads, limits, extract_file)
+            add = partial(
+                library.add_uploads, _db(request), name, uploads, limits, extract_file, viewer=_viewer(request)
+            )
+            result = await asyncio.to_thread(add)
         except library.UploadRefused as exc:
             refused = [RefusedFileOut.model_validate(r) for r in exc.refused]
             body = UploadRefusedOut(detail=str(exc), refused=refused)
@@ -148,9 +167,8 @@ async def upload_documents(request: Request, name: str, files: list[UploadFile])
 
 @router.delete("/collections/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401, 403, 404, 409))
 async def delete_collection(request: Request, name: str) -> None:
-    _changes_the_shared_library(request)
     try:
-        await asyncio.to_thread(library.delete_collection, _db(request), name)
+        await asyncio.to_thread(partial(library.delete_collection, _db(request), name, viewer=_viewer(request)))
     except library.LibraryError as exc:
         raise _refused(exc) from None
 
@@ -161,11 +179,36 @@ async def delete_collection(request: Request, name: str) -> None:
     responses=responses(401, 403, 404, 409),
 )
 async def delete_document(request: Request, name: str, doc_id: str) -> None:
-    _changes_the_shared_library(request)
     try:
-        await asyncio.to_thread(library.delete_document, _db(request), name, doc_id)
+        await asyncio.to_thread(partial(library.delete_document, _db(request), name, doc_id, viewer=_viewer(request)))
     except library.LibraryError as exc:
         raise _refused(exc) from None
+
+
+@router.post("/collections/{name}/share", response_model=CollectionOut, responses=responses(401, 403, 404, 409))
+async def share_collection(request: Request, name: str) -> CollectionOut:
+    """Share a user's upload with every user, read-only (administrators only; 409 for a collection
+    without an owner, which every user sees already)."""
+    return await _set_shared(request, name, shared=True)
+
+
+@router.delete("/collections/{name}/share", response_model=CollectionOut, responses=responses(401, 403, 404, 409))
+async def unshare_collection(request: Request, name: str) -> CollectionOut:
+    """Make a shared upload private to its owner again (administrators only)."""
+    return await _set_shared(request, name, shared=False)
+
+
+async def _set_shared(request: Request, name: str, *, shared: bool) -> CollectionOut:
+    viewer = _viewer(request)
+    try:
+        if not viewer.admin:
+            # What the caller does not see is not found; what they see, they may not share.
+            await asyncio.to_thread(partial(library.find_collection, _db(request), name, viewer=viewer))
+            raise HTTPException(status_code=403, detail="administrators only")
+        found = await asyncio.to_thread(library.set_shared, _db(request), name, shared)
+    except library.LibraryError as exc:
+        raise _refused(exc) from None
+    return _collection_out(found, viewer)
 
 
 SessionQuery = Query(

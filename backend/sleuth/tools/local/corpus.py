@@ -6,7 +6,8 @@ Scope (what `local` search covers):
 * Otherwise `SLEUTH_CORPUS=<collection name>`: that collection.
 * Otherwise the built-in `python-reference` plus every collection added by `sleuth index` or uploaded,
   routed: a search bound to a question goes to the collections whose profile fits it (routing.py).
-The built-in reference is always indexed and can always be opened, whatever the scope.
+Of these, a run searches and opens only the collections its owner sees (access.py): the shared
+ones and their own uploads. The built-in reference is always indexed and can always be opened.
 
 A run never re-indexes under the write lock when nothing changed: the built-in reference is checked
 by a fingerprint, the SLEUTH_CORPUS folder by a stat walk (at most every `corpus_check_s` per
@@ -25,6 +26,7 @@ from pathlib import Path
 from sleuth.stream.documents import Document
 from sleuth.tools.base import Page, ToolError
 from sleuth.tools.local import retrieval
+from sleuth.tools.local.access import BUILT_IN, Viewer
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.folders import index_folder
 from sleuth.tools.local.indexer import DEFAULT_MAX_FILE_BYTES
@@ -87,8 +89,10 @@ class LocalCorpus:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         check_every_s: float = 0.0,
         checks: FolderChecks = FOLDER_CHECKS,
+        viewer: Viewer = BUILT_IN,
     ) -> None:
         self.db_path = db_path
+        self.viewer = viewer
         self.corpus = corpus
         self.collections = collections
         self.max_file_bytes = max_file_bytes
@@ -119,14 +123,14 @@ class LocalCorpus:
     def _prepare(self, store: CorpusStore) -> retrieval.Scope:
         sync_builtin(store)
         if self.collections is not None:
-            return retrieval.Scope(self.collections)
+            return retrieval.Scope(self.collections, self.viewer)
         if self.corpus is None:
-            return retrieval.Scope(None)
+            return retrieval.Scope(None, self.viewer)
         folder = Path(self.corpus).expanduser()
         if folder.is_dir():
-            return retrieval.Scope((self._check_folder(store, folder),))
+            return retrieval.Scope((self._check_folder(store, folder),), self.viewer)
         if store.collection(self.corpus) is not None:
-            return retrieval.Scope((self.corpus,))
+            return retrieval.Scope((self.corpus,), self.viewer)
         raise ToolError(f"SLEUTH_CORPUS={self.corpus!r} is neither a folder nor the name of an indexed collection.")
 
     def _check_folder(self, store: CorpusStore, folder: Path) -> str:
@@ -175,9 +179,9 @@ class LocalCorpus:
         try:
             routing = route(conn, f"{question}\n{query}", self._candidates(conn)) if question and self.routes else None
             if routing is not None and routing.dropped:
-                hits = retrieval.search(conn, match, retrieval.Scope(routing.searched), limit)
+                hits = retrieval.search(conn, match, retrieval.Scope(routing.searched, self.viewer), limit)
                 # Never nothing when something matches: the collections that fit had no passage.
-                hits = hits or retrieval.search(conn, match, retrieval.Scope(routing.dropped), limit)
+                hits = hits or retrieval.search(conn, match, retrieval.Scope(routing.dropped, self.viewer), limit)
             else:
                 hits = retrieval.search(conn, match, scope, limit)
         except sqlite3.Error as exc:
@@ -195,9 +199,8 @@ class LocalCorpus:
             for hit in hits
         ]
 
-    @staticmethod
-    def _candidates(conn: sqlite3.Connection) -> list[str]:
-        return [name for name, kind in CorpusStore(conn).kinds().items() if kind != "env"]
+    def _candidates(self, conn: sqlite3.Connection) -> list[str]:
+        return [name for name, kind in CorpusStore(conn).kinds(self.viewer).items() if kind != "env"]
 
     def read(self, url: str) -> Page:
         try:
@@ -211,8 +214,8 @@ class LocalCorpus:
             pass
         conn = self._connect()
         try:
-            found = retrieval.document(conn, collection, path)
-            known_collection = found is not None or retrieval.has_collection(conn, collection)
+            found = retrieval.document(conn, collection, path, self.viewer)
+            known_collection = found is not None or retrieval.has_collection(conn, collection, self.viewer)
         except sqlite3.Error as exc:
             raise ToolError(f"Local corpus read failed: {exc}") from exc
         finally:

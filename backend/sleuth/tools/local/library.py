@@ -8,6 +8,9 @@ copied from the request in bounded reads, extracted one at a time by the injecte
 files that passed are written in one transaction, which checks the collection again: one deleted
 meanwhile is a conflict, not a crash. While the files are extracted, the log gets a progress line
 (files, megabytes, rate, time left) every `PROGRESS_LOG_S`, and one when they are done.
+
+Every function takes the `Viewer` who asks (access.py): a collection they do not see is not found
+(404), one they see but may not change is refused (403), and a new upload is theirs.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ from typing import BinaryIO
 
 from sleuth.core.clock import Clock
 from sleuth.core.throughput import Throughput
+from sleuth.tools.local.access import BUILT_IN, Viewer, changes, sees, visible_sql
 from sleuth.tools.local.builtin import sync_builtin
 from sleuth.tools.local.chunking import iter_chunks
 from sleuth.tools.local.extract import SUPPORTED_SUFFIXES, ExtractError, is_supported
 from sleuth.tools.local.schema import connect
-from sleuth.tools.local.store import Collection, CorpusStore
+from sleuth.tools.local.store import Collection, CollectionStats, CorpusStore
 from sleuth.tools.local.urls import BUILTIN_COLLECTION, is_valid_name, parse_corpus_url
 
 log = logging.getLogger(__name__)
@@ -131,19 +135,23 @@ _DOC_SELECT = (
 )
 
 
-def document_by_id(db_path: Path, doc_id: str) -> DocumentText | None:
+def document_by_id(db_path: Path, doc_id: str, *, viewer: Viewer = BUILT_IN) -> DocumentText | None:
+    seen, params = visible_sql(viewer)
     with open_store(db_path) as store:
-        row = store.conn.execute(f"{_DOC_SELECT} WHERE d.doc_key = ?", (doc_id,)).fetchone()
+        row = store.conn.execute(f"{_DOC_SELECT} WHERE d.doc_key = ?{seen}", (doc_id, *params)).fetchone()
     return None if row is None else _text(row)
 
 
-def document_by_url(db_path: Path, url: str) -> DocumentText | None:
+def document_by_url(db_path: Path, url: str, *, viewer: Viewer = BUILT_IN) -> DocumentText | None:
     try:
         collection, path = parse_corpus_url(url)
     except ValueError:
         return None
+    seen, params = visible_sql(viewer)
     with open_store(db_path) as store:
-        row = store.conn.execute(f"{_DOC_SELECT} WHERE c.name = ? AND d.path = ?", (collection, path)).fetchone()
+        row = store.conn.execute(
+            f"{_DOC_SELECT} WHERE c.name = ? AND d.path = ?{seen}", (collection, path, *params)
+        ).fetchone()
     return None if row is None else _text(row)
 
 
@@ -159,12 +167,46 @@ def document_urls(db_path: Path) -> dict[str, list[str]]:
     return found
 
 
-def list_documents(db_path: Path, collection: str) -> list[DocumentEntry]:
+def list_documents(db_path: Path, collection: str, *, viewer: Viewer = BUILT_IN) -> list[DocumentEntry]:
     with open_store(db_path) as store:
-        found = store.collection(collection)
+        return _entries(store, _seen(store, collection, viewer).id)
+
+
+def list_collections(db_path: Path, *, viewer: Viewer = BUILT_IN) -> list[CollectionStats]:
+    """The collections `viewer` sees, with their counts, the built-in first."""
+    with open_store(db_path) as store:
+        return store.stats(viewer)
+
+
+def find_collection(db_path: Path, name: str, *, viewer: Viewer = BUILT_IN) -> CollectionStats:
+    """The collection `name` with its counts, if `viewer` sees it; LibraryError 404 otherwise."""
+    with open_store(db_path) as store, store.transaction():  # one snapshot: a delete meanwhile is a 404
+        _seen(store, name, viewer)
+        return store.stats(BUILT_IN, name)[0]
+
+
+def _seen(store: CorpusStore, name: str, viewer: Viewer) -> Collection:
+    """The collection `name` if `viewer` sees it; LibraryError 404 (the same for one that is not there)."""
+    found = store.collection(name)
+    if found is None or not sees(viewer, found.owner_id, found.shared):
+        raise LibraryError(f"no collection named {name!r}", 404)
+    return found
+
+
+def set_shared(db_path: Path, name: str, shared: bool) -> CollectionStats:
+    """Share an uploaded collection with every user (read-only), or make it its owner's alone again.
+
+    Deciding who may is the caller's (an administrator, the server's operator): any collection is
+    found by name. LibraryError 404 if there is none, 409 if it has no owner (every user sees it).
+    """
+    with open_store(db_path) as store, store.transaction():
+        found = store.collection(name)
         if found is None:
-            raise LibraryError(f"no collection named {collection!r}", 404)
-        return _entries(store, found.id)
+            raise LibraryError(f"no collection named {name!r}", 404)
+        if found.owner_id is None:
+            raise LibraryError(f"collection {name!r} has no owner: every user already sees it", 409)
+        store.set_shared(found.id, shared)
+        return store.stats(BUILT_IN, name)[0]
 
 
 def _entries(store: CorpusStore, collection_id: int) -> list[DocumentEntry]:
@@ -175,28 +217,38 @@ def _entries(store: CorpusStore, collection_id: int) -> list[DocumentEntry]:
     return [DocumentEntry(r["doc_key"], r["url"], r["title"], r["path"], r["size"]) for r in rows]
 
 
-def _writable(store: CorpusStore, name: str) -> Collection:
-    found = store.collection(name)
-    if found is None:
-        raise LibraryError(f"no collection named {name!r}", 404)
+def _writable(store: CorpusStore, name: str, viewer: Viewer) -> Collection:
+    found = _seen(store, name, viewer)
     if found.kind == "builtin":
         raise LibraryError(f"{name!r} is the built-in reference and cannot be changed", 409)
+    _check_changes(found, viewer)
     return found
 
 
-def delete_collection(db_path: Path, name: str) -> int:
+def _check_changes(found: Collection, viewer: Viewer) -> None:
+    """LibraryError 403 when `viewer` sees the collection but may not change it."""
+    if changes(viewer, found.owner_id):
+        return
+    if found.owner_id is None:
+        why = "it is shared by every user; only administrators change it"
+    else:
+        why = "it is another user's, shared read-only"
+    raise LibraryError(f"collection {found.name!r} is read-only to you: {why}", 403)
+
+
+def delete_collection(db_path: Path, name: str, *, viewer: Viewer = BUILT_IN) -> int:
     """Remove a collection; returns how many documents it had."""
     with open_store(db_path) as store, store.transaction():
         # Checked under the write lock: a concurrent delete makes this one a 404, not a crash.
-        found = _writable(store, name)
+        found = _writable(store, name, viewer)
         count = len(store.documents(found.id))
         store.delete_collection_rows(name)
     return count
 
 
-def delete_document(db_path: Path, name: str, doc_id: str) -> None:
+def delete_document(db_path: Path, name: str, doc_id: str, *, viewer: Viewer = BUILT_IN) -> None:
     with open_store(db_path) as store:
-        found = _writable(store, name)
+        found = _writable(store, name, viewer)
         with store.transaction():
             cur = store.conn.execute(
                 "DELETE FROM documents WHERE doc_key = ?"
@@ -268,8 +320,11 @@ def add_uploads(
     limits: UploadLimits,
     extract_file: Extractor,
     clock: Clock | None = None,
+    *,
+    viewer: Viewer = BUILT_IN,
 ) -> UploadResult:
-    """Add files to collection `name` (created as kind `uploaded` if new); each file is added or refused.
+    """Add files to collection `name` (created as kind `uploaded` if new, owned by `viewer`); each
+    file is added or refused.
 
     LibraryError refuses the whole request; UploadRefused when every file was refused.
     """
@@ -289,7 +344,7 @@ def add_uploads(
     if len(set(usable)) != len(usable):
         raise LibraryError("two files in the upload have the same name", 422)
     with open_store(db_path) as store:
-        existed = _uploadable(store, name) is not None  # refused before any file is read
+        existed = _uploadable(store, name, viewer) is not None  # refused before any file is read
     accepted: list[_Accepted] = []
     refused: list[Refusal] = []
     sizes = [upload.size for upload in uploads]
@@ -311,27 +366,34 @@ def add_uploads(
         log.info("extracted an upload to %r: %s in %.1f s", name, progress.line(), progress.elapsed())
         if not accepted:
             raise UploadRefused(refused)
-        added = _write(db_path, name, accepted, existed)
+        added = _write(db_path, name, accepted, existed, viewer)
     return UploadResult(added, refused)
 
 
-def _uploadable(store: CorpusStore, name: str) -> Collection | None:
-    """The collection uploads may go into (None: a new one); LibraryError 409 if it is not theirs."""
+def _uploadable(store: CorpusStore, name: str, viewer: Viewer) -> Collection | None:
+    """The collection uploads may go into (None: a new one); LibraryError 409 if it is not for
+    uploads, 404 if `viewer` does not see it, 403 if they may not change it."""
     existing = store.collection(name)
-    if existing is not None and existing.kind != "uploaded":
+    if existing is None:
+        return None
+    # Not seen is not found: another user's private collection says nothing of itself, though its
+    # name (server-wide) cannot be taken.
+    existing = _seen(store, name, viewer)
+    if existing.kind != "uploaded":
         what = "the built-in reference" if name == BUILTIN_COLLECTION else f"a folder ({existing.root})"
         raise LibraryError(f"collection {name!r} belongs to {what}; upload into another name", 409)
+    _check_changes(existing, viewer)
     return existing
 
 
-def _write(db_path: Path, name: str, accepted: list[_Accepted], existed: bool) -> list[DocumentEntry]:
+def _write(db_path: Path, name: str, accepted: list[_Accepted], existed: bool, viewer: Viewer) -> list[DocumentEntry]:
     with open_store(db_path) as store, store.transaction():
         # Checked again under the write lock: the collection may have gone (or changed hands)
         # while the files were extracted.
-        collection = _uploadable(store, name)
+        collection = _uploadable(store, name, viewer)
         if collection is None and existed:
             raise LibraryError(f"collection {name!r} was deleted while the files were read; nothing was added", 409)
-        collection = collection or store.upsert_collection(name, "uploaded", None)
+        collection = collection or store.upsert_collection(name, "uploaded", None, owner_id=viewer.user_id)
         for item in accepted:
             text = item.text_file.read_text(encoding="utf-8", errors="surrogatepass")
             store.put_document(

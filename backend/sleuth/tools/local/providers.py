@@ -8,6 +8,7 @@ import asyncio
 from sleuth.config import Settings
 from sleuth.stream.documents import Document
 from sleuth.tools.base import Page, PageReader, SearchProvider, SourceRoute, ToolError
+from sleuth.tools.local.access import BUILT_IN, Viewer
 from sleuth.tools.local.corpus import LocalCorpus, db_path_for
 from sleuth.tools.local.urls import is_corpus_url
 
@@ -56,12 +57,13 @@ class LocalReader:
 
 
 def build_local_tools(
-    settings: Settings, collections: tuple[str, ...] | None = None
+    settings: Settings, collections: tuple[str, ...] | None = None, *, viewer: Viewer = BUILT_IN
 ) -> tuple[SearchProvider, PageReader]:
     """The `local` search provider and the corpus:// reader, sharing one lazily prepared corpus.
 
     `collections` limits search to exactly those collections (the sources chosen for a request);
-    None means the settings decide. Nothing is opened or indexed here: the first search or read
+    None means the settings decide. Either way, only the collections `viewer` (the run's owner)
+    sees are searched and opened. Nothing is opened or indexed here: the first search or read
     does that, in a worker thread.
     """
     corpus = LocalCorpus(
@@ -70,5 +72,6 @@ def build_local_tools(
         collections=collections,
         max_file_bytes=settings.index_max_file_bytes,
         check_every_s=settings.corpus_check_s,
+        viewer=viewer,
     )
     return LocalSearch(corpus), LocalReader(corpus)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from sleuth.tools.local.access import Viewer, sees, visible_sql
+
 # Plain-text highlight markers: snippets go to models and into a browser, so no HTML.
 HIGHLIGHT_OPEN = "«"
 HIGHLIGHT_CLOSE = "»"
@@ -23,9 +25,11 @@ _DEPTHS = (8, 64)
 
 @dataclass(frozen=True)
 class Scope:
-    """Which collections a search covers: exactly these by name, or (None) every one but `env` folders."""
+    """Which collections a search covers: exactly these by name, or (None) every one but `env` folders;
+    of them, only those `viewer` sees (tools/local/access.py), whatever the names say."""
 
     names: tuple[str, ...] | None
+    viewer: Viewer
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ def _best_chunks(conn: sqlite3.Connection, match: str, scope: Scope, limit: int)
         depth = limit * per_document
         top = conn.execute(
             f"""
-            SELECT t.chunk_id, t.score, ch.document_id, c.name, c.kind
+            SELECT t.chunk_id, t.score, ch.document_id, c.name, c.kind, c.owner_id, c.shared
             FROM (
                 SELECT rowid AS chunk_id, bm25(chunks_fts, {BM25_WEIGHTS}) AS score
                 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?
@@ -98,15 +102,17 @@ def _best_chunks(conn: sqlite3.Connection, match: str, scope: Scope, limit: int)
         ).fetchall()
         best: dict[int, tuple[int, float]] = {}
         for row in top:
-            if _in_scope(scope, row["name"], row["kind"]):
+            if _in_scope(scope, row):
                 best.setdefault(row["document_id"], (row["chunk_id"], row["score"]))
         if len(best) >= limit or len(top) < depth:
             return list(best.values())[:limit]
     return _rank_every_match(conn, match, scope, limit)
 
 
-def _in_scope(scope: Scope, name: str, kind: str) -> bool:
-    return kind != "env" if scope.names is None else name in scope.names
+def _in_scope(scope: Scope, row: sqlite3.Row) -> bool:
+    if not sees(scope.viewer, row["owner_id"], bool(row["shared"])):
+        return False
+    return row["kind"] != "env" if scope.names is None else row["name"] in scope.names
 
 
 def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
@@ -116,6 +122,8 @@ def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit:
         where = "c.kind != 'env'"
     else:
         where, params = f"c.name IN ({','.join('?' * len(scope.names)) or 'NULL'})", scope.names
+    seen, seen_params = visible_sql(scope.viewer)
+    where, params = where + seen, (*params, *seen_params)
     rows = conn.execute(
         f"""
         WITH hits AS (
@@ -137,14 +145,16 @@ def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit:
     return [(row["chunk_id"], row["score"]) for row in rows]
 
 
-def document(conn: sqlite3.Connection, collection: str, path: str) -> StoredText | None:
+def document(conn: sqlite3.Connection, collection: str, path: str, viewer: Viewer) -> StoredText | None:
+    seen, params = visible_sql(viewer)
     row = conn.execute(
         "SELECT d.url, d.title, d.text FROM documents d JOIN collections c ON c.id = d.collection_id"
-        " WHERE c.name = ? AND d.path = ?",
-        (collection, path),
+        f" WHERE c.name = ? AND d.path = ?{seen}",
+        (collection, path, *params),
     ).fetchone()
     return None if row is None else StoredText(row["url"], row["title"], row["text"])
 
 
-def has_collection(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM collections WHERE name = ?", (name,)).fetchone() is not None
+def has_collection(conn: sqlite3.Connection, name: str, viewer: Viewer) -> bool:
+    seen, params = visible_sql(viewer)
+    return conn.execute(f"SELECT 1 FROM collections c WHERE c.name = ?{seen}", (name, *params)).fetchone() is not None

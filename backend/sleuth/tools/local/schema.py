@@ -13,7 +13,7 @@ from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.profile import build_missing
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DB_FILENAME = "corpus.db"
 
 _DDL = """
@@ -23,7 +23,9 @@ CREATE TABLE IF NOT EXISTS collections (
     kind        TEXT NOT NULL,              -- 'builtin' | 'indexed' (sleuth index) | 'env' (SLEUTH_CORPUS) | 'uploaded'
     root        TEXT,                       -- absolute folder path; NULL for the built-in reference
     created_at  REAL NOT NULL,
-    updated_at  REAL NOT NULL
+    updated_at  REAL NOT NULL,
+    owner_id    TEXT,                       -- the user who uploaded it (accounts); NULL: no owner, shared by every user
+    shared      INTEGER NOT NULL DEFAULT 0  -- 1: an administrator shared the owned collection with every user
 );
 
 CREATE TABLE IF NOT EXISTS documents (
@@ -122,6 +124,8 @@ def connect(db_path: Path) -> sqlite3.Connection:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version == 1:
                 _upgrade_from_1(conn)
+            if 1 <= version < 4:
+                _add_owners(conn)
             for statement in _statements(_DDL):
                 conn.execute(statement)
             if version < 3:
@@ -150,6 +154,17 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE documents ADD COLUMN doc_key TEXT")
     rows = conn.execute("SELECT id, url FROM documents").fetchall()
     conn.executemany("UPDATE documents SET doc_key = ? WHERE id = ?", [(document_id(r["url"]), r["id"]) for r in rows])
+
+
+def _add_owners(conn: sqlite3.Connection) -> None:
+    """Version 4 gives collections an owner (tools/local/access.py). Every collection indexed before
+    keeps none, so it stays shared by every user as it was: uploads too, which with accounts only
+    administrators could make, for everyone."""
+    columns = {row["name"] for row in conn.execute("PRAGMA table_info(collections)")}
+    if "owner_id" not in columns:
+        conn.execute("ALTER TABLE collections ADD COLUMN owner_id TEXT")
+    if "shared" not in columns:
+        conn.execute("ALTER TABLE collections ADD COLUMN shared INTEGER NOT NULL DEFAULT 0")
 
 
 def _add_profiles(conn: sqlite3.Connection) -> None:

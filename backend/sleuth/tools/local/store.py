@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
+from sleuth.tools.local.access import Viewer, visible_sql
 from sleuth.tools.local.chunking import Chunk
 from sleuth.tools.local.profile import build_profile, has_profile
 from sleuth.tools.local.urls import corpus_url
@@ -21,6 +22,8 @@ class Collection:
     name: str
     kind: str  # 'builtin' | 'indexed' | 'env' | 'uploaded'
     root: str | None
+    owner_id: str | None = None  # the uploading user (accounts); None: shared by every user
+    shared: bool = False  # an owned collection an administrator shared with every user
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class CollectionStats:
     documents: int
     chunks: int
     updated_at: float
+    owner_id: str | None = None
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,9 @@ class StoredDocument:
 
 
 def _collection(row: sqlite3.Row | None) -> Collection | None:
-    return None if row is None else Collection(row["id"], row["name"], row["kind"], row["root"])
+    if row is None:
+        return None
+    return Collection(row["id"], row["name"], row["kind"], row["root"], row["owner_id"], bool(row["shared"]))
 
 
 class CorpusStore:
@@ -65,18 +72,22 @@ class CorpusStore:
     def collection_by_root(self, root: str) -> Collection | None:
         return _collection(self.conn.execute("SELECT * FROM collections WHERE root = ?", (root,)).fetchone())
 
-    def upsert_collection(self, name: str, kind: str, root: str | None) -> Collection:
+    def upsert_collection(self, name: str, kind: str, root: str | None, *, owner_id: str | None = None) -> Collection:
+        """Add a collection, or change an existing one's kind and root (its owner is set only when it is new)."""
         now = time.time()
         self.conn.execute(
-            "INSERT INTO collections (name, kind, root, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+            "INSERT INTO collections (name, kind, root, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, root = excluded.root,"
             " updated_at = excluded.updated_at"
             " WHERE kind IS NOT excluded.kind OR root IS NOT excluded.root",
-            (name, kind, root, now, now),
+            (name, kind, root, now, now, owner_id),
         )
         found = self.collection(name)
         assert found is not None
         return found
+
+    def set_shared(self, collection_id: int, shared: bool) -> None:
+        self.conn.execute("UPDATE collections SET shared = ? WHERE id = ?", (int(shared), collection_id))
 
     def touch_collection(self, collection_id: int) -> None:
         self.conn.execute("UPDATE collections SET updated_at = ? WHERE id = ?", (time.time(), collection_id))
@@ -126,21 +137,40 @@ class CorpusStore:
             (key, value),
         )
 
-    def kinds(self) -> dict[str, str]:
-        """Collection name -> kind, the built-in first: cheap (no counting), for every run."""
-        rows = self.conn.execute("SELECT name, kind FROM collections ORDER BY kind = 'builtin' DESC, name").fetchall()
+    def kinds(self, viewer: Viewer) -> dict[str, str]:
+        """Collection name -> kind of those `viewer` sees, the built-in first: cheap (no counting), for every run."""
+        seen, params = visible_sql(viewer)
+        rows = self.conn.execute(
+            f"SELECT c.name, c.kind FROM collections c WHERE 1 = 1{seen} ORDER BY c.kind = 'builtin' DESC, c.name",
+            params,
+        ).fetchall()
         return {r["name"]: r["kind"] for r in rows}
 
-    def stats(self) -> list[CollectionStats]:
+    def stats(self, viewer: Viewer, name: str | None = None) -> list[CollectionStats]:
+        """The collections `viewer` sees (only `name`, if given), with their counts."""
+        seen, params = visible_sql(viewer)
+        if name is not None:
+            seen, params = f"{seen} AND c.name = ?", (*params, name)
         rows = self.conn.execute(
-            "SELECT c.name, c.kind, c.root, c.updated_at,"
+            "SELECT c.name, c.kind, c.root, c.updated_at, c.owner_id, c.shared,"
             " (SELECT COUNT(*) FROM documents d WHERE d.collection_id = c.id) AS documents,"
             " (SELECT COUNT(*) FROM chunks ch JOIN documents d ON d.id = ch.document_id"
             "  WHERE d.collection_id = c.id) AS chunks"
-            " FROM collections c ORDER BY c.kind = 'builtin' DESC, c.name"
+            f" FROM collections c WHERE 1 = 1{seen} ORDER BY c.kind = 'builtin' DESC, c.name",
+            params,
         ).fetchall()
         return [
-            CollectionStats(r["name"], r["kind"], r["root"], r["documents"], r["chunks"], r["updated_at"]) for r in rows
+            CollectionStats(
+                r["name"],
+                r["kind"],
+                r["root"],
+                r["documents"],
+                r["chunks"],
+                r["updated_at"],
+                r["owner_id"],
+                bool(r["shared"]),
+            )
+            for r in rows
         ]
 
     # Documents
