@@ -28,11 +28,11 @@ def test_no_operation_answers_5xx(fuzz_server: LiveServer, mode: GenerationMode)
     spec = httpx.get(f"{fuzz_server.base_url}/openapi.json").json()
     schema = schemathesis.openapi.from_dict(spec)
     everything = [result.ok() for result in schema.get_all_operations()]
-    assert len(everything) == 47  # every route of the API, plus GET /api/runs/{run_id}
+    assert len(everything) == 50  # every route of the API, plus GET /api/runs/{run_id}
     # A valid chat completion waits for its report, which the hanging model never gives; its
     # refusals are tested in test_openai_api.py.
     operations = [op for op in everything if op.label != "POST /v1/chat/completions"]
-    assert len(operations) == 46
+    assert len(operations) == 49
     strategy = st.one_of([op.as_strategy(generation_mode=mode) for op in operations])
 
     @settings(max_examples=250, deadline=None, database=None, suppress_health_check=list(HealthCheck))
