@@ -71,8 +71,12 @@ async def test_sign_in_sets_an_http_only_cookie_and_a_csrf_cookie(accounts_serve
         assert wrong.status_code == 403
         created = await client.post("/api/sessions", json={"title": "t"}, headers={"X-CSRF-Token": csrf})
         assert created.status_code == 201
-        assert (await client.post("/api/auth/logout")).status_code == 403
-        assert (await client.post("/api/auth/logout", headers={"X-CSRF-Token": csrf})).status_code == 204
+        async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=30) as other_device:
+            await sign_in(other_device)
+            assert (await other_device.get("/api/auth/me")).status_code == 200
+            assert (await client.post("/api/auth/logout")).status_code == 403
+            assert (await client.post("/api/auth/logout", headers={"X-CSRF-Token": csrf})).status_code == 204
+            assert (await other_device.get("/api/auth/me")).status_code == 401  # signing out ends them all
         assert "sleuth_session" not in client.cookies
     async with httpx.AsyncClient(base_url=accounts_server.base_url, timeout=30) as replay:
         replay.cookies.set("sleuth_session", response.cookies["sleuth_session"])

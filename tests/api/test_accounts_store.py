@@ -169,7 +169,7 @@ def test_a_user_sees_and_changes_only_their_own_sessions(store: Store) -> None:
     assert store.get_session(session_id) is None
 
 
-def test_sign_ins_end_with_a_disabled_user_or_a_new_password(store: Store) -> None:
+def test_sign_ins_end_with_a_sign_out_a_disabled_user_or_a_new_password(store: Store) -> None:
     accounts = store.accounts
     accounts.add_user(_user("u_alice"))
     accounts.add_user(_user("u_bob"))
@@ -180,8 +180,10 @@ def test_sign_ins_end_with_a_disabled_user_or_a_new_password(store: Store) -> No
     assert found is not None and found.user.name == "alice" and found.expires_at == 100.0
     accounts.set_password_hash("u_alice", "$argon2id$new", keep_session="h1")
     assert accounts.sign_in("h1") is not None and accounts.sign_in("h2") is None
-    accounts.end_sign_in("h1")
-    assert accounts.sign_in("h1") is None
+    accounts.add_sign_in("h4", "u_alice", created_at=10.0, expires_at=100.0)
+    accounts.end_sign_ins("h1")  # signing out ends every sign-in of the user, and only theirs
+    assert accounts.sign_in("h1") is None and accounts.sign_in("h4") is None
+    assert accounts.sign_in("hb") is not None
     accounts.set_disabled("u_bob", True)
     assert accounts.sign_in("hb") is None
     accounts.add_sign_in("h3", "u_alice", created_at=200.0, expires_at=300.0)  # clears the expired ones

@@ -157,7 +157,7 @@ class Accounts:
         return Caller(found.user, hashed)
 
     def sign_out(self, token: str) -> None:
-        self._store.end_sign_in(token_hash(token))
+        self._store.end_sign_ins(token_hash(token))
 
     # -- API keys -------------------------------------------------------------------------------
 

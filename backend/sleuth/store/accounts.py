@@ -233,8 +233,14 @@ class AccountStore:
         )
         return Credential(UserRecord.from_row(row), float(row["until"])) if row else None
 
-    def end_sign_in(self, token_hash: str) -> None:
-        self.database.execute("UPDATE auth_sessions SET revoked = 1 WHERE token_hash = ?", (token_hash,))
+    def end_sign_ins(self, token_hash: str) -> None:
+        """Signing out ends every browser sign-in of the user, not only this one: whoever signs out
+        because a device was lost or shared must not have to find that device first."""
+        self.database.execute(
+            "UPDATE auth_sessions SET revoked = 1"
+            " WHERE user_id = (SELECT user_id FROM auth_sessions WHERE token_hash = ?)",
+            (token_hash,),
+        )
 
     # -- API keys -------------------------------------------------------------------------------
 

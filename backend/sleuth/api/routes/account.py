@@ -95,7 +95,8 @@ async def login(request: Request, response: Response, body: LoginIn) -> MeOut:
 
 @router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT, responses=responses(401))
 async def logout(request: Request, principal: Caller) -> Response:
-    """End this browser sign-in (an API key's request ends nothing: delete the key instead)."""
+    """End the caller's browser sign-ins, on every device (an API key's request ends nothing:
+    delete the key instead)."""
     if principal.sign_in_token is not None:
         await asyncio.to_thread(accounts_of(request).sign_out, principal.sign_in_token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
