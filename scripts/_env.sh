@@ -17,11 +17,12 @@ step_done() {  # $1: what was done (optional)
 step_skipped() { [ -z "$SHOW_SKIPPED" ] || echo "==> $*"; }
 
 # Python packages are installed by uv (from PyPI, into the project's venv): a tenth of pip's time
-# on the same cache, which every CI run and every `scripts/run` pays. uv itself comes from PyPI through
-# the venv's pip. What uv says goes to a log; on failure, its end is shown.
+# on the same cache, which every CI run and every `scripts/run` pays. Bytecode is compiled at install,
+# as pip does, so no first start pays for it. uv itself comes from PyPI through the venv's pip. What
+# uv says goes to a log; on failure, its end is shown.
 _uv() {
   local log="$VENV/uv.log"
-  if ! "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" "$@" >"$log" 2>&1; then
+  if ! "$VENV/bin/uv" pip install --quiet --compile-bytecode --python "$VENV/bin/python" "$@" >"$log" 2>&1; then
     tail -n 25 "$log" >&2
     echo "installing Python packages failed (uv's whole output: $log)" >&2
     exit 1
@@ -69,23 +70,6 @@ ensure_frontend() {  # build frontend/dist when missing or older than its source
   else
     step_skipped "Web UI: built and up to date"
   fi
-}
-
-# Work that runs beside the current one: its output goes to a log and is shown, under its title,
-# when `finish_beside` collects it, so two passes never interleave their lines.
-BESIDE_DIR=""
-start_beside() {  # $1: a name (a word), $2: a title, then the command
-  local name="$1" title="$2"; shift 2
-  [ -n "$BESIDE_DIR" ] || BESIDE_DIR="$(mktemp -d)"
-  echo "$title" > "$BESIDE_DIR/$name.log"
-  ( "$@" >> "$BESIDE_DIR/$name.log" 2>&1; echo $? > "$BESIDE_DIR/$name.rc" ) &
-  echo $! > "$BESIDE_DIR/$name.pid"
-}
-finish_beside() {  # $1: the name; shows its output, returns its exit status
-  local name="$1"
-  wait "$(cat "$BESIDE_DIR/$name.pid")" || true
-  cat "$BESIDE_DIR/$name.log"
-  return "$(cat "$BESIDE_DIR/$name.rc" 2>/dev/null || echo 1)"
 }
 
 ensure_debian_packages() {  # $@: "command-or-file:package" pairs; installs what is missing (as root) or says how

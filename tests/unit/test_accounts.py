@@ -78,17 +78,21 @@ def test_names_and_passwords_are_checked(accounts: Accounts) -> None:
 
 def test_a_sign_in_ends_when_it_expires_is_signed_out_or_its_user_disabled(accounts: Accounts, wall: Wall) -> None:
     accounts.add_user("alice", PASSWORD, admin=False)
+    accounts.add_user("bob", PASSWORD, admin=False)
     first, second, third = (accounts.sign_in("alice", PASSWORD) for _ in range(3))
-    assert first is not None and second is not None and third is not None
+    bobs = accounts.sign_in("bob", PASSWORD)
+    assert first is not None and second is not None and third is not None and bobs is not None
     wall.t += 3599
     assert accounts.by_sign_in(first.token) is not None
     wall.t += 1
     assert accounts.by_sign_in(first.token) is None  # expired
     assert accounts.by_sign_in(second.token) is None
     wall.t -= 10
-    accounts.sign_out(second.token)
-    assert accounts.by_sign_in(second.token) is None
-    assert accounts.by_sign_in(third.token) is not None
+    accounts.sign_out(second.token)  # ends every sign-in of alice's, and nobody else's
+    assert accounts.by_sign_in(second.token) is None and accounts.by_sign_in(third.token) is None
+    assert accounts.by_sign_in(bobs.token) is not None
+    third = accounts.sign_in("alice", PASSWORD)
+    assert third is not None and accounts.by_sign_in(third.token) is not None
     accounts.disable("alice")
     assert accounts.by_sign_in(third.token) is None
     assert accounts.sign_in("alice", PASSWORD) is None
