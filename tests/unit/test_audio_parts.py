@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 import wave
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +17,7 @@ import pytest
 from sleuth.audio.encoding import Mp3Encoding, Pcm, Sink, WavEncoding, available_encoding
 from sleuth.audio.jobs import FILE_GONE_MESSAGE, AudioJobs, make_audio
 from sleuth.audio.script import CUT_NOTE, Line, capped, script_for
+from sleuth.audio.speech import CHUNK_BYTES, _Recording
 from sleuth.config import Settings
 from sleuth.store.store import Store
 from sleuth.stream.results import ResearchResult
@@ -171,3 +173,66 @@ async def test_a_done_audio_whose_file_is_gone_is_made_again(tmp_path: Path) -> 
         store.close()
     assert started.new and started.audio_id != "a_gone"
     assert gone is not None and gone["status"] == "failed" and gone["error"] == FILE_GONE_MESSAGE
+
+
+class _SlowSink:
+    """A sink whose `write` holds its chunk until `gate` opens; `close` notes whether a write was still
+    encoding (LAME aborts the process when flushed mid-encode)."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.writing = threading.Event()
+        self.calls: list[str] = []
+
+    def write(self, pcm: bytes) -> None:
+        self.writing.set()
+        self.gate.wait(WAIT_S)
+        self.calls.append("write")
+        self.writing.clear()
+
+    def close(self) -> None:
+        self.calls.append("close while encoding" if self.writing.is_set() else "close")
+
+
+class _Attempts:
+    """A lock that says when someone first waits for it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.waited = threading.Event()
+
+    def __enter__(self) -> None:
+        if not self._lock.acquire(blocking=False):
+            self.waited.set()
+            self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+WAIT_S = 30  # bounds a hang only
+
+
+async def test_a_job_cancelled_mid_encode_closes_its_file_only_after_the_chunk_is_encoded(tmp_path: Path) -> None:
+    sink = _SlowSink()
+
+    class Slow:
+        media_type, extension = "audio/x-test", "x"
+
+        def open(self, path: Path, pcm: Pcm) -> Sink:
+            return sink
+
+    recording = _Recording(tmp_path / "a.x", Slow())
+    lock = _Attempts()
+    recording._using = lock  # type: ignore[assignment]  # to see abandon wait for the chunk
+    await recording.begin_line(Pcm(rate=22050, channels=1, width=2))
+    writing = asyncio.create_task(recording.write(b"\0" * CHUNK_BYTES))
+    assert await asyncio.to_thread(sink.writing.wait, WAIT_S)
+    writing.cancel()  # as a session deleted mid-speech cancels its job; the encoding thread goes on
+    with pytest.raises(asyncio.CancelledError):
+        await writing
+    abandoning = asyncio.create_task(asyncio.to_thread(recording.abandon))
+    assert await asyncio.to_thread(lock.waited.wait, WAIT_S), "abandon did not wait for the chunk"
+    sink.gate.set()
+    await abandoning
+    assert sink.calls == ["write", "close"]

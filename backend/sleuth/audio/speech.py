@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import struct
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,11 +80,15 @@ async def _provider_speech(settings: Settings, lines: list[Line], path: Path, on
 
 class _Recording:
     """The file being made from eSpeak NG's lines: opened at the first line's format, a pause between lines,
-    whole frames handed to the encoder (in a thread: encoding is CPU work) a chunk at a time."""
+    whole frames handed to the encoder (in a thread: encoding is CPU work) a chunk at a time.
+
+    A job cancelled while a chunk is being encoded leaves that thread running: `abandon` waits for it
+    under `_using`, because LAME aborts the whole process when its encoder is flushed mid-encode."""
 
     def __init__(self, path: Path, encoding: Encoding) -> None:
         self._path = path
         self._encoding = encoding
+        self._using = threading.Lock()  # one call into the sink at a time, whichever thread makes it
         self._sink: Sink | None = None
         self._pcm: Pcm | None = None
         self._pending = bytearray()
@@ -117,20 +122,25 @@ class _Recording:
         if whole:
             chunk = bytes(self._pending[:whole])
             del self._pending[:whole]
-            await asyncio.to_thread(self._sink.write, chunk)
+            await asyncio.to_thread(self._locked, self._sink.write, chunk)
             self.frames_bytes += whole
+
+    def _locked(self, call: Callable[..., None], *args: bytes) -> None:
+        with self._using:
+            call(*args)
 
     async def close(self) -> float:
         """Finish the file; its length in seconds."""
         if self._sink is None or self._pcm is None:
             raise SpeechError("nothing to speak")
-        await asyncio.to_thread(self._sink.close)
+        await asyncio.to_thread(self._locked, self._sink.close)
         return self.frames_bytes / self._pcm.bytes_per_s
 
     def abandon(self) -> None:
         if self._sink is not None:
             try:
-                self._sink.close()
+                with self._using:  # at most one chunk's encoding to wait for
+                    self._sink.close()
             except Exception:  # noqa: BLE001 - the file is removed next; its close may fail as it likes
                 pass
 
