@@ -17,6 +17,7 @@ import { TopBar, type TopBarAccount } from "./components/TopBar";
 import { ApiKeys } from "./components/ApiKeys";
 import { PasswordChange } from "./components/PasswordChange";
 import { warmupText } from "./warmup";
+import { pageTitle } from "./route";
 
 /**
  * The page: the session list, the open session's thread, and the composer under it (or the
@@ -86,10 +87,12 @@ export function App({
     if (lastStatus && lastStatus !== "running") list.refresh();
   }, [lastStatus, list.refresh]);
   // The history has the newest title (a rename shows at once); the opened session's is the fallback.
-  const title = route.page !== "session" ? "Schedules" : list.sessions.find((s) => s.id === sessionId)?.title || view.title;
+  // Without accounts there is no keys page: #/keys shows the research page, under its title.
+  const shown = route.page === "keys" && !keysPage ? ({ page: "session", sessionId, runId: null } as const) : route;
+  const title = pageTitle(shown, list.sessions.find((s) => s.id === sessionId)?.title || view.title);
   useEffect(() => {
-    document.title = keysPage ? "API keys · Sleuth" : title ? `${title} · Sleuth` : "Sleuth";
-  }, [title, keysPage]);
+    document.title = title ? `${title} · Sleuth` : "Sleuth";
+  }, [title]);
   const firstSignIns = useRef(signIns);
   useEffect(() => {
     if (signIns !== firstSignIns.current) list.refresh();

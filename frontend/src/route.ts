@@ -25,6 +25,13 @@ export function parseRoute(hash: string): Route {
   return { page: "session", sessionId: session ? decode(session[1]) : null, runId: session?.[2] ? decode(session[2]) : null };
 }
 
+/** What the top bar and the browser's tab call a page (a session: its own title, when it has one). */
+export function pageTitle(route: Route, sessionTitle: string | null | undefined): string {
+  if (route.page === "keys") return "API keys";
+  if (route.page !== "session") return "Schedules";
+  return sessionTitle || "";
+}
+
 export const schedulesHash = (): string => "#/schedules";
 export const scheduleHash = (id: string): string => `#/schedules/${encodeURIComponent(id)}`;
 /** A run in its session: the session opens with that run in view. */

@@ -5,7 +5,7 @@ import { ChangesView } from "../src/components/Changes";
 import { ScheduleForm } from "../src/components/ScheduleForm";
 import { ScheduleHistory } from "../src/components/ScheduleHistory";
 import { SchedulesPage } from "../src/components/Schedules";
-import { parseRoute, runHash } from "../src/route";
+import { pageTitle, parseRoute, runHash } from "../src/route";
 import {
   countsText,
   describeCron,
@@ -440,5 +440,15 @@ describe("the schedules page", () => {
     expect(first.querySelector(".firing-delivery")!.textContent).toBe("Notification: delivered");
     // The card's last result is the newest run's.
     expect(root.querySelector(".schedule-card .result")!.textContent).toBe("Δ Changed");
+  });
+});
+
+describe("pageTitle", () => {
+  it("names the keys and schedules pages, and a session by its own title", () => {
+    expect(pageTitle(parseRoute("#/keys"), "Descriptors")).toBe("API keys");
+    expect(pageTitle(parseRoute("#/schedules"), "Descriptors")).toBe("Schedules");
+    expect(pageTitle(parseRoute("#/schedules/sch_1"), null)).toBe("Schedules");
+    expect(pageTitle(parseRoute("#/s/s_1"), "Descriptors")).toBe("Descriptors");
+    expect(pageTitle(parseRoute("#/"), null)).toBe("");
   });
 });
