@@ -180,14 +180,19 @@ def list_collections(db_path: Path, *, viewer: Viewer = BUILT_IN) -> list[Collec
 
 def find_collection(db_path: Path, name: str, *, viewer: Viewer = BUILT_IN) -> CollectionStats:
     """The collection `name` with its counts, if `viewer` sees it; LibraryError 404 otherwise."""
-    with open_store(db_path) as store, store.transaction():  # one snapshot: a delete meanwhile is a 404
-        _seen(store, name, viewer)
-        return store.stats(BUILT_IN, name)[0]
+    with open_store(db_path) as store:
+        found = store.stats(viewer, name)  # one query: a delete meanwhile is a 404, never a half answer
+    if not found:
+        raise LibraryError(f"no collection named {name!r}", 404)
+    return found[0]
 
 
 def _seen(store: CorpusStore, name: str, viewer: Viewer) -> Collection:
     """The collection `name` if `viewer` sees it; LibraryError 404 (the same for one that is not there)."""
-    found = store.collection(name)
+    return _visible(store.collection(name), name, viewer)
+
+
+def _visible(found: Collection | None, name: str, viewer: Viewer) -> Collection:
     if found is None or not sees(viewer, found.owner_id, found.shared):
         raise LibraryError(f"no collection named {name!r}", 404)
     return found
@@ -200,9 +205,7 @@ def set_shared(db_path: Path, name: str, shared: bool) -> CollectionStats:
     found by name. LibraryError 404 if there is none, 409 if it has no owner (every user sees it).
     """
     with open_store(db_path) as store, store.transaction():
-        found = store.collection(name)
-        if found is None:
-            raise LibraryError(f"no collection named {name!r}", 404)
+        found = _seen(store, name, BUILT_IN)
         if found.owner_id is None:
             raise LibraryError(f"collection {name!r} has no owner: every user already sees it", 409)
         store.set_shared(found.id, shared)
@@ -378,7 +381,7 @@ def _uploadable(store: CorpusStore, name: str, viewer: Viewer) -> Collection | N
         return None
     # Not seen is not found: another user's private collection says nothing of itself, though its
     # name (server-wide) cannot be taken.
-    existing = _seen(store, name, viewer)
+    existing = _visible(existing, name, viewer)
     if existing.kind != "uploaded":
         what = "the built-in reference" if name == BUILTIN_COLLECTION else f"a folder ({existing.root})"
         raise LibraryError(f"collection {name!r} belongs to {what}; upload into another name", 409)
