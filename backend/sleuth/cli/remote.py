@@ -22,6 +22,7 @@ import click
 import httpx
 from pydantic import ValidationError
 
+from sleuth.cli.answers import answer_questions, exit_failed
 from sleuth.cli.json_lines import JsonLines
 from sleuth.cli.progress import ProgressPrinter
 from sleuth.config import Mode
@@ -251,16 +252,9 @@ def _run(
         run = server.run(run_id)
         if run["status"] != "waiting_for_input":
             return run
-        if not as_json:
-            click.echo("Sleuth needs a few details before researching:", err=True)
-            for i, q in enumerate(run.get("clarification_questions") or [], 1):
-                click.echo(f"  {i}. {q}", err=True)
-        if answer is None and (as_json or not sys.stdin.isatty()):
-            if not as_json:
-                click.echo('Run again with --answer "...", more detail in the question, or --no-clarify.', err=True)
-            return None
+        answer = answer_questions(run.get("clarification_questions") or [], answer, as_json=as_json)
         if answer is None:
-            answer = click.prompt("Your answer", err=True)
+            return None
         run_id = str(server.answer(session_id, answer, options)["run_id"])
         server.follow(run_id, session_id, sink)
         return server.run(run_id)
@@ -275,10 +269,7 @@ def _finish(
     server: Server, run: dict[str, Any], *, as_json: bool, printer: ProgressPrinter, output: tuple[str, str] | None
 ) -> None:
     if run["status"] in ("error", "cancelled"):
-        if not as_json:
-            reason = printer.fatal or run.get("error") or run.get("stop_reason") or "see the messages above"
-            click.echo(f"sleuth: research failed: {reason}", err=True)
-        sys.exit(1)
+        exit_failed(printer, run.get("error") or run.get("stop_reason"), as_json=as_json)
     report_id = run.get("report_id")
     if run["status"] != "completed" or not report_id:
         return

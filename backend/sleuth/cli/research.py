@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from sleuth.cli.answers import answer_questions, exit_failed
 from sleuth.cli.json_lines import JsonLines
 from sleuth.cli.plan_review import TerminalReviewer
 from sleuth.cli.progress import ProgressPrinter
@@ -149,16 +150,11 @@ def research(
         run_id, kept = new_run_id(), list[Packet]()
         result = event_loop.run(run_or_exit(request, settings, sink, reviewer, run_id, kept), settings.slow_callback_ms)
         if result.status == "waiting_for_input":
-            if not as_json:
-                click.echo("Sleuth needs a few details before researching:", err=True)
-                for i, q in enumerate(result.clarification_questions, 1):
-                    click.echo(f"  {i}. {q}", err=True)
-            if answer is None and (as_json or not sys.stdin.isatty()):
-                if not as_json:
-                    click.echo('Run again with --answer "...", more detail in the question, or --no-clarify.', err=True)
-                return
+            prompted = answer is None
+            answer = answer_questions(result.clarification_questions, answer, as_json=as_json)
             if answer is None:
-                answer = click.prompt("Your answer", err=True)
+                return
+            if prompted:
                 check_message_length(settings, answer)
             request.clarification = ClarificationExchange(questions=result.clarification_questions, answer=answer)
             run_id, kept = new_run_id(), list[Packet]()
@@ -169,10 +165,7 @@ def research(
         click.echo("cancelled", err=True)
         sys.exit(130)
     if result.status == "error":
-        if not as_json:
-            reason = printer.fatal or result.error or "see the messages above"
-            click.echo(f"sleuth: research failed: {reason}", err=True)
-        sys.exit(1)
+        exit_failed(printer, result.error, as_json=as_json)
     if result.status == "completed" and result.report_id:
         event_loop.save_report(settings, request, result, run_id, kept)
         if not as_json:
