@@ -41,4 +41,38 @@ describe("the Search in popover", () => {
     document.body.dispatchEvent(new Event("pointerdown", { bubbles: true }));
     expect(picker.open).toBe(false);
   });
+
+  it("asks again while open until a starting MCP server has started, and no more once closed", async () => {
+    const mcp = (state: string, tools: number | null) => ({ name: "fixture", kind: "mcp", default: true, state, tools });
+    const answers = [[mcp("starting", null)], [mcp("starting", null)], [mcp("starting", null)], [mcp("ready", 7)]];
+    const fetch = vi.fn(async () => new Response(JSON.stringify(answers.shift() ?? [mcp("ready", 7)]), { status: 200 }));
+    vi.stubGlobal("fetch", fetch);
+    vi.useFakeTimers();
+    try {
+      await act(async () => {
+        render(<SourcePicker chosen={null} onChange={() => {}} disabled={false} />, root);
+      });
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(5000);
+      });
+      expect(fetch).toHaveBeenCalledTimes(1); // closed: nobody is looking, nothing is asked again
+      const picker = root.querySelector<HTMLDetailsElement>("details.source-picker")!;
+      await act(async () => {
+        picker.open = true;
+        picker.dispatchEvent(new Event("toggle"));
+      });
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(2500);
+      });
+      expect(root.querySelector(".source-option")!.textContent).toContain("MCP: 7 tools");
+      const asked = fetch.mock.calls.length;
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(5000);
+      });
+      expect(fetch).toHaveBeenCalledTimes(asked); // started: no more asking
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
+

@@ -50,6 +50,8 @@ export function useSourceChoice(sessionId: string | null): [string[] | null, (na
   return [chosen, update];
 }
 
+const STARTING_RECHECK_MS = 1000;
+
 interface Props {
   chosen: string[] | null;
   onChange: (names: string[] | null) => void;
@@ -72,6 +74,15 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
       .catch((e: unknown) => setError(errorText(e)));
   }, []);
   useEffect(refresh, [refresh]);
+  // While the menu is open, an MCP server still starting is asked about again until it has
+  // started or failed, so its tools appear without closing and reopening the menu.
+  const [open, setOpen] = useState(false);
+  const starting = sources.some((s) => s.state === "starting");
+  useEffect(() => {
+    if (!open || !starting) return;
+    const timer = setTimeout(refresh, STARTING_RECHECK_MS);
+    return () => clearTimeout(timer);
+  }, [open, starting, sources, refresh]);
 
   // A remembered name that no longer exists (a deleted collection) is dropped from the choice.
   const known = new Set(sources.map((s) => s.name));
@@ -89,7 +100,11 @@ export function SourcePicker({ chosen, onChange, disabled }: Props) {
   return (
     <>
       {/* Listed again on opening: an MCP server may have started (or stopped) since. */}
-      <details class="source-picker" ref={menuRef} onToggle={(e) => (e.currentTarget as HTMLDetailsElement).open && refresh()}>
+      <details class="source-picker" ref={menuRef} onToggle={(e) => {
+          const isOpen = (e.currentTarget as HTMLDetailsElement).open;
+          setOpen(isOpen);
+          if (isOpen) refresh();
+        }}>
         <summary class={disabled ? "disabled" : ""} aria-label={`Sources to search: ${label}`}>
           Search in: <strong>{label}</strong>
         </summary>
