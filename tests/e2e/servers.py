@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sleuth.cli.serve import WARMING
+from support.zygote import ZygoteChild, zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
@@ -53,7 +54,7 @@ class Server:
     base_url: str
     data_dir: Path
     log_path: Path
-    process: subprocess.Popen[bytes]
+    process: ZygoteChild
     env: dict[str, str] = field(default_factory=dict)
 
     def log_tail(self, chars: int = 4000) -> str:
@@ -64,15 +65,14 @@ class Server:
 
 
 def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
-    """`sleuth serve` on a free port with its own data dir; returns once /api/health says every
-    engine process has warmed up, or fails once the process has exited. No wall-clock limit: the
-    start-up loads litellm and runs the checks, and each engine imports the research code and
-    builds its search tools (seconds; minutes on a loaded machine). A browser test's ceilings are
-    for what the UI does; a run sent before an engine is warm would spend them waiting for the
-    warm-up (repeat run 2: three browser tests saw "Starting" for 90 s). A server that cannot
-    start exits. Its engine runs on a thread of the server (`SLEUTH_ENGINE_PROCESSES=0`) unless
-    `extra_env` asks for processes: the browser sees the same API either way, and each engine
-    process is one more import of litellm."""
+    """`sleuth serve` (forked from the test process's zygote) on a free port with its own data dir;
+    returns once /api/health says every engine has warmed up, or fails once the process has exited.
+    No wall-clock limit: the start-up runs the checks, and each engine builds its search tools
+    (seconds; minutes on a loaded machine). A browser test's ceilings are for what the UI does; a
+    run sent before an engine is warm would spend them waiting for the warm-up. A server that
+    cannot start exits. Its engine runs on a thread of the server (`SLEUTH_ENGINE_PROCESSES=0`)
+    unless `extra_env` asks for processes: the browser sees the same API either way, and each
+    engine process is one more import of litellm."""
     _check_dist()
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -87,15 +87,9 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
     )
     env.update(extra_env)
     log_path = root / "server.log"
-    log = log_path.open("wb")
-    process = subprocess.Popen(
-        [str(SLEUTH), "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
-        cwd=root,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    log.close()
+    with log_path.open("wb") as log:
+        args = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"]
+        process = zygote().spawn(args, env, log, root)
     server = Server(name, "", data_dir, log_path, process, env)
     while True:
         if process.poll() is not None:

@@ -1,44 +1,33 @@
-"""`sleuth serve` and `sleuth worker` as real subprocesses, for tests that kill or restart them."""
+"""`sleuth serve` and `sleuth worker` as processes of their own, for tests that kill or restart them:
+forked from the test process's zygote (support/zygote.py), or, for a test of what a fresh
+interpreter does, started from a command line of the test's."""
 
 from __future__ import annotations
 
-import functools
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
 from sleuth.cli.serve import WARMING
+from support.zygote import ZygoteChild, zygote
 
 STARTUP_S = 60.0
-
-
-def sleuth_command(*args: str) -> list[str]:
-    """`sleuth ARGS`; `python -m sleuth ARGS` (the same click group) if the console script cannot load."""
-    return [*_sleuth(), *args]
-
-
-@functools.cache
-def _sleuth() -> tuple[str, ...]:
-    # Asked once per test process: the answer holds for the whole run.
-    script = Path(sys.executable).parent / "sleuth"
-    if script.exists() and subprocess.run([script, "--help"], capture_output=True).returncode == 0:
-        return (str(script),)
-    return (sys.executable, "-m", "sleuth")
-
-
-def serve_command(port: int) -> list[str]:
-    return sleuth_command("serve", "--host", "127.0.0.1", "--port", str(port))
+SERVE_ARGS = ["serve", "--host", "127.0.0.1", "--port", "0"]
 
 
 class _Process:
-    def __init__(self, command: list[str], env: dict[str, str], log: Path) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], log: Path, command: list[str] | None = None) -> None:
+        """`sleuth ARGS` forked from the zygote, or `command` run as a fresh interpreter would."""
         self.log_path = log
         self._log = log.open("ab")
-        self.proc = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc: ZygoteChild | subprocess.Popen[bytes]
+        if command is None:
+            self.proc = zygote().spawn(args, env, self._log)
+        else:
+            self.proc = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
 
     @property
     def pid(self) -> int:
@@ -66,7 +55,8 @@ class _Process:
 
 class ServerProcess(_Process):
     """`sleuth serve` on a port of its choosing, returned once /api/health answers (or at once with
-    `wait=False`: then `ready()` waits, so that several processes start together)."""
+    `wait=False`: then `ready()` waits, so that several processes start together). `command`, given
+    the port, is a command line to run instead, in a fresh interpreter."""
 
     def __init__(
         self,
@@ -74,7 +64,7 @@ class ServerProcess(_Process):
         log: Path,
         *,
         wait: bool = True,
-        command: Callable[[int], list[str]] = serve_command,
+        command: Callable[[int], list[str]] | None = None,
     ) -> None:
         self._env = env
         self._command = command  # the command line for a port
@@ -86,7 +76,7 @@ class ServerProcess(_Process):
         # Port 0: the server binds a port no one holds and names it, so no other test's server can take
         # it between a look and the bind (and answer this one's health checks).
         self._written = log.stat().st_size if log.exists() else 0
-        super().__init__(self._command(0), self._env, log)
+        super().__init__(SERVE_ARGS, self._env, log, None if self._command is None else self._command(0))
 
     def ready(self) -> None:
         self.wait_until(lambda: self._bound() is not None, "server's port")
@@ -113,7 +103,7 @@ class WorkerProcess(_Process):
     and `ready()` waits)."""
 
     def __init__(self, env: dict[str, str], log: Path, *, concurrency: int = 2, wait: bool = True) -> None:
-        super().__init__(sleuth_command("worker", "--concurrency", str(concurrency)), env, log)
+        super().__init__(["worker", "--concurrency", str(concurrency)], env, log)
         if wait:
             self.ready()
 
