@@ -47,6 +47,9 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["test/**/*.test.{ts,tsx}"],
+    // One jsdom for every file: building it again for each file was most of the run. The tests own
+    // no module state between files (each renders into its own container and cleans up).
+    isolate: false,
     // A ceiling for a test that hangs, not a speed check: on a loaded two-core machine a jsdom
     // component test can take seconds (vitest's default ceiling is 5 s).
     testTimeout: 60_000,

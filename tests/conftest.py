@@ -24,6 +24,21 @@ from support.databases import TEST_DATABASE_URL, fresh_schema
 SPREAD_MODULES = frozenset(
     {"tests/scaleout/test_scaleout.py", "tests/api/test_restart.py", "tests/unit/test_startup.py"}
 )
+# Workers take modules in collection order, so the longest go first: the browser tests (one worker
+# runs them all) and the tests that start processes, while the many quick modules fill the other
+# worker's time and the end of the pass. By path prefix, longest first; the rest keep their order.
+LONGEST_FIRST = (
+    "tests/e2e/",
+    "tests/scaleout/test_scaleout.py",
+    "tests/api/test_restart.py",
+    "tests/scaleout/",
+    "tests/api/test_mcp_serve.py",
+    "tests/unit/test_startup.py",
+    "tests/api/test_serve_",
+    "tests/api/test_engine_",
+    "tests/integration/test_mcp_cli.py",
+    "tests/api/test_isolation.py",
+)
 
 
 @contextmanager
@@ -57,6 +72,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     xdist 3.8 renames test ids through an attribute pytest 9 no longer reads.)"""
     if config.getoption("dist") != "load":
         return None
+    config.option.loadscopereorder = False  # in collection order (`LONGEST_FIRST`), not by test count
 
     class ModulesAndBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -66,6 +82,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return "tests/e2e" if path.startswith("tests/e2e/") else path
 
     return ModulesAndBrowser(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((i for i, prefix in enumerate(LONGEST_FIRST) if path.startswith(prefix)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
