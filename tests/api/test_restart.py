@@ -32,8 +32,6 @@ def _env(llm: ScriptedLLM) -> dict[str, str]:
         "SLEUTH_API_KEY": "sk-test-secret",
         "SLEUTH_LLM_BACKOFF_BASE_S": "0.01",
         "SLEUTH_HEARTBEAT_S": "0.5",
-        # As deployed: the engine in a process of its own, which the server's death must not outlive.
-        "SLEUTH_ENGINE_PROCESSES": "1",
     }
 
 
@@ -77,7 +75,10 @@ async def test_a_killed_or_stopped_server_ends_its_live_runs_and_audio_and_they_
     log = tmp_path / "server.log"
     with ScriptedLLM(model) as llm:
         env = {**_env(llm), "SLEUTH_DATA_DIR": str(tmp_path / "data")}
-        first = ServerProcess(env, log)
+        # As deployed: the engine in a process of its own, which the server's death must not outlive.
+        # The later lives run it on a thread: what they test is the server's, and each engine
+        # process is one more import of litellm.
+        first = ServerProcess({**env, "SLEUTH_ENGINE_PROCESSES": "1"}, log)
         try:
             killed_audio = await _start_hanging_audio(first, model)
             run_id, before = await _start_hanging_run(first, model)
