@@ -15,7 +15,7 @@ from sleuth.accounts.audit import AdminReads
 from sleuth.accounts.service import UnknownUser
 from sleuth.api.auth import Principal, accounts_of, authenticate
 from sleuth.api.routes.account import accounts_only, iso_time
-from sleuth.api.routes.deps import not_found, responses
+from sleuth.api.routes.deps import Offset, not_found, responses
 from sleuth.api.schemas import (
     AdminReadOut,
     AdminSessionOut,
@@ -87,7 +87,7 @@ async def list_users_sessions(
     name: str,
     principal: Admin,
     limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0, le=10_000_000),
+    offset: Offset = 0,
 ) -> list[SessionOut]:
     """User `name`'s sessions, newest first. Recorded in the audit and the server log."""
     _admin(request, principal, "reading another user's research")
@@ -127,7 +127,7 @@ async def list_admin_reads(
     request: Request,
     principal: Admin,
     limit: int = Query(100, ge=1, le=1000),
-    offset: int = Query(0, ge=0, le=10_000_000),
+    offset: Offset = 0,
 ) -> list[AdminReadOut]:
     """Administrators' reads of other users' research, newest first."""
     _admin(request, principal, "the audit")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException, Query, Request
 
 from sleuth.api.auth import principal_of
 from sleuth.api.schemas import ErrorOut
@@ -14,6 +14,9 @@ from sleuth.config import Settings
 from sleuth.runs.admission import ModelChecks
 from sleuth.runs.service import RunService
 from sleuth.store.store import Store
+
+# Where a listing starts: one bound for every paged list.
+Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
 def services_of(request: Request) -> Services:

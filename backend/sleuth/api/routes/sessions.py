@@ -6,7 +6,7 @@ import asyncio
 
 from fastapi import APIRouter, Query, Request, Response, status
 
-from sleuth.api.routes.deps import not_found, responses, store_of
+from sleuth.api.routes.deps import Offset, not_found, responses, store_of
 from sleuth.api.routes.launch import check_capacity, check_length, chosen_sources, start_run
 from sleuth.api.schemas import (
     MessageCreate,
@@ -35,7 +35,7 @@ async def create_session(request: Request, body: SessionCreate | None = None) ->
 async def list_sessions(
     request: Request,
     limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0, le=10_000_000),
+    offset: Offset = 0,
     q: str | None = Query(None, max_length=200, description="Only sessions whose title contains this (any case)."),
 ) -> list[SessionOut]:
     records = await asyncio.to_thread(store_of(request).list_sessions, limit, offset, (q or "").strip() or None)
