@@ -87,9 +87,9 @@ def start_server(name: str, root: Path, extra_env: dict[str, str]) -> Server:
     )
     env.update(extra_env)
     log_path = root / "server.log"
-    with log_path.open("wb") as log:
-        args = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"]
-        process = zygote().spawn(args, env, log, root)
+    log_path.write_bytes(b"")
+    args = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"]
+    process = zygote().spawn(args, env, log_path, root)
     server = Server(name, "", data_dir, log_path, process, env)
     while True:
         if process.poll() is not None:

@@ -22,12 +22,12 @@ class _Process:
     def __init__(self, args: list[str], env: dict[str, str], log: Path, command: list[str] | None = None) -> None:
         """`sleuth ARGS` forked from the zygote, or `command` run as a fresh interpreter would."""
         self.log_path = log
-        self._log = log.open("ab")
         self.proc: ZygoteChild | subprocess.Popen[bytes]
         if command is None:
-            self.proc = zygote().spawn(args, env, self._log)
+            self.proc = zygote().spawn(args, env, log)
         else:
-            self.proc = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+            with log.open("ab") as out:  # the child has its own copy of the file
+                self.proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
 
     @property
     def pid(self) -> int:
@@ -50,7 +50,6 @@ class _Process:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         self.proc.wait(30)
-        self._log.close()
 
 
 class ServerProcess(_Process):

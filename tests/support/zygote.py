@@ -47,7 +47,7 @@ class ZygoteChild:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        if self.poll() is None:
+        if self.returncode is None:
             self.returncode = self._zygote.ask({"wait": self.pid, "timeout": timeout})["returncode"]
         if self.returncode is None:
             raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout or 0)
@@ -91,9 +91,11 @@ class Zygote:
             raise RuntimeError(answer["error"])
         return answer
 
-    def spawn(self, args: list[str], env: dict[str, str], log: IO[bytes], cwd: Path | None = None) -> ZygoteChild:
-        """`sleuth ARGS` with exactly `env`, stdout and stderr appended to `log`'s file."""
-        request = {"args": args, "env": env, "log": log.name, "cwd": str(cwd or Path.cwd())}
+    def spawn(self, args: list[str], env: dict[str, str], log: Path, cwd: Path | None = None) -> ZygoteChild:
+        """`sleuth ARGS` with exactly `env`, stdout and stderr appended to the file `log`, which
+        exists once this returns (the child opens it only when it runs)."""
+        log.touch()
+        request = {"args": args, "env": env, "log": str(log), "cwd": str(cwd or Path.cwd())}
         return ZygoteChild(self, self.ask({"spawn": request})["pid"])
 
 
@@ -117,7 +119,6 @@ def _child(request: dict[str, Any]) -> None:
     """In the forked child: become `sleuth ARGS` and never return."""
     code = 1
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
@@ -136,6 +137,9 @@ def _child(request: dict[str, Any]) -> None:
         os._exit(code)
 
 
+_ended: dict[int, int] = {}  # the exit codes of the children reaped so far
+
+
 def _status(pid: int, block: bool) -> int | None:
     try:
         done, status = os.waitpid(pid, 0 if block else os.WNOHANG)
@@ -145,9 +149,6 @@ def _status(pid: int, block: bool) -> int | None:
         return None
     _ended[pid] = os.waitstatus_to_exitcode(status)  # a signal as its negative number, as Popen says
     return _ended[pid]
-
-
-_ended: dict[int, int] = {}
 
 
 def _wait(pid: int, timeout: float | None) -> int | None:
