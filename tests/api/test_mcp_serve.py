@@ -135,6 +135,18 @@ async def stop_of(data_dir: Path, run_id: str) -> dict[str, Any]:
     raise AssertionError(f"run {run_id} ended without a stop packet")
 
 
+async def decision_of(data_dir: Path, run_id: str) -> dict[str, Any]:
+    """What the server decided for a run whose call was cancelled (its `mcp_call_cancelled` log line)."""
+    log = data_dir / "logs" / "sleuth.jsonl"
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            lines = log.read_text().splitlines() if log.exists() else []
+            for line in map(json.loads, lines):
+                if line["event"] == "mcp_call_cancelled" and line["run_id"] == run_id:
+                    return cast(dict[str, Any], line)
+            await asyncio.sleep(0.05)  # another process writes it
+
+
 async def test_stdio_research_reports_progress_and_the_report_is_a_resource(llm: ScriptedLLM, tmp_path: Path) -> None:
     async with stdio_client(llm, tmp_path) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -173,6 +185,8 @@ async def test_stdio_cancel_cancels_the_run(tmp_path: Path) -> None:
                 await call
             stop = await stop_of(tmp_path, run_id)
             asked_after = await client.call_tool("get_report", {"report_id": run_id})
+    decision = await decision_of(tmp_path, run_id)
+    assert (decision["host_reason"], decision["run"]) == ("caller cancelled", "cancelled")
     assert stop["reason"] == "cancelled"
     assert asked_after.is_error and "without a report" in text_of(asked_after)
 
@@ -196,6 +210,9 @@ async def test_stdio_a_call_that_times_out_leaves_the_run_to_finish_for_get_repo
                     progress_callback=progress,
                 )
             run_id = await progress.run_id()
+            # The run is held until the server has decided, so a decision to cancel cannot be outrun.
+            decision = await decision_of(tmp_path, run_id)
+            assert (decision["host_reason"], decision["run"]) == (f"timed out after {HOST_TIMEOUT_S}s", "goes on")
             model.gate.set()
             stop = await stop_of(tmp_path, run_id)
             report = await client.call_tool("get_report", {"report_id": run_id})
@@ -355,6 +372,8 @@ async def test_http_cancel_cancels_the_run(hanging_llm: ScriptedLLM, tmp_path: P
             run = (await http.get(f"/api/runs/{run_id}")).json()
     assert watched[-1].type == "stop" and json.loads(watched[-1].data)["obj"]["reason"] == "cancelled"
     assert run["status"] == "cancelled"
+    # Over HTTP without a session the host cancels by closing the response: no reason can come.
+    assert (await decision_of(tmp_path, run_id))["host_reason"] == ""
 
 
 async def test_http_documents_open_as_the_viewer_shows_them_and_bad_asks_are_error_results(

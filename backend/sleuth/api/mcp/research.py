@@ -72,11 +72,11 @@ async def deep_research(
         starting.add_done_callback(lambda done: _started_after_all(done, when_cancelled))
         raise
     run_id = started.record.id
-    await say(f"Run {run_id} started (get_report accepts this id if the call ends before the report)")
     report_id: str | None = None
     errors: list[str] = []
     stop_reason = ""
     try:
+        await say(f"Run {run_id} started (get_report accepts this id if the call ends before the report)")
         async for obj in run_objects(
             services.manager, services.store, run_id, heartbeat_s=services.settings.heartbeat_s
         ):

@@ -29,6 +29,7 @@ from sleuth.api.routes.health import VERSION
 from sleuth.api.services import Services
 from sleuth.config import MAX_TIME_BUDGET_S, MIN_TIME_BUDGET_S
 from sleuth.core import heavy
+from sleuth.core.logs import log_run_event
 
 NAME = "sleuth"
 INSTRUCTIONS = """Sleuth is a deep-research system over the user's local documents and the web.
@@ -43,9 +44,9 @@ CALLER: ContextVar[str | None] = ContextVar("mcp_caller", default=None)
 
 # How many of the latest reports `resources/list` lists.
 LISTED_REPORTS = 50
-# How long a cancelled call waits for the host's reason (it follows the cancellation itself, but
-# on a starved machine the notification's handler can run seconds later).
-REASON_WAIT_S = 5.0
+# How long a cancelled call waits for the host's reason. It comes in the notification that cancelled
+# the call, so it is heard at once; none comes when a host on a session went away without a word.
+REASON_WAIT_S = 10.0
 
 QUESTION = Field(description="The research question, in full, as the user would ask it.")
 MODE = Field(
@@ -59,27 +60,55 @@ TIME_BUDGET = Field(
 SOURCES = Field(description="Source names from `list_sources` to search; default: the server's default sources.")
 
 
+def _channel(request: Any) -> str | None:
+    """Where a request's cancellation reason can come from (a `ServerRequestContext`): the one host
+    of a stdio server, or the HTTP session of a host on the session-based protocol. None over HTTP
+    without a session (protocol 2026-07-28): the host cancels by closing the response, and a posted
+    `notifications/cancelled` is dropped unread, so no reason ever comes."""
+    http = request.request
+    if http is None:
+        return ""
+    session_id: str | None = http.headers.get("mcp-session-id")
+    return session_id
+
+
 @dataclass
 class CancelReasons:
     """Why the host cancelled each request (`notifications/cancelled` carries a reason). The SDK
-    cancels the call first and hands over the notification after, so a cancelled call waits for it."""
+    cancels the call first and hands over the notification after, so a cancelled call waits for it.
 
-    _waiting: dict[tuple[int, str], asyncio.Future[str]] = field(default_factory=dict)
+    Keyed by channel and request id: the SDK builds a new session object for every message."""
 
-    def expect(self, session: object, request_id: object) -> asyncio.Future[str]:
+    _waiting: dict[tuple[str, str], asyncio.Future[str]] = field(default_factory=dict)
+
+    def expect(self, request: Any) -> asyncio.Future[str]:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._waiting[(id(session), str(request_id))] = future
+        channel = _channel(request)
+        if channel is None:
+            future.set_result("")
+        else:
+            self._waiting[(channel, str(request.request_id))] = future
         return future
 
-    def forget(self, session: object, request_id: object) -> None:
-        self._waiting.pop((id(session), str(request_id)), None)
+    def forget(self, request: Any) -> None:
+        channel = _channel(request)
+        if channel is not None:
+            self._waiting.pop((channel, str(request.request_id)), None)
 
-    def heard(self, session: object, params: Any) -> None:
-        if not isinstance(params, Mapping):
+    def heard(self, request: Any) -> None:
+        """`request`: the context of a `notifications/cancelled`."""
+        channel, params = _channel(request), request.params
+        if channel is None or not isinstance(params, Mapping):
             return
-        future = self._waiting.get((id(session), str(params.get("requestId"))))
+        future = self._waiting.get((channel, str(params.get("requestId"))))
         if future is not None and not future.done():
             future.set_result(str(params.get("reason") or ""))
+
+    def close(self) -> None:
+        """No reason can come any more (the server is stopping): each waiting call hears none."""
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_result("")
 
     @staticmethod
     async def given(heard: asyncio.Future[str]) -> str:
@@ -91,7 +120,7 @@ class CancelReasons:
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method == "notifications/cancelled":
-            self.heard(ctx.session, ctx.params)
+            self.heard(ctx)
         return await call_next(ctx)
 
 
@@ -117,8 +146,9 @@ class Answer:
 
     async def settle(self) -> None:
         """Wait for what `later` runs (a run to cancel), before the services close."""
+        self.reasons.close()
         if self._later:
-            await asyncio.wait(list(self._later), timeout=REASON_WAIT_S * 2)
+            await asyncio.wait(list(self._later), timeout=REASON_WAIT_S)
 
     def current(self) -> Services:
         """The services as the caller sees them (their own sessions and reports only)."""
@@ -204,20 +234,24 @@ def build_server(open_services: Callable[[], AbstractAsyncContextManager[Service
     ) -> str:
         progress = [0]
         request = ctx.request_context
-        key = (request.session, request.request_id)
-        heard = answer.reasons.expect(*key)
+        heard = answer.reasons.expect(request)
 
         async def say(line: str) -> None:
             progress[0] += 1
             await ctx.report_progress(progress[0], None, line)
 
         async def decide(run_id: str) -> None:
-            if not timed_out(await answer.reasons.given(heard)):
+            reason = await answer.reasons.given(heard)
+            goes_on = timed_out(reason)
+            log_run_event(
+                "mcp_call_cancelled", run_id, host_reason=reason[:200], run="goes on" if goes_on else "cancelled"
+            )
+            if not goes_on:
                 await research.cancel_run(answer.current(), run_id)
 
         async def expire() -> None:
             await answer.reasons.given(heard)
-            answer.reasons.forget(*key)
+            answer.reasons.forget(request)
 
         def when_cancelled(run_id: str) -> None:
             answer.later(decide(run_id))
@@ -238,9 +272,9 @@ def build_server(open_services: Callable[[], AbstractAsyncContextManager[Service
             answer.later(expire())  # the reason follows the cancellation: keep listening for it
             raise
         except BaseException:
-            answer.reasons.forget(*key)
+            answer.reasons.forget(request)
             raise
-        answer.reasons.forget(*key)
+        answer.reasons.forget(request)
         return report
 
     @server.tool(
