@@ -376,6 +376,54 @@ async def test_http_cancel_cancels_the_run(hanging_llm: ScriptedLLM, tmp_path: P
     assert (await decision_of(tmp_path, run_id))["host_reason"] == ""
 
 
+async def test_http_a_host_on_a_session_is_heard_when_it_says_its_call_timed_out(
+    hanging_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    """The session-based protocol (2025-06-18), raw: there the cancellation is a notification of its
+    own, posted on the session, and its reason decides the run's fate."""
+    legacy = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    with live_server(scripted_settings(hanging_llm, data_dir=tmp_path, cancel_wait_s=30)) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=WAIT_S, headers=legacy) as http:
+            hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+            opened = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+            assert opened.status_code == 200, opened.text
+            session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+            done = await http.post(
+                "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            )
+            assert done.status_code == 202
+
+            async def run_started(request_id: int) -> str:
+                call = {"name": "deep_research", "arguments": {"question": QUESTION}, "_meta": {"progressToken": "p"}}
+                message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": call}
+                async with http.stream("POST", "/mcp", json=message, headers=session) as streamed:
+                    async for line in streamed.aiter_lines():
+                        said = json.loads(line[len("data:") :]) if line.startswith("data:") else {}
+                        found = RUN_ID.match(said.get("params", {}).get("message", ""))
+                        if found:
+                            return found.group(1)
+                raise AssertionError("the call ended before its run started")
+
+            async def cancel(request_id: int, reason: str) -> None:
+                params = {"requestId": request_id, "reason": reason}
+                posted = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+                assert (await http.post("/mcp", json=posted, headers=session)).status_code == 202
+
+            timed_out = await run_started(2)
+            await cancel(2, "Request timed out")
+            stopped = await run_started(3)
+            await cancel(3, "the user pressed stop")
+            decisions = [await decision_of(tmp_path, run_id) for run_id in (timed_out, stopped)]
+            watched = await read_events(http, stopped)
+            going_on = (await http.get(f"/api/runs/{timed_out}")).json()
+    assert [(d["host_reason"], d["run"]) for d in decisions] == [
+        ("Request timed out", "goes on"),
+        ("the user pressed stop", "cancelled"),
+    ]
+    assert watched[-1].type == "stop" and json.loads(watched[-1].data)["obj"]["reason"] == "cancelled"
+    assert going_on["status"] == "running"
+
+
 async def test_http_documents_open_as_the_viewer_shows_them_and_bad_asks_are_error_results(
     token_server: LiveServer,
 ) -> None:
