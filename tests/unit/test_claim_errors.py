@@ -165,6 +165,17 @@ def test_the_two_sides_of_a_comparison_swapped_are_flagged() -> None:
     assert not supported and "other way round" in reason, reason
 
 
+def test_sides_that_differ_only_by_a_negator_are_swapped_sides() -> None:
+    doc = "TypeError will be raised if a field without a default value follows a field with a default value."
+    assert verdict(
+        "TypeError will be raised if a field without a default value follows a field with a default value [1].", doc
+    )[0]
+    supported, reason = verdict(
+        "TypeError will be raised if a field with a default value follows a field without a default value [1].", doc
+    )
+    assert not supported and "other way round" in reason, reason
+
+
 @pytest.mark.parametrize(
     ("edited", "named"),
     [

@@ -297,16 +297,19 @@ def swapped_opposite(claim: list[str], source: list[str]) -> str:
 def _sides(toks: list[str], index: int) -> tuple[set[str], set[str]]:
     """The key words on each side of `toks[index]` within its clause, less those on both sides."""
 
-    def side(span: list[str]) -> set[str]:
+    def side(span: list[str], negated_by: int) -> set[str]:
+        # A word a negator governs is another word on its side: "a field without a default
+        # follows one with a default" swaps the sides of "follows" though both hold "default".
         out: list[str] = []
-        for t in span:
+        for k, t in enumerate(span):
             if t in _CLAUSE:
                 break
             if is_key(t):
-                out.append(light_stem(t))
+                near = span[max(0, k - _SCOPE) : k] if negated_by > 0 else span[k + 1 : k + 1 + _SCOPE]
+                out.append(("not " if _NEGATORS & set(near) else "") + light_stem(t))
         return set(out[:_SIDE])
 
-    left, right = side(list(reversed(toks[:index]))), side(toks[index + 1 :])
+    left, right = side(list(reversed(toks[:index])), -1), side(toks[index + 1 :], 1)
     return left - right, right - left
 
 
