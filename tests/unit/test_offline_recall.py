@@ -259,3 +259,13 @@ def test_a_statement_before_its_example_ends_as_a_statement_once_the_code_is_dro
     assert "If the finally clause executes a return statement, the saved exception is discarded." in sentences
     # a line that only announces what follows keeps its colon (and is left out of reports)
     assert "The following functions are provided by this module for such cases:" in sentences
+
+
+def test_a_name_in_code_form_late_in_the_question_is_searched_for() -> None:
+    terms = task_terms("How do I generate a sequence of integers in SQLite like generate_series in PostgreSQL?")
+    queries = search_queries(terms, 0, set())
+    assert any("generate_series" in query for query in queries), queries
+    assert len(queries) <= 3
+    # a question whose names are among its first phrases keeps its last phrase as the hint query
+    plain = search_queries(task_terms("How do Python descriptors and __getattr__ interact during lookup?"), 0, set())
+    assert plain[0] == "descriptors __getattr__" and "lookup" in plain[-1]

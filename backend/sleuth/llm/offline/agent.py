@@ -125,6 +125,9 @@ class TaskTerms:
         return float(min(2, hits))
 
 
+_CODE_NAME = re.compile(r"\w_\w|\w\(|[a-z][A-Z]|\w\.\w")
+
+
 def _names_domain(word: str) -> bool:
     """A capitalised name that is no identifier: "Python", "SQLite"; not "ExitStack" or "TimeoutError"
     (a lower-case letter before a capital joins two words of a name) and not "VACUUM" (a keyword)."""
@@ -182,8 +185,11 @@ def search_queries(terms: TaskTerms, round_index: int, asked: set[str]) -> list[
         if len(phrases) > 2:
             candidates.append(" ".join(phrases[1:3]))
         if phrases:
+            # A name in code form ("generate_series", "SQLITE_BUSY") is the task's most specific
+            # word: one the first queries left out is searched for here, before the last phrase.
+            tail = next((p for p in phrases[3:] if _CODE_NAME.search(p)), phrases[-1])
             # the kind of fact wanted, as a search word, pulls in pages the siblings' queries miss
-            candidates.append(f"{phrases[-1]} {terms.query_hint}".strip())
+            candidates.append(f"{tail} {terms.query_hint}".strip())
     else:
         candidates.extend(phrases[::-1])
         candidates.extend(terms.background_phrases)
