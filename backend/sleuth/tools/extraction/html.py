@@ -92,6 +92,11 @@ INDEX_MARKERS = {"index", "indextable", "genindex", "genindex-jumpbox", "indexdi
 # A page whose main text is mostly link text, with many links, is a table of contents.
 TOC_LINK_SHARE = 0.6
 TOC_MIN_LINKS = 12
+# A page of at least this many list entries of a few words each, which hold this share of its words,
+# is an index of terms even when its entries are not links.
+ENTRY_LIST_MIN_ITEMS = 50
+ENTRY_MAX_WORDS = 8
+ENTRY_LIST_SHARE = 0.8
 # A paragraph with this many words outside its links is prose (an index entry or a contents line
 # is a few words; "See also: a(), b() and c()." is mostly links).
 PROSE_MIN_WORDS = 20
@@ -208,7 +213,9 @@ def _has_index_marker(soup: heavy.BeautifulSoup) -> bool:
 
 def _kind(root: heavy.Tag, index_marked: bool) -> PageKind:
     if not _has_prose(root):
-        return "index" if index_marked else "toc" if _is_toc(root) else "page"
+        if index_marked:
+            return "index"
+        return "toc" if _is_toc(root) else "index" if _is_entry_list(root) else "page"
     # Prose: only links in a list marked as a table of contents can make this a contents page.
     return "toc" if _is_toc(root, marked_only=True) else "page"
 
@@ -240,6 +247,18 @@ def _is_toc(root: heavy.Tag, *, marked_only: bool = False) -> bool:
     total = len(" ".join(root.get_text(" ").split()))
     linked = sum(len(" ".join(a.get_text(" ").split())) for a in links)
     return total > 0 and linked / total >= TOC_LINK_SHARE
+
+
+def _is_entry_list(root: heavy.Tag) -> bool:
+    """A long list of a few words an entry, and little else: a keyword or cross-reference index
+    whose entries name their targets in plain text rather than as links."""
+    items = [li for li in root.find_all("li") if isinstance(li, heavy.Tag)]
+    if len(items) < ENTRY_LIST_MIN_ITEMS:
+        return False
+    # An entry's own words: unclosed <li>s nest each entry in the one before.
+    words = [sum(len(text.split()) for text in _strings(li, lambda tag: tag.name != "li")) for li in items]
+    total = len(root.get_text(" ").split())
+    return bool(words) and sum(words) / len(words) <= ENTRY_MAX_WORDS and sum(words) >= ENTRY_LIST_SHARE * total
 
 
 def _is_contents(tag: heavy.Tag) -> bool:
