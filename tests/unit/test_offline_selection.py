@@ -284,3 +284,35 @@ def test_a_page_titled_for_the_subject_is_opened_before_pages_that_mention_it() 
     assert 4 in order[:3]  # among the pages an agent opens at once
     assert titled_for("threading — Thread-based parallelism", task_terms("How does the threading module work?"))
     assert not titled_for("The Advantages Of Flexible Typing", task_terms("What are the advantages of WAL?"))
+
+
+def test_the_opening_comes_from_the_page_on_the_subject_not_a_changelog() -> None:
+    question = "How does SQLite choose a new rowid with AUTOINCREMENT?"
+    # the changelog quotes the subject's words as often, and two agents quoted it
+    changelog = "Added AUTOINCREMENT support so that a new rowid is never reused after a delete. [1]"
+    page = "With AUTOINCREMENT, SQLite chooses a new rowid one larger than the largest rowid ever used. [2]"
+    findings = [
+        {"task": question, "plan_step": 1, "report": f"{changelog} {page}"},
+        {"task": "History of rowid", "plan_step": 2, "report": changelog},
+    ]
+
+    def lead(titles: list[str]) -> str:
+        user = render(
+            "report_user",
+            question=question,
+            clarification=None,
+            mode="light",
+            plan=[question, "History of rowid"],
+            findings=findings,
+            sources=[{"number": n, "title": t, "url": f"corpus://s/{n}.html"} for n, t in enumerate(titles, 1)],
+            partial=False,
+            min_words=100,
+            max_words=500,
+            max_tokens=2000,
+        )
+        report = final_report(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[]))
+        return report.text.split("\n\n")[0]
+
+    assert lead(["Release History", "SQLite Autoincrement"]).startswith("With AUTOINCREMENT")
+    # without a page titled for the subject, the better-supported sentence leads as before
+    assert lead(["Release History", "Database File Format"]).startswith("Added AUTOINCREMENT")

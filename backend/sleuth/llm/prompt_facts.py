@@ -87,6 +87,13 @@ class FindingFacts(PromptFacts):
     plan_step: int | None
 
 
+class SourceFacts(PromptFacts):
+    model_config = ConfigDict(extra="ignore", frozen=True)  # built from the engine's numbered sources
+
+    number: int
+    title: str
+
+
 class ReportFacts(PromptFacts):
     step: Literal["report"] = "report"
     question: str
@@ -98,6 +105,7 @@ class ReportFacts(PromptFacts):
     max_words: int
     max_tokens: int
     partial: bool
+    sources: list[SourceFacts] = Field(default_factory=list)  # the numbers the findings cite, with titles
 
 
 class ArtifactFacts(PromptFacts):

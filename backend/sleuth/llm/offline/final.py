@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from sleuth.core.markdown import sentence_key, sentences
 from sleuth.core.words import stem
-from sleuth.llm.offline.agent import TaskTerms, task_terms
+from sleuth.llm.offline.agent import TaskTerms, task_terms, titled_for
 from sleuth.llm.offline.planner import analyse, clauses
 from sleuth.llm.offline.reports import approx_tokens
 from sleuth.llm.offline.request import OfflineRequest, Reply
@@ -44,6 +44,7 @@ LEAD_SENTENCES = 3  # the opening paragraph: enough to answer, short enough to r
 SUPPORT_SHARE = 0.25  # per extra agent that quoted the same sentence
 SUBJECT_WORDS = 5  # a sentence that names the subject in its first words is about it
 SUBJECT_BONUS = 0.5
+SUBJECT_PAGE_BONUS = 1.0
 # What a sentence must hold of a phrase the question names: all of a short one ("smoke tests fail"
 # is not "smoke tests"), this share of a longer one (the planner's phrases may keep a verb:
 # "json.dumps serialise objects").
@@ -70,6 +71,7 @@ class ReportInput:
     plan: list[str]
     findings: list[Finding]
     partial: bool
+    titles: dict[int, str] = field(default_factory=dict)  # source number -> its title
 
 
 def read_report_input(request: OfflineRequest) -> ReportInput:
@@ -83,7 +85,8 @@ def read_report_input(request: OfflineRequest) -> ReportInput:
         Finding(task=finding.task, units=cited_units(body), plan_step=finding.plan_step)
         for finding, body in zip(facts.findings, bodies, strict=False)
     ]
-    return ReportInput(facts.question, facts.plan, findings, facts.partial)
+    titles = {source.number: source.title for source in facts.sources}
+    return ReportInput(facts.question, facts.plan, findings, facts.partial, titles)
 
 
 def _assign(findings: list[Finding], plan: list[str]) -> dict[int, list[int]]:
@@ -265,15 +268,19 @@ class Pool:
         return max((weight(number) for number in unit.numbers), default=0.0)
 
 
-def opening(parts: list[Part], pool: Pool) -> list[CitedUnit]:
+def opening(parts: list[Part], pool: Pool, titles: dict[int, str] | None = None) -> list[CitedUnit]:
     """The opening paragraph: each part's best direct answer, then the next best of any part, in the
-    question's order."""
+    question's order. A sentence from the page titled for what the part asks about answers it
+    before one from a page that mentions it in passing (a changelog's "Added the rowid API")."""
+    titles = titles or {}
 
     def score(part: Part, f_index: int, unit: CitedUnit) -> float:
         words = tokens(unit.bare)
         opens_on_subject = any(stem(word.lower()) in part.terms for word in words[:SUBJECT_WORDS])
+        from_subject_page = any(titled_for(titles.get(number, ""), part.cues) for number in unit.numbers)
         return (
             2 * overlap(term_set(unit.bare), part.terms)
+            + (SUBJECT_PAGE_BONUS if from_subject_page else 0.0)
             + SOURCE_SHARE * pool.centrality(unit)
             + SUPPORT_SHARE * min(2, pool.support(unit) - 1)
             + 0.25 * part.cues.cue_bonus(unit.bare)
@@ -359,7 +366,7 @@ def final_report(request: OfflineRequest) -> Reply:
     plan = data.plan or [finding.task for finding in data.findings if finding.task] or [data.question]
     parts = question_parts(data.question or plan[0])
     pool = Pool.of(data.findings)
-    lead = opening(parts, pool)
+    lead = opening(parts, pool, data.titles)
     picked = steps_answers(plan, data.findings, data.question, pool, lead)
 
     step_part = [_part_of(step, parts) for step in plan]
