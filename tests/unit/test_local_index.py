@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sqlite3
@@ -14,6 +15,7 @@ from click.testing import CliRunner, Result
 import sleuth.tools.local.indexer as indexer
 from sleuth.cli.index import index
 from sleuth.config import Settings
+from sleuth.tools.local.extract import EXTRACTION_VERSION
 from sleuth.tools.local.providers import build_local_tools
 from support.pdf import minimal_pdf
 
@@ -44,6 +46,12 @@ def sql(statement: str) -> list[tuple]:
     """Rows of one statement against the index, on a connection closed straight after."""
     with closing(sqlite3.connect(Path(os.environ["SLEUTH_DATA_DIR"]) / "corpus.db")) as conn:
         return conn.execute(statement).fetchall()
+
+
+def sql_write(statement: str) -> None:
+    with closing(sqlite3.connect(Path(os.environ["SLEUTH_DATA_DIR"]) / "corpus.db")) as conn:
+        conn.execute(statement)
+        conn.commit()
 
 
 async def search_urls(query: str) -> list[str]:
@@ -276,3 +284,38 @@ def test_all_files_failing_is_an_error(tmp_path: Path) -> None:
     write(tmp_path / "bad" / "a.pdf", b"garbage")
     result = run(str(tmp_path / "bad"))
     assert result.exit_code == 1 and "every supported file failed" in result.output
+
+
+# Entries that name their targets in plain text: an index page under today's rules.
+CROSS_REFERENCE = (
+    "<html><body><ul>" + "".join(f"<li>term{n} - page{n}.html</li>" for n in range(60)) + "</ul></body></html>"
+)
+
+
+def test_files_extracted_by_older_rules_are_extracted_again(docs: Path) -> None:
+    assert run(str(docs)).exit_code == 0
+    sql_write("UPDATE documents SET extraction = 0 WHERE path = 'notes.txt'")  # as an older Sleuth left it
+    result = run(str(docs))
+    assert counts(result) == {"added": 0, "updated": 1, "unchanged": 3, "removed": 0, "failed": 0}
+    assert sql("SELECT DISTINCT extraction FROM documents WHERE path = 'notes.txt'") == [(EXTRACTION_VERSION,)]
+    assert counts(run(str(docs)))["unchanged"] == 4  # and once only
+
+
+def test_a_page_that_todays_rules_skip_leaves_the_index_on_the_next_run(docs: Path) -> None:
+    page = write(docs / "web/crossref.html", CROSS_REFERENCE)
+    assert run(str(docs)).exit_code == 0
+    assert sql("SELECT COUNT(*) FROM documents WHERE path = 'web/crossref.html'") == [(0,)]
+    # An older Sleuth indexed it as a page; the file has not changed since.
+    digest = hashlib.sha256(page.read_bytes()).hexdigest()
+    for extraction, left in ((EXTRACTION_VERSION, 1), (0, 0)):
+        sql_write(
+            "INSERT INTO documents (collection_id, path, url, title, mtime, size, hash, extraction, text, indexed_at)"
+            f" SELECT id, 'web/crossref.html', 'corpus://docs/web/crossref.html', 'Crossreference',"
+            f" {page.stat().st_mtime}, {page.stat().st_size}, '{digest}', {extraction}, 'term0', 0"
+            " FROM collections WHERE name = 'docs'"
+        )
+        result = run(str(docs))
+        assert result.exit_code == 0, result.output
+        # made by today's rules, the unchanged file is left alone; made by older ones, it is read again
+        assert sql("SELECT COUNT(*) FROM documents WHERE path = 'web/crossref.html'") == [(left,)]
+        sql_write("DELETE FROM documents WHERE path = 'web/crossref.html'")

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from sleuth.tools.local.chunking import iter_chunks
-from sleuth.tools.local.extract import Extracted, ExtractError, Skip, extract
+from sleuth.tools.local.extract import EXTRACTION_VERSION, Extracted, ExtractError, Skip, extract
 from sleuth.tools.local.scan import read_regular, scan
 from sleuth.tools.local.store import Collection, CorpusStore, StoredDocument
 
@@ -140,7 +140,9 @@ def sync(
 
 def _prepare(source: Source, old: StoredDocument | None, report: IndexReport) -> _Parsed | str:
     """Read and parse one source (no lock held): a parsed document, or "skip" / "touch" / "drop"."""
-    if old is not None and source.mtime is not None and old.mtime == source.mtime and old.size == source.size:
+    # A document extracted by older rules is read again, as if its file had changed.
+    current = old if old is not None and old.extraction == EXTRACTION_VERSION else None
+    if current and source.mtime is not None and current.mtime == source.mtime and current.size == source.size:
         report.unchanged += 1
         return "skip"
     try:
@@ -149,7 +151,7 @@ def _prepare(source: Source, old: StoredDocument | None, report: IndexReport) ->
         report.errors.append((source.path, f"cannot read: {exc.strerror or exc}"))
         return "drop"  # the old text no longer matches the file, so it must not be served
     digest = hashlib.sha256(data).hexdigest()
-    if old is not None and old.hash == digest:
+    if current and current.hash == digest:
         report.unchanged += 1
         return "touch"
     try:

@@ -13,7 +13,7 @@ from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.profile import build_missing
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DB_FILENAME = "corpus.db"
 
 _DDL = """
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS documents (
     mtime         REAL,                     -- file mtime when indexed (NULL for built-in topics)
     size          INTEGER NOT NULL,         -- bytes of the source
     hash          TEXT NOT NULL,            -- sha256 of the source bytes
+    extraction    INTEGER NOT NULL DEFAULT 0, -- EXTRACTION_VERSION that made `text` (0: before versions)
     text          TEXT NOT NULL,            -- full extracted text, returned by open_url
     indexed_at    REAL NOT NULL,
     UNIQUE (collection_id, path)
@@ -126,6 +127,8 @@ def connect(db_path: Path) -> sqlite3.Connection:
                 _upgrade_from_1(conn)
             if 1 <= version < 4:
                 _add_owners(conn)
+            if 1 <= version < 5:
+                _add_extraction(conn)
             for statement in _statements(_DDL):
                 conn.execute(statement)
             if version < 3:
@@ -154,6 +157,14 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE documents ADD COLUMN doc_key TEXT")
     rows = conn.execute("SELECT id, url FROM documents").fetchall()
     conn.executemany("UPDATE documents SET doc_key = ? WHERE id = ?", [(document_id(r["url"]), r["id"]) for r in rows])
+
+
+def _add_extraction(conn: sqlite3.Connection) -> None:
+    """Version 5 records which extraction rules made each document's text; those indexed before
+    are version 0, so the next index run of their folder extracts them again."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+    if "extraction" not in columns:
+        conn.execute("ALTER TABLE documents ADD COLUMN extraction INTEGER NOT NULL DEFAULT 0")
 
 
 def _add_owners(conn: sqlite3.Connection) -> None:

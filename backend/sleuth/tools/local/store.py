@@ -12,6 +12,7 @@ from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
 from sleuth.tools.local.access import Viewer, visible_sql
 from sleuth.tools.local.chunking import Chunk
+from sleuth.tools.local.extract import EXTRACTION_VERSION
 from sleuth.tools.local.profile import build_profile, has_profile
 from sleuth.tools.local.urls import corpus_url
 
@@ -45,6 +46,7 @@ class StoredDocument:
     mtime: float | None
     size: int
     hash: str
+    extraction: int  # the EXTRACTION_VERSION its text was made with
 
 
 def _collection(row: sqlite3.Row | None) -> Collection | None:
@@ -177,9 +179,12 @@ class CorpusStore:
 
     def documents(self, collection_id: int) -> dict[str, StoredDocument]:
         rows = self.conn.execute(
-            "SELECT id, path, mtime, size, hash FROM documents WHERE collection_id = ?", (collection_id,)
+            "SELECT id, path, mtime, size, hash, extraction FROM documents WHERE collection_id = ?", (collection_id,)
         ).fetchall()
-        return {r["path"]: StoredDocument(r["id"], r["path"], r["mtime"], r["size"], r["hash"]) for r in rows}
+        return {
+            r["path"]: StoredDocument(r["id"], r["path"], r["mtime"], r["size"], r["hash"], r["extraction"])
+            for r in rows
+        }
 
     def put_document(
         self,
@@ -197,9 +202,22 @@ class CorpusStore:
         self.conn.execute("DELETE FROM documents WHERE collection_id = ? AND path = ?", (collection.id, path))
         url = corpus_url(collection.name, path)
         cur = self.conn.execute(
-            "INSERT INTO documents (collection_id, path, url, doc_key, title, mtime, size, hash, text, indexed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (collection.id, path, url, document_id(url), title, mtime, size, digest, text, time.time()),
+            "INSERT INTO documents"
+            " (collection_id, path, url, doc_key, title, mtime, size, hash, extraction, text, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                collection.id,
+                path,
+                url,
+                document_id(url),
+                title,
+                mtime,
+                size,
+                digest,
+                EXTRACTION_VERSION,
+                text,
+                time.time(),
+            ),
         )
         doc_id = cur.lastrowid
         # A generator, not a list: a huge document's chunks are written as they are cut.
