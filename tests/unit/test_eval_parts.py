@@ -17,7 +17,8 @@ from sleuth.stream.packets import NumberedSource
 from sleuth.stream.results import ResearchResult
 
 EVAL_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("*.jsonl"))
-QUESTION_SETS = [path for path in EVAL_SETS if path.name != "claim_labels.jsonl"]
+# Sets that judge answers (key facts, held-out questions); sqlite_pages.jsonl only names each gold page.
+QUESTION_SETS = [path for path in EVAL_SETS if path.name not in ("claim_labels.jsonl", "sqlite_pages.jsonl")]
 
 
 def questions_file(tmp_path: Path, *lines: str) -> Path:
@@ -122,6 +123,16 @@ def test_public_sets_mark_every_question_and_their_facts_add_to_the_question(pat
         assert question.gold_sources and question.key_facts, question.key
         echoed = [fact for fact in question.key_facts if fact_found(fact, question.prompt)]
         assert not echoed, f"{question.key}: {echoed}"
+
+
+def test_the_page_finding_set_is_for_tuning_and_shares_no_page_with_held_out_questions() -> None:
+    folder = Path(__file__).resolve().parents[2] / "eval"
+    pages = load_questions(folder / "sqlite_pages.jsonl")
+    assert len(pages) >= 30 and all(q.split == "tune" and q.gold_sources and not q.key_facts for q in pages)
+    held_out = {
+        url for q in load_questions(folder / "sqlite_docs.jsonl") if q.split == "heldout" for url in q.gold_sources
+    }
+    assert not held_out & {url for q in pages for url in q.gold_sources}
 
 
 def test_the_sqlite_set_is_large_enough_and_mostly_held_out() -> None:
