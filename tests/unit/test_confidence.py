@@ -117,6 +117,25 @@ def test_coverage_counts_subject_words_and_names_in_cited_sentences_only() -> No
     assert step.coverage is not None and step.coverage.words_asked == 1 and step.found_nothing
 
 
+def test_a_passage_cited_after_its_last_sentence_covers_the_question_in_all_its_sentences() -> None:
+    question = "How do I generate a sequence of integers like generate_series?"
+    passage = (
+        "The generate_series(START,END,STEP) function is a table-valued function. "
+        "Its rows hold integer values. The first row has the value START. [1]"
+    )
+    covered = question_coverage(question, passage)
+    assert covered is not None and covered.names_asked == 1 and covered.names_found == 1
+    # a sentence the claim check flagged still counts for nothing
+    flagged = ClaimVerdict(
+        marker="[1]",
+        sentence="The generate_series(START,END,STEP) function is a table-valued function.",
+        supported=False,
+        reason="not in the source",
+    )
+    uncovered = question_coverage(question, passage, [flagged])
+    assert uncovered is not None and uncovered.names_found == 0
+
+
 SEEN = ["functools — Higher-order functions", "SQLite Autoincrement", "Compound statements", "SQLite Older News",
         "SQLite Backup API", "Function definitions"]  # fmt: skip
 
