@@ -268,11 +268,10 @@ class Pool:
         return max((weight(number) for number in unit.numbers), default=0.0)
 
 
-def opening(parts: list[Part], pool: Pool, titles: dict[int, str] | None = None) -> list[CitedUnit]:
+def opening(parts: list[Part], pool: Pool, titles: dict[int, str]) -> list[CitedUnit]:
     """The opening paragraph: each part's best direct answer, then the next best of any part, in the
     question's order. A sentence from the page titled for what the part asks about answers it
     before one from a page that mentions it in passing (a changelog's "Added the rowid API")."""
-    titles = titles or {}
 
     def score(part: Part, f_index: int, unit: CitedUnit) -> float:
         words = tokens(unit.bare)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sleuth.core.words import QUESTION_WORDS, STEP_WORDS
-from sleuth.research.report.sentences import CitedSentence, key_words, report_sentences
+from sleuth.research.report.sentences import CitedSentence, cited_sentences, key_words
 from sleuth.stream.results import ClaimVerdict
 
 # A question word that is an identifier: dotted, snake_case or dunder. Such a name is what the
@@ -46,15 +46,10 @@ def _variants(word: str) -> set[str]:
 
 
 def checked_claims(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> list[CitedSentence]:
-    """The cited sentences of `markdown` that the claim check did not flag, with their markers. A
-    passage cited once, after its last sentence, is cited in all its sentences, as the claim check
-    reads it: the first of them is often the one that names the subject."""
+    """The cited sentences of `markdown` that the claim check did not flag, with their markers,
+    every sentence of a passage included: the first is often the one that names the subject."""
     flagged = {verdict.sentence for verdict in verdicts if not verdict.supported}
-    return [
-        CitedSentence(s.sentence, s.markers)
-        for s in report_sentences(markdown)
-        if s.markers and s.sentence not in flagged
-    ]
+    return [claim for claim in cited_sentences(markdown) if claim.sentence not in flagged]
 
 
 def checked_sentences(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> list[str]:

@@ -55,9 +55,6 @@ class CitedSentence:
 class ReportSentence(CitedSentence):
     lost: tuple[int, ...] = ()  # occurrences of `CITATION_REMOVED` the sentence carries
     factual: bool = True  # states something a source would have to back
-    # The markers are those of a later sentence of its paragraph: a citation after a run of
-    # uncited sentences is read as citing them all, and each is checked against it.
-    borrowed: bool = False
 
 
 def key_words(text: str) -> list[str]:
@@ -171,18 +168,21 @@ def report_sentences(markdown: str) -> list[ReportSentence]:
 
 
 def _borrow(line: list[ReportSentence]) -> list[ReportSentence]:
-    """Sentences of one paragraph, each uncited one given the markers of the next cited one."""
+    """Sentences of one paragraph, each uncited one given the markers of the next cited one: a
+    citation after a run of uncited sentences is read as citing them all, and each is checked
+    against it."""
     out: list[ReportSentence] = []
     following: ReportSentence | None = None
     for sentence in reversed(line):
         if sentence.markers or sentence.lost:
             following = sentence
         elif following is not None and following.markers and sentence.factual:
-            sentence = replace(sentence, markers=following.markers, borrowed=True)
+            sentence = replace(sentence, markers=following.markers)
         out.append(sentence)
     return out[::-1]
 
 
 def cited_sentences(markdown: str) -> list[CitedSentence]:
-    """Every sentence of `markdown` that carries citation markers, with the markers it carries."""
-    return [CitedSentence(s.sentence, s.markers) for s in report_sentences(markdown) if s.markers and not s.borrowed]
+    """Every sentence of `markdown` that carries citation markers, with the markers it carries: a
+    sentence of a passage cited once, after its last sentence, carries that citation."""
+    return [CitedSentence(s.sentence, s.markers) for s in report_sentences(markdown) if s.markers]

@@ -258,7 +258,7 @@ def _is_entry_list(root: heavy.Tag) -> bool:
     # An entry's own words: unclosed <li>s nest each entry in the one before.
     words = [sum(len(text.split()) for text in _strings(li, lambda tag: tag.name != "li")) for li in items]
     total = len(root.get_text(" ").split())
-    return bool(words) and sum(words) / len(words) <= ENTRY_MAX_WORDS and sum(words) >= ENTRY_LIST_SHARE * total
+    return sum(words) / len(words) <= ENTRY_MAX_WORDS and sum(words) >= ENTRY_LIST_SHARE * total
 
 
 def _is_contents(tag: heavy.Tag) -> bool:
