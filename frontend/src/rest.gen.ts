@@ -221,6 +221,10 @@ export interface MethodNote {
    */
   uncited_subject_title?: string | null;
   /**
+   * Whether the report's first paragraph holds a cited sentence the claim check did not flag; null when the report has no paragraph.
+   */
+  opening_cited?: boolean | null;
+  /**
    * Steps of the research plan.
    */
   steps_planned?: number;

@@ -403,7 +403,7 @@ describe("final report", () => {
       sources_found: 9, sources_read: 4, blocked_credibility: 1, blocked_ssrf: 0, failed_reads: 2,
       sources_cited: 3, citations_removed: 1, claims_checked: 12, claims_unsupported: 0, cycles_used: 2, max_cycles: 8,
       time_budget_s: 90, elapsed_s: 41.2, degraded: [], question_coverage: 0.8, on_subject_share: 0.6,
-      uncited_subject_title: null, steps_planned: 4, steps_covered: 4,
+      uncited_subject_title: null, opening_cited: true, steps_planned: 4, steps_covered: 4,
       steps_empty: [], confidence: "medium" as const,
       confidence_reason: "1 citation failed verification and was removed.", text: "## How this report was made",
     };

@@ -206,3 +206,18 @@ async def test_key_findings_cite_the_reports_own_numbers_after_renumbering() -> 
         (number,) = finding.citations
         url = re.search(r"at (\S+) explains", finding.text)
         assert url is not None and report.sources[number - 1].url == url.group(1), finding.text
+
+
+async def test_a_report_that_says_its_sources_do_not_answer_directly_is_not_rated_high() -> None:
+    # The built-in corpus never says how a generator runs clean-up code on close(): the offline model
+    # says so where the answer would open, and the confidence must not contradict it.
+    run = await run_engine(Settings(clarify=False), "How do I make a generator clean up when close() is called?")
+    method = _report(run).method
+    assert method is not None
+    written = _report(run).markdown.removesuffix(method.text)
+    assert "do not answer this question directly" in written
+    assert method.opening_cited is False
+    assert method.confidence == "medium"
+    assert method.confidence_reason.startswith("the report's first paragraph cites no source")
+    # nor does a summary above it answer what the report says it cannot
+    assert _report(run).summary == ""

@@ -12,6 +12,7 @@ from sleuth.research.report.relevance import (
     checked_sentences,
     coverage,
     on_subject_share,
+    opens_with_a_cited_answer,
     question_coverage,
     uncited_subject_title,
 )
@@ -206,3 +207,37 @@ def test_a_report_that_left_the_page_on_its_subject_uncited_is_not_high() -> Non
     )
     # off target still wins: the report is low, not merely medium
     assert confidence(replace(_counts(OFF_TOPIC), uncited_subject="x"), RunTally())[0] == "low"
+
+
+# How the offline writer opens a report whose sources name nothing the question asks about in one
+# sentence: a note, uncited, then what the pages say.
+INDIRECT = "_The sources found do not answer this question directly; what they say about it follows._\n\n" + ANSWERED
+
+
+def test_a_report_is_answered_in_its_first_paragraph_only_by_a_checked_cited_sentence() -> None:
+    assert opens_with_a_cited_answer(ANSWERED) is True
+    assert opens_with_a_cited_answer(f"## Summary\n\n{ANSWERED}") is True  # headings are not the opening
+    assert opens_with_a_cited_answer(INDIRECT) is False
+    assert opens_with_a_cited_answer("## Summary\n\n") is None
+    # a first paragraph whose only cited sentences were flagged answers nothing
+    first = "Use cache_info() to inspect its hits and misses. [1]"
+    flagged = [
+        ClaimVerdict(marker="[1]", sentence=sentence, supported=False, reason="not in source")
+        for sentence in checked_sentences(first)
+    ]
+    assert opens_with_a_cited_answer(f"{first}\n\n{ANSWERED}", flagged) is False
+    assert opens_with_a_cited_answer(f"{first}\n\n{ANSWERED}") is True
+
+
+def test_a_report_that_does_not_open_on_a_cited_answer_is_not_high() -> None:
+    counts = replace(_counts(INDIRECT), opening_cited=opens_with_a_cited_answer(INDIRECT))
+    assert confidence(counts, RunTally()) == ("medium", "opening_uncited")
+    note = method_note(counts, RunTally())
+    assert note.opening_cited is False
+    assert note.confidence_reason == (
+        "the report's first paragraph cites no source that passed the claim check: the sources found may"
+        " not answer the question directly."
+    )
+    assert confidence(replace(counts, opening_cited=True), RunTally()) == ("high", "well_sourced")
+    # off target still wins
+    assert confidence(replace(_counts(OFF_TOPIC), opening_cited=False), RunTally())[0] == "low"

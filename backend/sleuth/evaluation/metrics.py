@@ -19,6 +19,7 @@ CONFIDENCE_SIGNALS = {
     "question_coverage",
     "on_subject_share",
     "uncited_subject_title",
+    "opening_cited",
     "steps_planned",
     "steps_covered",
     "steps_empty",

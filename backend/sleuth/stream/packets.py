@@ -247,6 +247,11 @@ class MethodNote(BaseModel):
         description="The title of a page the run found but did not cite that names more of what the question"
         " asks about than any cited page's title; null when a cited page is titled as closely.",
     )
+    opening_cited: bool | None = Field(
+        default=None,
+        description="Whether the report's first paragraph holds a cited sentence the claim check did not flag;"
+        " null when the report has no paragraph.",
+    )
     steps_planned: int = Field(default=0, ge=0, description="Steps of the research plan.")
     steps_covered: int = Field(
         default=0,

@@ -9,7 +9,7 @@ renumbered, the artifact's follow that renumbering (`VerifiedReport.numbers`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sleuth.core.clock import DeadlineReached, run_until
@@ -19,6 +19,7 @@ from sleuth.llm.gateway import LLMError
 from sleuth.llm.prompting import render
 from sleuth.research import tool_schemas as ts
 from sleuth.research.report.citations import VerifiedReport
+from sleuth.research.report.relevance import opens_with_a_cited_answer
 from sleuth.research.state import Finding, RunState
 from sleuth.research.step import llm_step
 from sleuth.stream.packets import KeyFinding, NumberedSource
@@ -162,7 +163,14 @@ async def describe_findings(
 
 def reconcile(recorded: dict[str, Any] | None, question: str, verified: VerifiedReport) -> Artifact:
     """The artifact of the verified report: the model's, renumbered as the report's citations were and
-    without what the report's body already says; or the fallback when the model recorded none."""
+    without what the report's body already says; or the fallback when the model recorded none.
+
+    A report whose first paragraph cites nothing does not answer from its sources (the offline model
+    opens such a report by saying so): a summary above it would answer what the report itself
+    cannot, so it has none. Its key findings stay, each cited. (An opening whose citation the claim
+    check flagged did try to answer: the method note's confidence says what the check found.)"""
     fallback = fallback_artifact(question, verified.markdown)
     artifact = fallback if recorded is None else clean_artifact(recorded, verified.numbers, fallback)
+    if opens_with_a_cited_answer(verified.markdown) is False:
+        artifact = replace(artifact, summary="")
     return without_repeats(artifact, verified.markdown)

@@ -4,7 +4,8 @@ measured signals, with its reason in one line.
 The signals: how much of the question, and of each plan step, the report's cited sentences that the
 claim check did not flag cover; how many of those sentences come from sources titled for what the
 question asks about, and whether a page titled closer to the question was found but not cited; how
-many claims were flagged; which plan steps found nothing. No model writes
+many claims were flagged; which plan steps found nothing; whether the first paragraph answers from a
+cited sentence that passed the check. No model writes
 any of it, so it cannot overstate what the research did.
 """
 
@@ -20,6 +21,7 @@ from sleuth.research.report.relevance import (
     checked_claims,
     coverage,
     on_subject_share,
+    opens_with_a_cited_answer,
     step_coverage,
     uncited_subject_title,
 )
@@ -73,6 +75,7 @@ class Counts:
     steps: tuple[StepSignal, ...] = field(default_factory=tuple)
     on_subject: float | None = None  # share of checked cited sentences from sources titled for the subject
     uncited_subject: str | None = None  # a page found but not cited, titled closer to the question than any cited
+    opening_cited: bool | None = None  # whether the first paragraph holds a checked cited sentence
 
     @property
     def off_subject(self) -> bool:
@@ -120,6 +123,8 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
         return ("low" if partly else "medium"), "off_subject"
     if counts.uncited_subject:
         return "medium", "subject_page_uncited"
+    if counts.opening_cited is False:
+        return "medium", "opening_uncited"
     if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
@@ -162,6 +167,7 @@ def method_note(counts: Counts, tally: RunTally) -> MethodNote:
         "question_coverage": None if counts.question is None else round(counts.question.share, 3),
         "on_subject_share": None if counts.on_subject is None else round(counts.on_subject, 3),
         "uncited_subject_title": counts.uncited_subject,
+        "opening_cited": counts.opening_cited,
         "steps_planned": len(counts.steps),
         "steps_covered": counts.steps_covered,
         "steps_empty": counts.empty_steps,
@@ -201,5 +207,6 @@ def note_for(state: RunState, verified: VerifiedReport, *, claims_unsupported: i
         uncited_subject=uncited_subject_title(
             state.request.question, [source.title for source in verified.sources], state.registry.titles
         ),
+        opening_cited=opens_with_a_cited_answer(verified.markdown, verified.claims),
     )
     return method_note(counts, state.tally)

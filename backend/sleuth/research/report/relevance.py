@@ -57,6 +57,18 @@ def checked_sentences(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> l
     return [claim.sentence for claim in checked_claims(markdown, verdicts)]
 
 
+def opens_with_a_cited_answer(markdown: str, verdicts: Sequence[ClaimVerdict] = ()) -> bool | None:
+    """Whether the report's first paragraph (headings aside) holds a cited sentence the claim check
+    did not flag; None for a report with no paragraph. A report that opens on anything else (a note
+    that the sources do not answer the question directly, a restatement of the question) leaves the
+    reader to assemble the answer from pages that only touch it."""
+    blocks = (block.strip() for block in markdown.split("\n\n"))
+    first = next((block for block in blocks if block and not block.startswith("#")), None)
+    if first is None:
+        return None
+    return bool(checked_claims(first, verdicts))
+
+
 def _title_words(title: str) -> set[str]:
     """A title's words, stemmed and as written: "Datatypes" holds "type" only before stemming."""
     return set(key_words(title)) | set(re.findall(r"[a-z][a-z0-9_]+", title.lower()))
