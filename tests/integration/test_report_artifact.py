@@ -219,5 +219,5 @@ async def test_a_report_that_says_its_sources_do_not_answer_directly_is_not_rate
     assert method.opening_cited is False
     assert method.confidence == "medium"
     assert method.confidence_reason.startswith("the report's first paragraph cites no source")
-    # nor does a summary above it answer what the report says it cannot
-    assert _report(run).summary == ""
+    # nor does a summary or a key finding above it answer what the report says it cannot
+    assert _report(run).summary == "" and _report(run).key_findings == []

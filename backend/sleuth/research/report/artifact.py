@@ -166,11 +166,12 @@ def reconcile(recorded: dict[str, Any] | None, question: str, verified: Verified
     without what the report's body already says; or the fallback when the model recorded none.
 
     A report whose first paragraph cites nothing does not answer from its sources (the offline model
-    opens such a report by saying so): a summary above it would answer what the report itself
-    cannot, so it has none. Its key findings stay, each cited. (An opening whose citation the claim
-    check flagged did try to answer: the method note's confidence says what the check found.)"""
+    opens such a report by saying so): a summary or key findings above it would present as the
+    answer what the report says does not answer, so it has neither; its body says what the sources
+    do say. (An opening whose citation the claim check flagged did try to answer: the method note's
+    confidence says what the check found.)"""
     fallback = fallback_artifact(question, verified.markdown)
     artifact = fallback if recorded is None else clean_artifact(recorded, verified.numbers, fallback)
     if opens_with_a_cited_answer(verified.markdown) is False:
-        artifact = replace(artifact, summary="")
+        artifact = replace(artifact, summary="", key_findings=[])
     return without_repeats(artifact, verified.markdown)
