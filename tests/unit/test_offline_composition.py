@@ -76,6 +76,22 @@ def test_the_first_paragraph_answers_from_the_sentences_that_name_the_subject() 
     assert "all classes are themselves instances" in text  # still in the report, once
 
 
+def test_a_sentence_that_adds_to_one_before_it_does_not_lead_the_report() -> None:
+    question = "How does Python decide where an attribute lookup like obj.x finds its value?"
+    text = report(
+        question,
+        plan_steps(question),
+        [
+            "An attribute lookup like obj.x finds its value faster as well. [1]",
+            "An attribute lookup like obj.x finds its value in the instance dictionary first. [2]",
+        ],
+    )
+    first = paragraphs(text)[0]
+    assert first.startswith("An attribute lookup like obj.x finds its value in the instance"), (
+        first
+    )  # "as well" as what?
+
+
 def test_a_sentence_that_shares_a_word_but_not_the_subject_does_not_open_the_report() -> None:
     close = "Programs are strongly recommended to explicitly close such objects with their close() method. [1]"
     mutable = "Objects whose value can change are said to be mutable once they are created. [1]"

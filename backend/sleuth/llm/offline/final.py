@@ -53,7 +53,7 @@ SUBJECT_COVERAGE = 0.6
 # Words that lean on a sentence the reader has not seen ("support this specification", "In
 # contrast, ..."): fine further down, a poor way to open a report.
 _POINTS_BACK = re.compile(
-    r"\b(?:this|these|those|such|the latter|the former|in contrast|as a result|otherwise|instead)\b", re.I
+    r"\b(?:this|these|those|such|the latter|the former|in contrast|as a result|otherwise|instead|as well)\b", re.I
 )
 POINTS_BACK_PENALTY = 0.75
 
