@@ -217,6 +217,7 @@ INDIRECT = "_The sources found do not answer this question directly; what they s
 def test_a_report_is_answered_in_its_first_paragraph_only_by_a_checked_cited_sentence() -> None:
     assert opens_with_a_cited_answer(ANSWERED) is True
     assert opens_with_a_cited_answer(f"## Summary\n\n{ANSWERED}") is True  # headings are not the opening
+    assert opens_with_a_cited_answer(f"## Summary\n{ANSWERED}") is True  # nor when no blank line follows
     assert opens_with_a_cited_answer(INDIRECT) is False
     assert opens_with_a_cited_answer("## Summary\n\n") is None
     # a first paragraph whose only cited sentences were flagged answers nothing

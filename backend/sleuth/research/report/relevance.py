@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sleuth.core.markdown import blocks
 from sleuth.core.words import QUESTION_WORDS, STEP_WORDS
 from sleuth.research.report.sentences import CitedSentence, cited_sentences, key_words
 from sleuth.stream.results import ClaimVerdict
@@ -62,8 +63,7 @@ def opens_with_a_cited_answer(markdown: str, verdicts: Sequence[ClaimVerdict] = 
     did not flag; None for a report with no paragraph. A report that opens on anything else (a note
     that the sources do not answer the question directly, a restatement of the question) leaves the
     reader to assemble the answer from pages that only touch it."""
-    blocks = (block.strip() for block in markdown.split("\n\n"))
-    first = next((block for block in blocks if block and not block.startswith("#")), None)
+    first = next((text for kind, text in blocks(markdown) if kind != "heading"), None)
     if first is None:
         return None
     return bool(checked_claims(first, verdicts))
