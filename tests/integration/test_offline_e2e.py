@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from sleuth.config import Settings
+from sleuth.core.markdown import blocks
 from sleuth.stream.results import ClarificationExchange, ResearchRequest
 from sleuth.tools.local.providers import build_local_tools
 from sleuth_testkit.engine import run_engine
@@ -82,3 +83,19 @@ async def test_clear_question_gets_a_report_whose_citations_are_real_sentences_o
     assert "`__getattr__" in written and "**" not in written
     headings = [line for line in report.markdown.splitlines() if line.startswith("## ")]
     assert headings and all(re.search(r"(?<!`)__\w+__", h) is None for h in headings), headings
+
+
+async def test_the_opening_comes_from_the_page_on_the_subject_when_it_names_the_act_as_a_noun() -> None:
+    # The question says "delete", the page on the del statement says "Deletion of a name removes ...";
+    # a page that says "Delete" in passing (the debugger's "Delete the specified alias") must not open.
+    run = await run_engine(
+        Settings(clarify=False), "What happens when you delete a name with the Python del statement?"
+    )
+    report = run.of("report")[0].obj
+    assert report.method is not None
+    titles = {source.number: source.title for source in report.sources}
+    written = report.markdown.removesuffix(report.method.text)
+    opening = next(text for kind, text in blocks(written) if kind == "paragraph")
+    assert opening.startswith("Deletion of a name removes the binding of that name"), opening
+    first_citation = re.search(r"\[(\d+)\]", opening)
+    assert first_citation is not None and titles[int(first_citation.group(1))] == 'The "del" statement'

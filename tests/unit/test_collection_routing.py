@@ -123,6 +123,16 @@ def test_an_index_from_before_profiles_gets_them_by_its_migration(db: Path) -> N
         assert [p.name for p in profiles(conn)] == ALL
 
 
+def test_an_index_stemmed_by_older_rules_is_profiled_again_by_its_migration(db: Path) -> None:
+    with closing(sqlite3.connect(db)) as conn:  # back to version 5: term counts under other stems
+        conn.executescript("UPDATE collection_terms SET term = 'old:' || term; PRAGMA user_version = 5;")
+    with closing(connect(db)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        terms = {row[0] for row in conn.execute("SELECT term FROM collection_terms")}
+        assert terms and not any(term.startswith("old:") for term in terms)
+        assert route(conn, SQLITE_QUESTION, ALL).searched == ("sqlitedocs",)
+
+
 def test_routing_picks_the_collection_that_fits_the_question(db: Path) -> None:
     with closing(connect(db)) as conn:
         sqlite_route = route(conn, SQLITE_QUESTION, ALL)

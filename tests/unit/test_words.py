@@ -11,7 +11,15 @@ from sleuth.core.words import light_stem, stem
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("descriptors", "descriptor"), ("lookups", "lookup"), ("serialise", "serialized"), ("serializes", "serialize")],
+    [
+        ("descriptors", "descriptor"),
+        ("lookups", "lookup"),
+        ("serialise", "serialized"),
+        ("serializes", "serialize"),
+        ("deletion", "deleted"),
+        ("insertions", "insert"),
+        ("expression", "express"),
+    ],
 )
 def test_the_offline_stemmer_folds_forms_together(a: str, b: str) -> None:
     assert stem(a) == stem(b)
@@ -24,6 +32,11 @@ def test_the_offline_stemmer_keeps_identifiers_and_short_words_whole() -> None:
         "os.path",
         "map",
     ]
+
+
+def test_short_words_ending_in_ion_keep_their_meaning() -> None:
+    # "session" is no "sess", "version" no "vers" and "mission" no "miss"
+    assert [stem(w) for w in ("session", "version", "mission", "option")] == ["session", "version", "mission", "option"]
 
 
 def test_the_claim_stemmer_strips_endings_only() -> None:

@@ -50,6 +50,8 @@ def stem(word: str) -> str:
     if word.startswith("__") or len(word) <= 3 or "_" in word or "." in word:
         return word  # identifiers (dunder, snake_case, dotted) and short words are exact
     word = _BRITISH_ISE.sub(r"iz\1", word)  # "serialise" meets "serialize"
+    if word.endswith(("tions", "sions", "tion", "sion")) and len(word.rstrip("s")) >= 8:
+        return word.rstrip("s")[:-3]  # "deletion" meets "delete", "insertions" meets "insert"
     for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             word = word[: len(word) - len(suffix)] + replacement

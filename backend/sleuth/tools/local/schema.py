@@ -11,9 +11,9 @@ from pathlib import Path
 
 from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
-from sleuth.tools.local.profile import build_missing
+from sleuth.tools.local.profile import build_missing, build_profile
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DB_FILENAME = "corpus.db"
 
 _DDL = """
@@ -133,6 +133,8 @@ def connect(db_path: Path) -> sqlite3.Connection:
                 conn.execute(statement)
             if version < 3:
                 _add_profiles(conn)
+            elif version < 6:
+                _restem_profiles(conn)
             conn.execute("CREATE INDEX IF NOT EXISTS documents_by_key ON documents (doc_key)")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
@@ -176,6 +178,14 @@ def _add_owners(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE collections ADD COLUMN owner_id TEXT")
     if "shared" not in columns:
         conn.execute("ALTER TABLE collections ADD COLUMN shared INTEGER NOT NULL DEFAULT 0")
+
+
+def _restem_profiles(conn: sqlite3.Connection) -> None:
+    """Version 6 stems nouns in -tion and -sion as their verbs ("deletion" meets "delete"): every
+    profile's term counts are rebuilt with that stemming, so that routing keeps matching a question's
+    terms against them."""
+    for row in conn.execute("SELECT id FROM collections").fetchall():
+        build_profile(conn, int(row[0]))
 
 
 def _add_profiles(conn: sqlite3.Connection) -> None:
