@@ -68,6 +68,19 @@ def _title(name: str, kind: str, root: str | None) -> str:
 def build_profile(conn: sqlite3.Connection, collection_id: int) -> None:
     """(Re)build one collection's term counts and profile, then every profile's characteristic
     terms (they are relative to the other collections). Call inside a write transaction."""
+    build_profiles(conn, [collection_id])
+
+
+def build_profiles(conn: sqlite3.Connection, collection_ids: list[int]) -> None:
+    """`build_profile` for several collections, with the characteristic terms, which read every
+    collection's counts, worked out once after all of them. Call inside a write transaction."""
+    for collection_id in collection_ids:
+        _count(conn, collection_id)
+    _characteristic_terms(conn)
+
+
+def _count(conn: sqlite3.Connection, collection_id: int) -> None:
+    """One collection's term counts and its profile row, characteristic terms aside."""
     row = conn.execute("SELECT name, kind, root FROM collections WHERE id = ?", (collection_id,)).fetchone()
     if row is None:
         return
@@ -113,7 +126,6 @@ def build_profile(conn: sqlite3.Connection, collection_id: int) -> None:
             time.time(),
         ),
     )
-    _characteristic_terms(conn)
 
 
 def _characteristic_terms(conn: sqlite3.Connection) -> None:
@@ -146,10 +158,8 @@ def _characteristic_terms(conn: sqlite3.Connection) -> None:
 
 def build_missing(conn: sqlite3.Connection) -> None:
     """Profiles for the collections that have none (call inside a write transaction)."""
-    for row in conn.execute(
-        "SELECT id FROM collections WHERE id NOT IN (SELECT collection_id FROM collection_profiles)"
-    ).fetchall():
-        build_profile(conn, int(row[0]))
+    missing = conn.execute("SELECT id FROM collections WHERE id NOT IN (SELECT collection_id FROM collection_profiles)")
+    build_profiles(conn, [int(row[0]) for row in missing.fetchall()])
 
 
 def has_profile(conn: sqlite3.Connection, collection_id: int) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sleuth.core.sqlite import write_transaction
 from sleuth.stream.documents import document_id
-from sleuth.tools.local.profile import build_missing, build_profile
+from sleuth.tools.local.profile import build_missing, build_profiles
 
 SCHEMA_VERSION = 6
 DB_FILENAME = "corpus.db"
@@ -184,8 +184,7 @@ def _restem_profiles(conn: sqlite3.Connection) -> None:
     """Version 6 stems nouns in -tion and -sion as their verbs ("deletion" meets "delete"): every
     profile's term counts are rebuilt with that stemming, so that routing keeps matching a question's
     terms against them."""
-    for row in conn.execute("SELECT id FROM collections").fetchall():
-        build_profile(conn, int(row[0]))
+    build_profiles(conn, [int(row[0]) for row in conn.execute("SELECT id FROM collections").fetchall()])
 
 
 def _add_profiles(conn: sqlite3.Connection) -> None:
