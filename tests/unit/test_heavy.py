@@ -108,3 +108,21 @@ async def test_a_failed_warm_up_is_logged_and_does_not_keep_anyone_waiting(caplo
         heavy.preload("jsonschema", then=fail)
         await asyncio.wait_for(heavy.ready("jsonschema"), 60)
     assert "preloading jsonschema failed: RuntimeError: no warm-up today" in caplog.text
+
+
+def test_preload_sets_the_libraries_environment_on_the_callers_thread() -> None:
+    # With the preload thread busy, the variables are set when `preload` returns: the thread that
+    # imports later finds them and leaves `os.environ` alone while others may iterate it.
+    out = _python(
+        "import os, sys, threading\n"
+        "for name in ('LITELLM_LOCAL_MODEL_COST_MAP', 'TIKTOKEN_CACHE_DIR'):\n"
+        "    os.environ.pop(name, None)\n"
+        "from sleuth.core import heavy\n"
+        "release = threading.Event()\n"
+        "heavy.preload(then=lambda: release.wait(60))\n"
+        "heavy.preload('litellm')\n"
+        "print(os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'), bool(os.environ.get('TIKTOKEN_CACHE_DIR')),"
+        " 'litellm' in sys.modules)\n"
+        "release.set()\n"
+    )
+    assert out == "True True False"

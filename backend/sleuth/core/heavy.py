@@ -306,6 +306,12 @@ def preload(*libraries: str, then: Callable[[], object] | None = None) -> None:
     with _state:
         if then is None and all(library in _loaded for library in job.libraries):
             return
+        unprepared = [library for library in job.libraries if library not in _imported]
+    # The environment is set here, on the caller's thread: from the preload thread it would change
+    # `os.environ` while another thread may be iterating it (a subprocess, a test's teardown).
+    for prepare in dict.fromkeys(_BEFORE_IMPORT[library] for library in unprepared if library in _BEFORE_IMPORT):
+        prepare()
+    with _state:
         _pending.append(job)
         _queued.append(job)
         _job_queued.notify()
