@@ -496,7 +496,10 @@ async def test_final_report_has_summary_sections_citations_and_note() -> None:
             continue  # headings and italic notes (gap notes) carry no facts
         for sentence, numbers in re.findall(r"(.+?)((?: ?\[\d+\])+)(?= |$)", paragraph):
             cited += 1
-            assert any(copied_from(sentence, page_text[int(n)]) for n in re.findall(r"\d+", numbers))
+            assert any(copied_from(sentence, page_text[int(n)]) for n in re.findall(r"\d+", numbers)), (
+                sentence,
+                paragraph,
+            )
         assert re.sub(r"(.+?)((?: ?\[\d+\])+)(?= |$)", "", paragraph).strip() == ""  # nothing uncited
     assert cited >= 4
 

@@ -20,6 +20,7 @@ from sleuth.llm.offline.text import (
     is_navigation_page,
     numbered_blocks,
     sectioned_sentences,
+    split_sentences,
     term_set,
 )
 from sleuth.llm.prompting import render
@@ -90,6 +91,100 @@ def test_sentences_know_the_heading_they_sit_under_and_signatures_name_their_ent
     assert [s for _, s in sectioned_sentences(page)] == [
         "Counter objects return a zero count for missing items instead of raising a KeyError:"
     ]
+
+
+def test_a_bracket_or_quote_closed_after_the_full_stop_stays_with_its_sentence() -> None:
+    paragraph = (
+        'It is not called.  (This is an asymmetry between "a()" and "b()".) This is done. He said "Yes." Then he left.'
+    )
+    assert split_sentences(paragraph) == [
+        "It is not called.",
+        '(This is an asymmetry between "a()" and "b()".)',
+        "This is done.",
+        'He said "Yes."',
+        "Then he left.",
+    ]
+
+
+def test_the_page_on_the_subject_gives_the_report_all_its_sentences_beside_another_pages() -> None:
+    # Sibling agents that open the same page on the subject each quote its best sentences; a report
+    # that stops at a dozen of them leaves the rest of the page's answer to pages read by the way.
+    facts = [
+        "A window function computes its result from a window of rows related to the current row.",
+        "The OVER clause turns an ordinary aggregate into a window function over the partition.",
+        "PARTITION BY splits the window function's input into groups that are processed apart.",
+        "ORDER BY inside the window definition decides in which sequence the frame's rows are read.",
+        "The frame specification limits the window to rows between two boundaries of the partition.",
+        "ROWS frames count physical rows, while RANGE frames compare values of the ordering column.",
+        "GROUPS frames treat each set of peer rows of the window as a single unit of distance.",
+        "UNBOUNDED PRECEDING starts the window frame at the first row of the whole partition.",
+        "CURRENT ROW ends the frame at the row being computed, including its peers for RANGE.",
+        "The EXCLUDE clause removes the current row, its group or its ties from the window frame.",
+        "A FILTER clause restricts which rows of the window reach the aggregate at all.",
+        "Named windows declared in a WINDOW clause can be reused by several window functions.",
+        "Window functions run after WHERE, GROUP BY and HAVING have been applied to the query.",
+        "The default frame without ORDER BY spans the whole partition of the window.",
+        "Built-in window functions such as ntile split the ordered partition into buckets.",
+        "Aggregate window functions return one value per row instead of collapsing the group.",
+    ]
+    notes = [
+        "Version 3.25 added support for window functions and the OVER clause to the query planner.",
+        "Version 3.28 added the EXCLUDE clause and GROUPS frames to window definitions.",
+        "Window functions now work inside triggers and views since version 3.26.",
+        "A crash when a window function appeared in a correlated subquery was fixed.",
+        "The planner can now push WHERE terms down into subqueries that use window functions.",
+        "Frames with RANGE and an offset value were added to window functions in version 3.28.",
+    ]
+    pages = [
+        {"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": "\n\n".join(facts)},
+        {"number": 2, "title": "Release notes", "url": "corpus://d/changes.html", "text": "\n\n".join(notes)},
+    ]
+    reply = agent_report(
+        agent_report_request("How do window functions read the rows of their window frame?", pages, 4000)
+    )
+    quoted = [fact for fact in facts if fact[:-1] in reply.text]
+    assert len(quoted) == len(facts)
+
+
+def test_a_statement_broken_over_lines_is_an_example_and_an_entry_mentioned_late_is_labelled() -> None:
+    page = (
+        "# Window Functions\n\n"
+        "Named window definitions may be added to a SELECT statement with a WINDOW clause and referred to by name:\n\n"
+        "SELECT x, y, row_number() OVER win1, rank() OVER win2\n"
+        "FROM t0\n"
+        "WINDOW win1 AS (ORDER BY y),\n"
+        "       win2 AS (PARTITION BY y ORDER BY x)\n"
+        "ORDER BY x;\n\n"
+        "rank()\n\n"
+        "The row_number() of the first peer in each group - the rank of the current row with gaps.\n\n"
+        "row_number()\n\n"
+        "The number of the row within the current partition, counting from 1 in window order.\n"
+    )
+    pages = [{"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": page}]
+    reply = agent_report(agent_report_request("How do the rank() and row_number() window functions work?", pages, 4000))
+    # the statement is the example of the sentence before it, fenced, never a sentence of its own
+    assert "```\nSELECT x, y, row_number() OVER win1" in reply.text
+    assert "ORDER BY x; [1]" not in reply.text
+    # the sentence under rank() mentions "rank" only in passing: its entry's name goes in front
+    assert "`rank()`: The row_number() of the first peer in each group" in reply.text
+
+
+def test_a_page_on_the_words_of_a_snake_case_name_is_not_about_that_name() -> None:
+    windows = (
+        "The row_number() window function numbers the rows of each partition in window order.\n\n"
+        "A window function takes its input from a window of rows of the result set."
+    )
+    changes = (
+        "These functions return the number of rows modified, inserted or deleted by the last statement.\n\n"
+        "The total number of rows changed since the connection opened is returned by another function."
+    )
+    pages = [
+        {"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": windows},
+        {"number": 2, "title": "Count The Number Of Rows Modified", "url": "corpus://d/changes.html", "text": changes},
+    ]
+    reply = agent_report(agent_report_request("How does the row_number() window function work?", pages, 4000))
+    assert "[1]" in reply.text
+    assert "[2]" not in reply.text  # "row" and "number" are words of the name, not what the task asks about
 
 
 def test_dotted_names_meet_their_parts() -> None:

@@ -14,6 +14,7 @@ from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     NumberedBlock,
     chunks,
+    content_words,
     first_paragraph,
     is_navigation_page,
     numbered_blocks,
@@ -43,6 +44,7 @@ TITLE_BONUS = 3.0
 TITLE_ON_TASK_SHARE = 0.5  # of the title's own words (the domain aside), at least this many on the task
 _DEFAULT_AGENT_ROUNDS = 6
 MIN_OWN_FOCUS_TERMS = 2  # a focus this thin names no subject of its own
+PART_SHARE = 0.5
 
 # Words that describe the kind of step, not the subject; useless (or harmful) as search terms.
 _STEP_WORDS = frozenset(
@@ -99,6 +101,9 @@ class TaskTerms:
     cues: frozenset[str] = frozenset()
     query_hint: str = ""
     domain: frozenset[str] = frozenset()
+    # Words the task names only inside a snake_case name ("row" and "number" of `row_number()`): a
+    # page on rows or numbers is not about that name.
+    parts: frozenset[str] = frozenset()
 
     def weight(self, terms: set[str], rarity: dict[str, float] | None = None) -> float:
         """Focus terms count double: they say what this agent, unlike its siblings, must find.
@@ -106,7 +111,7 @@ class TaskTerms:
         `rarity` (0..1 per term) discounts terms that most candidate sentences share."""
 
         def score(term: str, base: float) -> float:
-            return base * (rarity.get(term, 1.0) if rarity else 1.0)
+            return base * (rarity.get(term, 1.0) if rarity else 1.0) * (PART_SHARE if term in self.parts else 1.0)
 
         total = 0.0
         for term in terms & (self.focus | self.background | self.domain):
@@ -137,6 +142,14 @@ def _names_domain(word: str) -> bool:
         and not re.search(r"[a-z][A-Z]|[_.]", word)
         and word.lower() not in _STEP_WORDS
     )
+
+
+def _name_parts(text: str) -> frozenset[str]:
+    """The words of the task's snake_case names that the task does not also use on their own."""
+    words = content_words(text)
+    whole = {stem(part) for word in words for part in re.split(r"[./]", word)}
+    pieces = {stem(piece) for word in words for piece in re.split(r"[./_]", word.strip("_")) if len(piece) > 1}
+    return frozenset(pieces - whole)
 
 
 def _clean_phrases(text: str) -> list[str]:
@@ -173,6 +186,7 @@ def task_terms(task: str) -> TaskTerms:
         cues=kind[0],
         query_hint=kind[1],
         domain=frozenset(stem(word) for word in tokens(task) if _names_domain(word)),
+        parts=_name_parts(task),
     )
 
 

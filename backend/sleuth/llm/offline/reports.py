@@ -31,8 +31,10 @@ from sleuth.llm.prompt_facts import AgentReportFacts, read_tagged
 from sleuth.llm.prompting import render
 
 DEFAULT_REPORT_TOKENS = 1200
-MAX_REPORT_SENTENCES = 20
-MAX_PER_SOURCE = 12  # the page about the question may fill most of a report before weaker pages add theirs
+# Sibling agents that open the page on the subject quote its best sentences alike: room for more of
+# them lets the report reach the facts further down that page, which the pages read by the way lack.
+MAX_REPORT_SENTENCES = 28
+MAX_PER_SOURCE = 18  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 MIN_RELEVANCE = 0.9
@@ -43,6 +45,7 @@ LEAD_BONUS = 2.0
 TERM_HEADING_SHARE = 1.0  # under a defined term ("- spawn"), every sentence is about that term
 HEADING_CAP = 4.0
 PAGE_TITLE_BONUS = 1.5
+ENTRY_NAMED_WITHIN = 4  # words: a sentence that names its entry this early needs no label
 # Sections whose heading names the task's subject are read whole, as a person reads the entry on
 # `asyncio.wait_for` or the section "Mutable default values": their sentences answer the task even
 # when they share none of its words ("To avoid the task cancellation, wrap it in shield()").
@@ -102,12 +105,19 @@ def _sources(request: OfflineRequest) -> list[NumberedBlock]:
     return [best[number] for number in sorted(best)]
 
 
+def _names_entry(sentence: str, name: str) -> bool:
+    """Whether a sentence says which entry it describes: it calls it ("rank() returns ...") or opens
+    on it. One that mentions the name further on ("The row_number() of the first peer - the rank of
+    the current row") describes something else unless labelled."""
+    return f"{name}(" in sentence or name in tokens(sentence)[:ENTRY_NAMED_WITHIN]
+
+
 def _label(heading: str, sentence: str) -> str:
     """What goes in front of a sentence whose heading names its subject: "`secrets.token_hex()`: "
     for an API entry, "spawn: " for a defined term; "" when the sentence names it itself."""
     entry = entry_name(heading)
     if entry:
-        return "" if entry.rsplit(".", 1)[-1] in sentence else f"`{entry}()`: "
+        return "" if _names_entry(sentence, entry.rsplit(".", 1)[-1]) else f"`{entry}()`: "
     term = defined_term(heading)
     return "" if not term or term.lower() in sentence.lower() else f"{term}: "
 

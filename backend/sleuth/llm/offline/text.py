@@ -133,7 +133,8 @@ def join_phrases(items: list[str], conjunction: str = "and") -> str:
 # ---- sentences ---------------------------------------------------------------------------
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Mr.", "Dr.", "No.", "approx.", "Fig.")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(`*]?[A-Z0-9_])")
+# A quote or bracket closed after the full stop ("(This is intended.)") ends its sentence with it.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(`*]?[A-Z0-9_])")
 # Sentences that only make sense next to something the reader cannot see.
 _DANGLING_START = re.compile(
     r"^(?:It|Its|They|Them|Such|Here|There|Also|However|But|And|Or|So|Thus|"
@@ -154,6 +155,8 @@ _CODE_HINT = re.compile(
 # "CREATE TABLE phonebook2(". Prose ends its line with a sentence, and a list item is no code.
 _CODE_LINE_END = re.compile(r"(?:;|[(\[{])\s*$")
 _INDENTED = re.compile(r"^(?: {2,}|\t)\S")
+_PROSE_LINE_END = re.compile(r"[.!?:][\"')\]]?\s*$")
+_STATEMENT_START = re.compile(r"^\s*[A-Z]{3,}\s+[^A-Z\s]")  # a keyword, then no capitalised word: "SELECT x, y"
 
 
 def _code_line(line: str) -> bool:
@@ -169,6 +172,13 @@ def _looks_like_code(paragraph: str) -> bool:
     # An indented line continues a statement ("CREATE TABLE t(" then "  name TEXT,") only below a line
     # of code: below prose it is a hard-wrapped list item's or paragraph's next line.
     continued = _code_line(lines[0])
+    if (
+        len(lines) > 1
+        and _STATEMENT_START.match(lines[0])
+        and _CODE_LINE_END.search(lines[-1])
+        and not any(_PROSE_LINE_END.search(line) for line in lines)
+    ):
+        return True  # a statement broken over lines ("SELECT x" / "FROM t" / "ORDER BY x;")
     code_lines = sum(1 for line in lines if _code_line(line) or (continued and bool(_INDENTED.match(line))))
     letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
     return code_lines * 2 >= len(lines) or letters < 0.8 * len(paragraph)
