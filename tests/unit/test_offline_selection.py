@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -11,7 +12,7 @@ from sleuth.core.clock import SystemClock
 from sleuth.core.words import stem
 from sleuth.llm.offline.agent import open_priority, task_terms, titled_for
 from sleuth.llm.offline.final import Finding, Pool, final_report
-from sleuth.llm.offline.reports import agent_report
+from sleuth.llm.offline.reports import MAX_REPORT_SENTENCES, agent_report
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.text import (
     NumberedBlock,
@@ -185,6 +186,32 @@ def test_a_page_on_the_words_of_a_snake_case_name_is_not_about_that_name() -> No
     reply = agent_report(agent_report_request("How does the row_number() window function work?", pages, 4000))
     assert "[1]" in reply.text
     assert "[2]" not in reply.text  # "row" and "number" are words of the name, not what the task asks about
+
+
+def test_a_weak_sentence_of_another_page_does_not_take_the_place_of_a_strong_one_on_the_subject() -> None:
+    verbs = ["orders", "ranks", "numbers", "filters", "groups", "partitions", "frames", "excludes"]
+    syllables = (
+        ["ka", "lo", "mi", "nu", "pe", "ro", "su", "ti"],
+        ["bar", "dex", "gol", "vin", "fam", "hup", "jet", "wok"],
+    )
+    names = ["".join(pair) for pair in itertools.product(*syllables)]
+    facts = [
+        f"The window {a} {b} and {c} the {n} and {m} rows."
+        for (a, b, c), n, m in zip(itertools.combinations(verbs, 3), names[0::2], names[1::2], strict=False)
+    ][:30]
+    pages = [
+        {"number": 1, "title": "Window Functions", "url": "corpus://d/w.html", "text": "\n\n".join(facts)},
+        {
+            "number": 2,
+            "title": "Statements",
+            "url": "corpus://d/s.html",
+            "text": "Every statement counts the rows that it changed, then orders them.",
+        },
+    ]
+    task = "How does a window order, rank, number, filter, group, partition, frame and exclude rows?"
+    reply = agent_report(agent_report_request(task, pages, 4000))
+    assert "[2]" not in reply.text  # it shares one word with the task; each fact of [1] shares three
+    assert sum(fact[:-1] in reply.text for fact in facts) == MAX_REPORT_SENTENCES  # the subject page fills it
 
 
 def test_dotted_names_meet_their_parts() -> None:

@@ -37,6 +37,7 @@ MAX_REPORT_SENTENCES = 28
 MAX_PER_SOURCE = 18  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
+OTHER_PAGES_FLOOR = 0.35  # of the best score: what the second pass takes while a page may give more
 MIN_RELEVANCE = 0.9
 SHORT_SENTENCE_WORDS = 6
 DUPLICATE_JACCARD = 0.6
@@ -240,10 +241,10 @@ def agent_report(request: OfflineRequest) -> Reply:
     # the second lets an entry that is the whole answer say more; the third fills what is left.
     # The spreading pass takes only strong sentences, so weak ones from other entries do not use up
     # a page's share before the entry that answers the task has said what it can.
-    floor = SPREAD_FLOOR * ranked[0].score if ranked else 0.0
+    top = ranked[0].score if ranked else 0.0
     passes = (
-        (MAX_PER_SOURCE, MAX_PER_HEADING, floor),
-        (MAX_PER_SOURCE, MAX_REPORT_SENTENCES, 0.0),
+        (MAX_PER_SOURCE, MAX_PER_HEADING, SPREAD_FLOOR * top),
+        (MAX_PER_SOURCE, MAX_REPORT_SENTENCES, OTHER_PAGES_FLOOR * top),
         (MAX_REPORT_SENTENCES, MAX_REPORT_SENTENCES, 0.0),
     )
     focus = [
@@ -256,10 +257,14 @@ def agent_report(request: OfflineRequest) -> Reply:
         # finish its thought ("If you want ... use multiprocessing", "However, threading is still
         # ...") though they share no word with the task. Then the sections on the task's subject
         # are read in their own order.
-        ranked_now = _continuations(chosen) + focus + ranked if pass_index == 1 else ranked
-        for candidate in ranked_now:
-            if len(chosen) >= MAX_REPORT_SENTENCES or candidate.score < min_score:
+        # Those are read whatever their score; the ranked sentences of other pages must be strong
+        # enough to take a place the page on the subject could fill with a better one.
+        read_on = _continuations(chosen) + focus if pass_index == 1 else []
+        for candidate in read_on + ranked:
+            if len(chosen) >= MAX_REPORT_SENTENCES:
                 break
+            if candidate.score < min_score and not any(candidate is other for other in read_on):
+                continue
             if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:
                 continue
             same_entry = sum(1 for c in chosen if c.number == candidate.number and c.heading == candidate.heading)
