@@ -18,6 +18,7 @@ from sleuth.llm.offline.text import (
     NumberedBlock,
     cited_units,
     entry_name,
+    is_fact_sentence,
     is_navigation_page,
     numbered_blocks,
     sectioned_sentences,
@@ -212,6 +213,28 @@ def test_a_weak_sentence_of_another_page_does_not_take_the_place_of_a_strong_one
     reply = agent_report(agent_report_request(task, pages, 4000))
     assert "[2]" not in reply.text  # it shares one word with the task; each fact of [1] shares three
     assert sum(fact[:-1] in reply.text for fact in facts) == MAX_REPORT_SENTENCES  # the subject page fills it
+
+
+def test_the_tail_of_a_broken_sentence_is_no_fact_but_a_name_in_lower_case_is() -> None:
+    assert not is_fact_sentence("is not a WITHOUT ROWID table, as the schema declares it.")
+    assert not is_fact_sentence("to enable or disable only the C-API of the extension.")
+    assert is_fact_sentence("most_common(): Return a list of the n most common elements and their counts.")
+    assert is_fact_sentence("asyncio.run() runs the coroutine and returns its result.")
+
+
+def test_a_python_block_with_comments_is_the_example_of_the_sentence_before_it() -> None:
+    page = (
+        "# ExitStack\n\n"
+        "An ExitStack combines a variable number of context managers in a single with statement, as follows:\n\n"
+        "with ExitStack() as stack:\n"
+        "    files = [stack.enter_context(open(fname)) for fname in filenames]\n"
+        "    # All opened files will automatically be closed at the end of\n"
+        "    # the with statement, even if attempts to open files later fail\n"
+    )
+    pages = [{"number": 1, "title": "contextlib", "url": "corpus://d/contextlib.html", "text": page}]
+    reply = agent_report(agent_report_request("What is an ExitStack useful for with context managers?", pages, 4000))
+    assert "```\nwith ExitStack() as stack:\n    files = [stack.enter_context(open(fname))" in reply.text
+    assert "stack: files" not in reply.text  # never flattened into a sentence
 
 
 def test_dotted_names_meet_their_parts() -> None:

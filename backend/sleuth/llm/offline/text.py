@@ -149,7 +149,9 @@ _POINTING_NOUNS = frozenset(
     "one ones step steps method methods feature features value values".split()
 )
 _CODE_HINT = re.compile(
-    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->)"
+    r"(>>>|\.\.\.\s|^\s*(def|class|return|import|from|if|for|while|print)\b|[{}]\s*$|^\S*;\s*$|==|!=|\+=|->"
+    # a block that opens ("with ExitStack() as stack:"), an indented comment, an assignment ("files = [")
+    r"|^\s*(with|try|except|finally|elif|else|async)\b.*:\s*$|^\s+#\s|^\s*[A-Za-z_][\w.]*\s*=\s*[^=\s])"
 )
 # A statement's end (";") or an open bracket ends a line of code, not of prose: "CREATE TABLE t(x);",
 # "CREATE TABLE phonebook2(". Prose ends its line with a sentence, and a list item is no code.
@@ -334,6 +336,9 @@ def is_fact_sentence(sentence: str) -> bool:
         return False
     if not re.match(r"[\"'(`*]?[A-Za-z0-9_]", sentence):  # lower case: a paragraph opening on a name
         return False
+    first = re.match(r"([a-z]+)\s", sentence)
+    if first and first.group(1) in FUNCTION_WORDS:
+        return False  # the tail of a sentence the page broke ("is not a WITHOUT ROWID table."), not a name
     if re.match(r"(?:Changed|New|Deprecated) in version", sentence):
         return False
     if any(mark in sentence for mark in ("…", "«", "»", "...")):
