@@ -461,3 +461,28 @@ def test_the_opening_comes_from_the_page_on_the_subject_not_a_changelog() -> Non
     assert lead(["Release History", "SQLite Autoincrement"]).startswith("With AUTOINCREMENT")
     # without a page titled for the subject, the better-supported sentence leads as before
     assert lead(["Release History", "Database File Format"]).startswith("Added AUTOINCREMENT")
+
+
+def test_a_sentence_naming_the_class_of_a_dotted_name_answers_the_question_directly() -> None:
+    question = "What is contextlib.ExitStack useful for when managing a variable number of context managers?"
+    answer = (
+        "The primary use case for ExitStack is supporting a variable number of context managers "
+        "and other cleanup operations in a single with statement. [1]"
+    )
+    user = render(
+        "report_user",
+        question=question,
+        clarification=None,
+        mode="light",
+        plan=[question],
+        findings=[{"task": question, "plan_step": 1, "report": answer}],
+        sources=[{"number": 1, "title": "contextlib", "url": "corpus://p/contextlib.html"}],
+        partial=False,
+        min_words=100,
+        max_words=500,
+        max_tokens=2000,
+    )
+    report = final_report(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])).text
+    # "ExitStack" names `contextlib.ExitStack`; "useful" frames the question and names nothing
+    assert report.startswith("The primary use case for ExitStack")
+    assert "do not answer this question directly" not in report

@@ -36,7 +36,7 @@ QUESTION_WORDS: frozenset[str] = frozenset(
     actually best care compare compared curious describe difference different e.g especially etc
     exactly explain find get gets give good got happen happens i.e interested kind know let lets
     like look mainly make makes many mean means mostly much need needs one particularly please
-    question really research show sort tell thing two use used uses using versus vs want way ways
+    question really research show sort tell thing two use used useful uses using versus vs want way ways
     wondering work works
     """.split()
 )

@@ -170,8 +170,18 @@ def question_parts(question: str) -> list[Part]:
     return parts
 
 
-def _needed(subject: set[str]) -> int:
-    return len(subject) if len(subject) <= SHORT_SUBJECT else math.ceil(SUBJECT_COVERAGE * len(subject))
+def _needed(words: int) -> int:
+    return words if words <= SHORT_SUBJECT else math.ceil(SUBJECT_COVERAGE * words)
+
+
+def _names_subject(subject: set[str], terms: set[str]) -> bool:
+    """Whether a sentence's terms name (most of) a subject. A dotted name and its parts are one
+    word of the subject, named by its last part: `contextlib.ExitStack` by "ExitStack"."""
+    dotted = [term for term in subject if "." in term]
+    parts = {stem(part) for term in dotted for part in term.split(".")}
+    words = [{term, stem(term.rsplit(".", 1)[-1])} for term in dotted]
+    words += [{term} for term in subject - parts - set(dotted)]
+    return sum(1 for word in words if word & terms) >= _needed(len(words))
 
 
 def answers_directly(part: Part, unit: CitedUnit) -> bool:
@@ -183,7 +193,7 @@ def answers_directly(part: Part, unit: CitedUnit) -> bool:
         return False
     terms = term_set(unit.bare)
     if part.subjects:
-        return any(len(subject & terms) >= _needed(subject) for subject in part.subjects)
+        return any(_names_subject(subject, terms) for subject in part.subjects)
     return len(terms & part.terms) >= min(2, len(part.terms))
 
 
