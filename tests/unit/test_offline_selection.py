@@ -148,6 +148,11 @@ def test_the_page_on_the_subject_gives_the_report_all_its_sentences_beside_anoth
     assert len(quoted) == len(facts)
 
 
+def _one_page_report(title: str, text: str, task: str) -> str:
+    pages = [{"number": 1, "title": title, "url": "corpus://d/page.html", "text": text}]
+    return agent_report(agent_report_request(task, pages, 4000)).text
+
+
 def test_a_statement_broken_over_lines_is_an_example_and_an_entry_mentioned_late_is_labelled() -> None:
     page = (
         "# Window Functions\n\n"
@@ -162,13 +167,12 @@ def test_a_statement_broken_over_lines_is_an_example_and_an_entry_mentioned_late
         "row_number()\n\n"
         "The number of the row within the current partition, counting from 1 in window order.\n"
     )
-    pages = [{"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": page}]
-    reply = agent_report(agent_report_request("How do the rank() and row_number() window functions work?", pages, 4000))
+    report = _one_page_report("Window Functions", page, "How do the rank() and row_number() window functions work?")
     # the statement is the example of the sentence before it, fenced, never a sentence of its own
-    assert "```\nSELECT x, y, row_number() OVER win1" in reply.text
-    assert "ORDER BY x; [1]" not in reply.text
+    assert "```\nSELECT x, y, row_number() OVER win1" in report
+    assert "ORDER BY x; [1]" not in report
     # the sentence under rank() mentions "rank" only in passing: its entry's name goes in front
-    assert "`rank()`: The row_number() of the first peer in each group" in reply.text
+    assert "`rank()`: The row_number() of the first peer in each group" in report
 
 
 def test_a_page_on_the_words_of_a_snake_case_name_is_not_about_that_name() -> None:
@@ -231,10 +235,9 @@ def test_a_python_block_with_comments_is_the_example_of_the_sentence_before_it()
         "    # All opened files will automatically be closed at the end of\n"
         "    # the with statement, even if attempts to open files later fail\n"
     )
-    pages = [{"number": 1, "title": "contextlib", "url": "corpus://d/contextlib.html", "text": page}]
-    reply = agent_report(agent_report_request("What is an ExitStack useful for with context managers?", pages, 4000))
-    assert "```\nwith ExitStack() as stack:\n    files = [stack.enter_context(open(fname))" in reply.text
-    assert "stack: files" not in reply.text  # never flattened into a sentence
+    report = _one_page_report("contextlib", page, "What is an ExitStack useful for with context managers?")
+    assert "```\nwith ExitStack() as stack:\n    files = [stack.enter_context(open(fname))" in report
+    assert "stack: files" not in report  # never flattened into a sentence
 
 
 def test_dotted_names_meet_their_parts() -> None:
