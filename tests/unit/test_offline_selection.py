@@ -434,6 +434,21 @@ def test_a_page_titled_for_the_subject_is_opened_before_pages_that_mention_it() 
     assert not titled_for("The Advantages Of Flexible Typing", task_terms("What are the advantages of WAL?"))
 
 
+def test_a_page_titled_with_a_function_named_for_the_subject_is_opened() -> None:
+    terms = task_terms("How do I pass an array of values from C into a SQLite query?")
+    hits = [
+        (0, NumberedBlock(1, "Full-Text Search", "corpus://d/fts5.html", "The values of an array of phrases.")),
+        (1, NumberedBlock(2, "JSON Functions", "corpus://d/json1.html", "A JSON array of values in a query.")),
+        (2, NumberedBlock(3, "Tcl Interface", "corpus://d/tcl.html", "Pass the values of a Tcl array to a query.")),
+        (3, NumberedBlock(4, "The Carray() Table-Valued Function", "corpus://d/carray.html", "Binds a C array.")),
+    ]
+    order = [hit.number for _, hit in open_priority(hits, terms)]
+    assert 4 in order[:3]  # "carray" is the function an array is passed through
+    # a name must hold the word, not the domain: every C API name holds "sqlite"
+    sqlite_api = NumberedBlock(5, "The sqlite3_bind_value() Interface", "corpus://d/bind.html", "Binds a value.")
+    assert 5 not in [hit.number for _, hit in open_priority([*hits[:3], (3, sqlite_api)], terms)][:3]
+
+
 def test_the_opening_comes_from_the_page_on_the_subject_not_a_changelog() -> None:
     question = "How does SQLite choose a new rowid with AUTOINCREMENT?"
     # the changelog quotes the subject's words as often, and two agents quoted it

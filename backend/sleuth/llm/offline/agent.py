@@ -248,6 +248,18 @@ def titled_for(title: str, terms: TaskTerms) -> bool:
     )
 
 
+_TITLE_FUNCTION = re.compile(r"\b([A-Za-z_]\w{4,})\(\)")
+MIN_NAME_PART = 5  # letters: shorter words sit inside too many names
+
+
+def _title_function_names(title: str, terms: TaskTerms) -> bool:
+    """Whether a title names a function whose name holds a focus word, or sits in one: "The Carray()
+    Table-Valued Function" for an array passed from C, "printf()" for "like sprintf"."""
+    names = [name.lower() for name in _TITLE_FUNCTION.findall(title)]
+    words = [term for term in terms.focus - terms.domain if len(term) >= MIN_NAME_PART and term.isalpha()]
+    return any(word != name and (word in name or name in word) for name in names for word in words)
+
+
 def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> list[tuple[float, NumberedBlock]]:
     """Unopened hits on the task, most worth opening first, with their scores.
 
@@ -265,7 +277,7 @@ def open_priority(hits: list[tuple[int, NumberedBlock]], terms: TaskTerms) -> li
         if score <= 0:
             continue  # nothing of the task in its title or snippet: the rank alone does not earn a read
         score += TOP_RANK_BONUS * max(0.0, 1.0 - place / MAX_QUERIES / 2)
-        if titled_for(hit.title, terms):
+        if titled_for(hit.title, terms) or _title_function_names(hit.title, terms):
             score += TITLE_BONUS
         if hit.read_elsewhere:
             score -= READ_ELSEWHERE_PENALTY
