@@ -219,6 +219,20 @@ def test_a_weak_sentence_of_another_page_does_not_take_the_place_of_a_strong_one
     assert sum(fact[:-1] in reply.text for fact in facts) == MAX_REPORT_SENTENCES  # the subject page fills it
 
 
+def test_a_parenthesis_over_two_sentences_is_one_unit_and_an_unclosed_one_is_no_fact() -> None:
+    paragraph = (
+        "It is considered printable.  (Note that printable characters are those that repr() does not "
+        "escape.  It has no bearing on the handling of strings written to sys.stdout.) Next comes isspace()."
+    )
+    assert split_sentences(paragraph) == [
+        "It is considered printable.",
+        "(Note that printable characters are those that repr() does not escape. It has no bearing on the "
+        "handling of strings written to sys.stdout.)",
+        "Next comes isspace().",
+    ]
+    assert not is_fact_sentence("(Note that printable characters are those that repr() does not escape.")
+
+
 def test_the_tail_of_a_broken_sentence_is_no_fact_but_a_name_in_lower_case_is() -> None:
     assert not is_fact_sentence("is not a WITHOUT ROWID table, as the schema declares it.")
     assert not is_fact_sentence("to enable or disable only the C-API of the extension.")

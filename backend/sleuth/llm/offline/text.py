@@ -132,6 +132,7 @@ def join_phrases(items: list[str], conjunction: str = "and") -> str:
 
 # ---- sentences ---------------------------------------------------------------------------
 
+MAX_PARENTHESIS_SENTENCES = 3
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Mr.", "Dr.", "No.", "approx.", "Fig.")
 # A quote or bracket closed after the full stop ("(This is intended.)") ends its sentence with it.
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(`*]?[A-Z0-9_])")
@@ -316,14 +317,29 @@ def split_sentences(paragraph: str) -> list[str]:
     protected = paragraph
     for index, abbreviation in enumerate(_ABBREVIATIONS):
         protected = protected.replace(abbreviation, f"\x00{index}\x00")
-    pieces = _SENTENCE_END.split(protected)
+    pieces = [piece.strip() for piece in _SENTENCE_END.split(protected) if piece.strip()]
     sentences: list[str] = []
-    for piece in pieces:
-        for index, abbreviation in enumerate(_ABBREVIATIONS):
-            piece = piece.replace(f"\x00{index}\x00", abbreviation)
-        if piece.strip():
-            sentences.append(piece.strip())
+    index = 0
+    while index < len(pieces):
+        # A parenthesis that spans sentences ("(Note that ... a string. It has no bearing ...)") is
+        # one unit: its first sentence alone leaves it open.
+        taken = 1
+        for more in range(2, MAX_PARENTHESIS_SENTENCES + 1):
+            if _unclosed(" ".join(pieces[index : index + taken])) <= 0 or index + more > len(pieces):
+                break
+            if _unclosed(" ".join(pieces[index : index + more])) <= 0:
+                taken = more
+                break
+        piece = " ".join(pieces[index : index + taken])
+        for number, abbreviation in enumerate(_ABBREVIATIONS):
+            piece = piece.replace(f"\x00{number}\x00", abbreviation)
+        sentences.append(piece)
+        index += taken
     return sentences
+
+
+def _unclosed(text: str) -> int:
+    return text.count("(") - text.count(")")
 
 
 def is_fact_sentence(sentence: str) -> bool:
@@ -336,6 +352,8 @@ def is_fact_sentence(sentence: str) -> bool:
         return False
     if not re.match(r"[\"'(`*]?[A-Za-z0-9_]", sentence):  # lower case: a paragraph opening on a name
         return False
+    if _unclosed(sentence) > 0:
+        return False  # a parenthesis the page closes in a later sentence, or never: a broken unit
     first = re.match(r"([a-z]+)\s", sentence)
     if first and first.group(1) in FUNCTION_WORDS:
         return False  # the tail of a sentence the page broke ("is not a WITHOUT ROWID table."), not a name
