@@ -260,10 +260,11 @@ def agent_report(request: OfflineRequest) -> Reply:
         # Those are read whatever their score; the ranked sentences of other pages must be strong
         # enough to take a place the page on the subject could fill with a better one.
         read_on = _continuations(chosen) + focus if pass_index == 1 else []
+        unscored = {id(candidate) for candidate in read_on}
         for candidate in read_on + ranked:
             if len(chosen) >= MAX_REPORT_SENTENCES:
                 break
-            if candidate.score < min_score and not any(candidate is other for other in read_on):
+            if candidate.score < min_score and id(candidate) not in unscored:
                 continue
             if candidate in chosen or sum(1 for c in chosen if c.number == candidate.number) >= per_source:
                 continue

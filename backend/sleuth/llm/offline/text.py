@@ -323,13 +323,10 @@ def split_sentences(paragraph: str) -> list[str]:
     while index < len(pieces):
         # A parenthesis that spans sentences ("(Note that ... a string. It has no bearing ...)") is
         # one unit: its first sentence alone leaves it open.
+        closing = range(2, min(MAX_PARENTHESIS_SENTENCES, len(pieces) - index) + 1)
         taken = 1
-        for more in range(2, MAX_PARENTHESIS_SENTENCES + 1):
-            if _unclosed(" ".join(pieces[index : index + taken])) <= 0 or index + more > len(pieces):
-                break
-            if _unclosed(" ".join(pieces[index : index + more])) <= 0:
-                taken = more
-                break
+        if _unclosed(pieces[index]) > 0:
+            taken = next((more for more in closing if _unclosed(" ".join(pieces[index : index + more])) <= 0), 1)
         piece = " ".join(pieces[index : index + taken])
         for number, abbreviation in enumerate(_ABBREVIATIONS):
             piece = piece.replace(f"\x00{number}\x00", abbreviation)
