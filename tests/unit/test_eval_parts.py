@@ -10,7 +10,7 @@ import pytest
 
 from sleuth.evaluation.files import append_line, read_lines, written_ids
 from sleuth.evaluation.metrics import RunTrace, fact_found, gold_matches, gold_share, key_fact_recall, question_metrics
-from sleuth.evaluation.questions import EvalInputError, EvalQuestion, load_questions
+from sleuth.evaluation.questions import EvalInputError, EvalQuestion, alternatives, load_questions
 from sleuth.evaluation.summary import calibration, summarise, summary_table
 from sleuth.stream.documents import Document
 from sleuth.stream.packets import NumberedSource
@@ -46,6 +46,10 @@ def test_questions_accept_drb_lines_and_optional_gold_data(tmp_path: Path) -> No
         (['{"id": 1, "prompt": "a"}', '{"prompt": "b"}'], ":2: id: Field required"),
         (['{"id": 1, "prompt": " "}'], ":1: prompt: Value error, the prompt is empty"),
         (['{"id": 1, "prompt": "a", "key_facts": [[]]}'], ":1: key_facts: Value error, a key fact is empty"),
+        (
+            ['{"id": 1, "prompt": "a", "gold_sources": [["x", " "]]}'],
+            ":1: gold_sources: Value error, a gold source is empty",
+        ),
         (['{"id": 1, "prompt": "a"}', '{"id": "1", "prompt": "b"}'], ":2: id '1' repeats line 1"),
         (['{"id": 1, "prompt": "a", "split": "train"}'], ":1: split: Input should be 'tune' or 'heldout'"),
         (["", "  "], ": no questions"),
@@ -67,6 +71,13 @@ def test_gold_sources_match_urls_or_path_suffixes_on_a_boundary() -> None:
     assert not gold_matches("https://example.org/a", "https://example.org/a/b")
     assert gold_share(["with", "missing"], ["corpus://python-reference/with"]) == 0.5
     assert gold_share([], ["corpus://python-reference/with"]) is None
+
+
+def test_a_gold_source_may_list_copies_of_one_page() -> None:
+    copies = ["/fileformat2.html", "/fileformat.html"]
+    assert gold_share([copies], ["corpus://sqlite/fileformat.html"]) == 1.0
+    assert gold_share([copies, "/pragma.html"], ["corpus://sqlite/fileformat2.html"]) == 0.5
+    assert gold_share([copies], ["corpus://sqlite/fileformat3.html"]) == 0.0
 
 
 def test_key_fact_recall_is_case_and_space_insensitive_with_alternatives() -> None:
@@ -130,9 +141,13 @@ def test_the_page_finding_set_is_for_tuning_and_shares_no_page_with_held_out_que
     pages = load_questions(folder / "sqlite_pages.jsonl")
     assert len(pages) >= 30 and all(q.split == "tune" and q.gold_sources and not q.key_facts for q in pages)
     held_out = {
-        url for q in load_questions(folder / "sqlite_docs.jsonl") if q.split == "heldout" for url in q.gold_sources
+        url
+        for q in load_questions(folder / "sqlite_docs.jsonl")
+        if q.split == "heldout"
+        for gold in q.gold_sources
+        for url in alternatives(gold)
     }
-    assert not held_out & {url for q in pages for url in q.gold_sources}
+    assert not held_out & {url for q in pages for gold in q.gold_sources for url in alternatives(gold)}
 
 
 def test_the_sqlite_set_is_large_enough_and_mostly_held_out() -> None:

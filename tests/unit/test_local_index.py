@@ -319,3 +319,13 @@ def test_a_page_that_todays_rules_skip_leaves_the_index_on_the_next_run(docs: Pa
         # made by today's rules, the unchanged file is left alone; made by older ones, it is read again
         assert sql("SELECT COUNT(*) FROM documents WHERE path = 'web/crossref.html'") == [(left,)]
         sql_write("DELETE FROM documents WHERE path = 'web/crossref.html'")
+
+
+async def test_a_page_shipped_under_two_names_is_one_search_result(tmp_path: Path) -> None:
+    page = "# Database File Format\n\nEach b-tree page holds cells of the flux format.\n"
+    write(tmp_path / "docs/fileformat.md", page)
+    write(tmp_path / "docs/fileformat2.md", page)
+    write(tmp_path / "docs/notes.md", "# Notes\n\nThe flux format changed once.\n")
+    assert run(str(tmp_path / "docs")).exit_code == 0
+    urls = await search_urls("flux format b-tree page")
+    assert urls == ["corpus://docs/fileformat.md", "corpus://docs/notes.md"]

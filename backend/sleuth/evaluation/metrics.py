@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sleuth.evaluation.hygiene import report_hygiene
-from sleuth.evaluation.questions import EvalQuestion
+from sleuth.evaluation.questions import EvalQuestion, alternatives
 from sleuth.stream.documents import normalise_url
 from sleuth.stream.packets import Packet
 from sleuth.stream.results import ResearchResult
@@ -40,8 +40,13 @@ class RunTrace(BaseModel):
             self.read_urls.extend(d.url for d in packet.obj.documents)
 
 
-def gold_matches(gold: str, url: str) -> bool:
-    """A gold source is a URL (same normalised URL) or a path suffix ending on a `/` boundary of the URL."""
+def gold_matches(gold: str | list[str], url: str) -> bool:
+    """A gold source is a URL (same normalised URL) or a path suffix ending on a `/` boundary of the URL,
+    or a list of such alternatives."""
+    return any(_matches(one, url) for one in alternatives(gold))
+
+
+def _matches(gold: str, url: str) -> bool:
     if "://" in gold:
         return normalise_url(gold) == normalise_url(url)
     suffix = gold.strip().strip("/").lower()
@@ -49,14 +54,14 @@ def gold_matches(gold: str, url: str) -> bool:
     return bool(suffix) and (path == suffix or path.endswith("/" + suffix))
 
 
-def gold_share(gold: list[str], urls: list[str]) -> float | None:
+def gold_share(gold: list[str | list[str]], urls: list[str]) -> float | None:
     """Share of gold sources matched by any URL; None when the question names none."""
     if not gold:
         return None
     return sum(any(gold_matches(g, u) for u in urls) for g in gold) / len(gold)
 
 
-def gold_homes(gold: list[str], urls_by_collection: dict[str, list[str]]) -> set[str]:
+def gold_homes(gold: list[str | list[str]], urls_by_collection: dict[str, list[str]]) -> set[str]:
     """The collections that hold at least one of the gold pages."""
     return {name for name, urls in urls_by_collection.items() if any(gold_matches(g, u) for g in gold for u in urls)}
 
@@ -90,8 +95,7 @@ def _squash(text: str) -> str:
 def fact_found(fact: str | list[str], text: str) -> bool:
     """Case-insensitive, whitespace-insensitive containment of any of the fact's alternatives."""
     haystack = _squash(text)
-    alternatives = [fact] if isinstance(fact, str) else fact
-    return any(_squash(a) in haystack for a in alternatives)
+    return any(_squash(a) in haystack for a in alternatives(fact))
 
 
 def key_fact_recall(facts: list[str | list[str]], text: str) -> float | None:

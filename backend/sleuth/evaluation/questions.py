@@ -6,11 +6,16 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 
 class EvalInputError(ValueError):
     """A question file that cannot be used; the message names the file and line."""
+
+
+def alternatives(item: str | list[str]) -> list[str]:
+    """A gold source's or key fact's alternatives: any one of them counts."""
+    return [item] if isinstance(item, str) else item
 
 
 class EvalQuestion(BaseModel):
@@ -20,7 +25,8 @@ class EvalQuestion(BaseModel):
 
     id: str | int
     prompt: str = Field(min_length=1)
-    gold_sources: list[str] = Field(default_factory=list)
+    # A gold source, like a key fact, is a string or a list of alternatives: copies of one page.
+    gold_sources: list[str | list[str]] = Field(default_factory=list)
     key_facts: list[str | list[str]] = Field(default_factory=list)
     # Whether changes to Sleuth may be tuned on this question ("tune") or not ("heldout"); None: unmarked.
     split: Literal["tune", "heldout"] | None = None
@@ -32,13 +38,12 @@ class EvalQuestion(BaseModel):
             raise ValueError("the prompt is empty")
         return value.strip()
 
-    @field_validator("key_facts")
+    @field_validator("gold_sources", "key_facts")
     @classmethod
-    def _facts_not_blank(cls, value: list[str | list[str]]) -> list[str | list[str]]:
-        for fact in value:
-            alternatives = [fact] if isinstance(fact, str) else fact
-            if not alternatives or not all(a.strip() for a in alternatives):
-                raise ValueError("a key fact is empty")
+    def _not_empty(cls, value: list[str | list[str]], info: ValidationInfo) -> list[str | list[str]]:
+        for item in value:
+            if not alternatives(item) or not all(a.strip() for a in alternatives(item)):
+                raise ValueError(f"{'a gold source' if info.field_name == 'gold_sources' else 'a key fact'} is empty")
         return value
 
     @property

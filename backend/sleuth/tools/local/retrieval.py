@@ -49,7 +49,8 @@ class StoredText:
 
 
 def search(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[Hit]:
-    """The best-scoring chunk of each of the top `limit` documents, best first."""
+    """The best-scoring chunk of each of the top `limit` documents, best first. Documents with the same
+    content (a page shipped under two names) count once: the copy would take a place of its own."""
     best = _best_chunks(conn, match, scope, limit)
     if not best:
         return []
@@ -88,7 +89,7 @@ def _best_chunks(conn: sqlite3.Connection, match: str, scope: Scope, limit: int)
         depth = limit * per_document
         top = conn.execute(
             f"""
-            SELECT t.chunk_id, t.score, ch.document_id, c.name, c.kind, c.owner_id, c.shared
+            SELECT t.chunk_id, t.score, d.hash, c.name, c.kind, c.owner_id, c.shared
             FROM (
                 SELECT rowid AS chunk_id, bm25(chunks_fts, {BM25_WEIGHTS}) AS score
                 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?
@@ -100,10 +101,10 @@ def _best_chunks(conn: sqlite3.Connection, match: str, scope: Scope, limit: int)
             """,
             (match, depth),
         ).fetchall()
-        best: dict[int, tuple[int, float]] = {}
+        best: dict[str, tuple[int, float]] = {}
         for row in top:
             if _in_scope(scope, row):
-                best.setdefault(row["document_id"], (row["chunk_id"], row["score"]))
+                best.setdefault(row["hash"], (row["chunk_id"], row["score"]))
         if len(best) >= limit or len(top) < depth:
             return list(best.values())[:limit]
     return _rank_every_match(conn, match, scope, limit)
@@ -116,7 +117,7 @@ def _in_scope(scope: Scope, row: sqlite3.Row) -> bool:
 
 
 def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
-    """`_best_chunks` for a scope that holds few of the best chunks: every match ranked, grouped by document."""
+    """`_best_chunks` for a scope that holds few of the best chunks: every match ranked, grouped by content."""
     params: tuple[str, ...] = ()
     if scope.names is None:
         where = "c.kind != 'env'"
@@ -131,7 +132,7 @@ def _rank_every_match(conn: sqlite3.Connection, match: str, scope: Scope, limit:
             FROM chunks_fts WHERE chunks_fts MATCH ?
         ), ranked AS (
             SELECT h.chunk_id, h.score,
-                   ROW_NUMBER() OVER (PARTITION BY ch.document_id ORDER BY h.score, h.chunk_id) AS place
+                   ROW_NUMBER() OVER (PARTITION BY d.hash ORDER BY h.score, h.chunk_id) AS place
             FROM hits h
             JOIN chunks ch ON ch.id = h.chunk_id
             JOIN documents d ON d.id = ch.document_id
