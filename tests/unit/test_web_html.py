@@ -95,3 +95,20 @@ def test_deep_nesting_and_omitted_end_tags() -> None:
     text = html_to_text(f"<body><table><tr><th>k<th>v{rows}</table></body>")[1]
     assert text.splitlines()[:4] == ["| k | v |", "| --- | --- |", "| r0 | v0 |", "| r1 | v1 |"]
     assert len(text) < 5000  # each row once, not each row with every row after it
+
+
+def test_a_list_item_that_holds_paragraphs_keeps_its_marker() -> None:
+    page = (
+        "<body><p>A CREATE TABLE command specifies:</p><ul>"
+        "<li><p>The name of the new table.</p></li>"
+        "<li><p>The database in which it is created.</p><p>Tables may be temporary.</p></li>"
+        "<li>A plain item</li><li><ul><li>A nested item</li></ul></li></ul></body>"
+    )
+    assert html_to_text(page)[1].split("\n\n") == [
+        "A CREATE TABLE command specifies:",
+        "- The name of the new table.",
+        "- The database in which it is created.",
+        "Tables may be temporary.",
+        "- A plain item",
+        "- A nested item",
+    ]

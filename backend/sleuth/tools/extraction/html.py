@@ -382,8 +382,10 @@ def _render(root: heavy.Tag) -> str:
             inline.append(" ")
             stack.append((iter(child.children), "cell"))
         elif name in BLOCK_TAGS:
-            flush()
-            if name in ("li", "dt"):
+            # An item's marker waits for the item's first block: `<li><p>text</p></li>` is one item.
+            if "".join(inline).strip() != "-":
+                flush()
+            if name in ("li", "dt") and not inline:
                 inline.append("- ")
             stack.append((iter(child.children), "block"))
         else:

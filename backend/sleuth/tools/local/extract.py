@@ -12,7 +12,7 @@ from sleuth.tools.extraction.pdf import pdf_to_text
 
 # Raise it when a file extracts to something else than before (a kind of page now skipped, text
 # rendered otherwise): the next index run of a folder re-reads every file an older one extracted.
-EXTRACTION_VERSION = 1
+EXTRACTION_VERSION = 2
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".pdf"})
 _TITLE_MAX = 200
 
