@@ -21,6 +21,7 @@ from sleuth.llm.offline.text import (
     is_fact_sentence,
     is_navigation_page,
     numbered_blocks,
+    page_paragraphs,
     sectioned_sentences,
     split_sentences,
     term_set,
@@ -518,3 +519,26 @@ def test_a_sentence_naming_the_class_of_a_dotted_name_answers_the_question_direc
     # "ExitStack" names `contextlib.ExitStack`; "useful" frames the question and names nothing
     assert report.startswith("The primary use case for ExitStack")
     assert "do not answer this question directly" not in report
+
+
+def test_a_list_item_that_opens_on_a_label_is_quoted_under_it() -> None:
+    page = (
+        "# Using SQLite In Multi-Threaded Applications\n\n"
+        "SQLite supports three different threading modes:\n\n"
+        "- Single-thread. In this mode, all mutexes are disabled and SQLite is unsafe to use in more than a single"
+        " thread at once.\n\n"
+        "- Multi-thread. In this mode, SQLite can be safely used by multiple threads provided that no single"
+        " database connection is used simultaneously in two or more threads.\n\n"
+        "- Serialized mode lets SQLite be safely used by multiple threads with no restriction.\n\n"
+        "# Other matters\n\n"
+        "The database file is a single ordinary disk file that can be copied freely.\n\n"
+        "Applications can attach further database files to a connection at run time.\n"
+    )
+    assert [(p.heading, p.text[:20]) for p in page_paragraphs(page)[1:4]] == [
+        ("- Single-thread", "In this mode, all mu"),
+        ("- Multi-thread", "In this mode, SQLite"),
+        ("SQLite supports three different threading modes:", "Serialized mode lets"),
+    ]
+    report = _one_page_report("Threads", page, "Which threading modes does SQLite support?")
+    assert "Single-thread: In this mode, all mutexes are disabled" in report
+    assert "Multi-thread: In this mode, SQLite can be safely used" in report

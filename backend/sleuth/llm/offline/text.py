@@ -294,12 +294,31 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
         paragraph = normalise_space(block)
         item = _LIST_ITEM.match(paragraph)
         after_prose = True
-        if item and intro:
-            out.append(PageParagraph(intro, paragraph[item.end() :]))
+        body = paragraph[item.end() :] if item else paragraph
+        label = _item_label(body) if item else ""
+        if label:
+            out.append(PageParagraph(f"- {label}", body.split(None, len(label.split()))[-1]))
             continue
-        out.append(PageParagraph(heading, paragraph[item.end() :] if item else paragraph))
+        if item and intro:
+            out.append(PageParagraph(intro, body))
+            continue
+        out.append(PageParagraph(heading, body))
         intro = split_sentences(paragraph)[-1] if paragraph.endswith(":") else ""
     return out
+
+
+MAX_ITEM_LABEL_WORDS = 3
+
+
+def _item_label(item: str) -> str:
+    """The label a list item opens with ("Atomic Transactions. Writes to … are atomic."): a sentence of
+    at most three words before the item's own sentences. It says what they are about, as a defined
+    term does, so it becomes their heading; "" when the item has none."""
+    sentences = split_sentences(item)
+    first = sentences[0] if len(sentences) > 1 else ""
+    if not first.endswith(".") or len(first.split()) > MAX_ITEM_LABEL_WORDS or not first[:1].isupper():
+        return ""
+    return first[:-1]
 
 
 def sectioned_paragraphs(text: str) -> list[tuple[str, str]]:
