@@ -542,3 +542,24 @@ def test_a_list_item_that_opens_on_a_label_is_quoted_under_it() -> None:
     report = _one_page_report("Threads", page, "Which threading modes does SQLite support?")
     assert "Single-thread: In this mode, all mutexes are disabled" in report
     assert "Multi-thread: In this mode, SQLite can be safely used" in report
+
+
+def test_a_list_of_bare_names_does_not_head_the_paragraph_after_it() -> None:
+    page = (
+        "## Device Characteristics\n\n"
+        "The xDeviceCharacteristics method returns a vector of these bit values:\n\n"
+        "- SQLITE_IOCAP_ATOMIC\n\n- SQLITE_IOCAP_SAFE_APPEND\n\n- SQLITE_IOCAP_BATCH_ATOMIC\n\n"
+        "The SQLITE_IOCAP_SAFE_APPEND value means that when data is appended to a file, the data is appended first.\n\n"
+        "- os.getenv(key)\n\n- os.getenvb(key)\n\n"
+        "Return the value of the environment variable key as a string.\n"
+    )
+    headings = {p.text[:24]: p.heading for p in page_paragraphs(page)}
+    assert headings["The SQLITE_IOCAP_SAFE_AP"] == "Device Characteristics"
+    assert headings["Return the value of the "] == "- os.getenvb(key)"  # an entry's two signatures
+    report = _one_page_report("Device Characteristics", page, "What does SQLITE_IOCAP_SAFE_APPEND mean?")
+    assert "SQLITE_IOCAP_BATCH_ATOMIC" not in report
+    # an excerpt that keeps only the list's last name: the sentence names its own subject
+    excerpt = page.replace("- SQLITE_IOCAP_ATOMIC\n\n- SQLITE_IOCAP_SAFE_APPEND\n\n", "[…]\n\n")
+    report = _one_page_report("Device Characteristics", excerpt, "What does SQLITE_IOCAP_SAFE_APPEND mean?")
+    assert "The SQLITE_IOCAP_SAFE_APPEND value means" in report
+    assert "SQLITE_IOCAP_BATCH_ATOMIC" not in report

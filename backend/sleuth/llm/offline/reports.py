@@ -120,7 +120,18 @@ def _label(heading: str, sentence: str) -> str:
     if entry:
         return "" if _names_entry(sentence, entry.rsplit(".", 1)[-1]) else f"`{entry}()`: "
     term = defined_term(heading)
-    return "" if not term or term.lower() in sentence.lower() else f"{term}: "
+    if not term or term.lower() in sentence.lower() or _opens_on_a_name(sentence):
+        # a sentence that opens on a name of its own ("The SQLITE_IOCAP_SAFE_APPEND value means …")
+        # says what it describes; a term above it is the last of a list the excerpt cut short
+        return ""
+    return f"{term}: "
+
+
+_CODE_TOKEN = re.compile(r"\w+_\w+|\w+\(\)")
+
+
+def _opens_on_a_name(sentence: str) -> bool:
+    return any(_CODE_TOKEN.fullmatch(word.strip("`\"'.,:;")) for word in sentence.split()[:ENTRY_NAMED_WITHIN])
 
 
 def _score(
