@@ -267,7 +267,7 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
     heading = ""
     intro = ""  # the sentence ending in ":" that opened the list being read
     after_prose = False  # the last block was a prose paragraph: a code block now illustrates it
-    names: list[str] = []  # one-line items read in a row: terms, or a list of bare names
+    names = 0  # one-line items read in a row: terms, or a list of bare names
     above = ""  # the heading before them
     for block in re.split(r"\n\s*\n", text):
         if not block.strip():
@@ -275,29 +275,28 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
         if block.strip() == ELISION:
             heading = intro = ""  # text was left out here: the heading above may not cover what follows
             after_prose = False
-            names = []
+            names = 0
             continue
         rows = table_rows(block)
         if rows:
             out.extend(PageParagraph(heading, row) for row in rows)
             after_prose = False
-            names = []
+            names = 0
             continue
         if _is_heading(block):
             found = normalise_space(block.lstrip("#"))
-            if not is_term_heading(found):
-                names = []
-            elif not names:
+            term = is_term_heading(found)
+            if term and not names:
                 above = heading
-            names = [*names, found] if is_term_heading(found) else []
+            names = names + 1 if term else 0
             # A defined term (or an entry's two signatures) heads what follows it; a list of names
             # ("- SQLITE_IOCAP_ATOMIC", "- SQLITE_IOCAP_ATOMIC512", …) does not: its last name is
             # just the last item, and the paragraph after it is about them all.
-            heading = above if len(names) >= MIN_NAME_LIST else found
+            heading = above if names >= MIN_NAME_LIST else found
             intro = ""
             after_prose = False
             continue
-        names = []
+        names = 0
         if _looks_like_code(block):
             if out and intro and out[-1].text.endswith(intro) and not _POINTS_AHEAD.search(intro):
                 # "..., the saved exception is discarded:" before its example still states a whole
