@@ -316,17 +316,37 @@ class _Provider:
         return [Document.from_url(url, title=url) for url in self.results[query]][:limit]
 
 
-def test_engine_lists_every_querys_best_hit_first_and_flags_what_a_sibling_opened() -> None:
+def test_engine_lists_every_querys_best_hit_first_and_flags_what_an_earlier_agent_opened() -> None:
     provider = _Provider({"a": ["corpus://d/1", "corpus://d/2", "corpus://d/3"], "b": ["corpus://d/4", "corpus://d/5"]})
     toolbox = Toolbox(providers=[provider], readers=[])
     state = new_state(ResearchRequest(question="q"), Settings(), Emitter("run_x", []), SystemClock(), toolbox)
-    state.registry.add(Document.from_url("corpus://d/4"), fetched=True)  # a sibling opened it
-    lane = Lane(state=state, turn=1, tab=0, task="t", started_at=0.0)
+    state.registry.add(Document.from_url("corpus://d/4"), fetched=True)  # an agent of an earlier cycle opened it
+    lane = Lane(state=state, turn=1, tab=0, task="t", started_at=0.0, read_before=state.registry.fetched_ids())
+    # a sibling of the same cycle opens another page while this agent works: whether it got there
+    # first is a matter of timing, so it must not change what this agent is shown
+    state.registry.add(Document.from_url("corpus://d/5"), fetched=True)
     call = type("Call", (), {"parsed": {"queries": ["a", "b"]}})()
     text = asyncio.run(_search(lane, call))  # type: ignore[arg-type]
     blocks = numbered_blocks(text)
     assert [b.url for b in blocks] == [f"corpus://d/{n}" for n in (1, 4, 2, 5, 3)]
     assert [b.read_elsewhere for b in blocks] == [False, True, False, False, False]
+
+
+class _SnippetProvider:
+    name = "local"
+
+    async def search(self, query: str, *, limit: int) -> list[Document]:
+        return [Document.from_url("corpus://d/1", title="One", snippet=f"the passage that matches {query}")]
+
+
+def test_a_search_shows_its_own_snippet_of_a_page_another_search_found_first() -> None:
+    toolbox = Toolbox(providers=[_SnippetProvider()], readers=[])
+    state = new_state(ResearchRequest(question="q"), Settings(), Emitter("run_x", []), SystemClock(), toolbox)
+    first, second = (Lane(state=state, turn=1, tab=tab, task="t", started_at=0.0) for tab in (0, 1))
+    asyncio.run(_search(first, type("Call", (), {"parsed": {"queries": ["pragma"]}})()))  # type: ignore[arg-type]
+    text = asyncio.run(_search(second, type("Call", (), {"parsed": {"queries": ["busy"]}})()))  # type: ignore[arg-type]
+    assert "the passage that matches busy" in text
+    assert "matches pragma" not in text
 
 
 def test_long_pages_are_focused_on_what_the_agent_searched_for() -> None:

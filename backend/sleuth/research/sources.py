@@ -47,8 +47,8 @@ class SourceRegistry:
         document_id = self._by_url.get(normalise_url(url))
         return self._by_id.get(document_id) if document_id else None
 
-    def was_fetched(self, document_id: str) -> bool:
-        return document_id in self._fetched
+    def fetched_ids(self) -> frozenset[str]:
+        return frozenset(self._fetched)
 
     def __contains__(self, document_id: object) -> bool:
         return document_id in self._by_id

@@ -65,6 +65,10 @@ class Lane:
     started_at: float
     citations: Numbering = field(default_factory=Numbering)
     page_text: dict[str, str] = field(default_factory=dict)  # document id -> text the agent read
+    # What the run's earlier agents had read when this one started. Not what its siblings read
+    # meanwhile: that depends on which of them is faster, and the same question would then be
+    # researched differently from one run to the next.
+    read_before: frozenset[str] = frozenset()
     asked: list[str] = field(default_factory=list)  # every search query, to focus long pages on them
     mcp_tools: dict[str, McpTool] = field(default_factory=dict)  # the MCP tools this agent was given, by name
     _sub: int = 0
@@ -112,17 +116,20 @@ async def _search(lane: Lane, call: ToolCall) -> str:
     for rank in range(max((len(outcome.documents) for outcome in outcomes), default=0)):
         for outcome in outcomes:
             if rank < len(outcome.documents):
-                known = state.registry.add(outcome.documents[rank])
+                found = outcome.documents[rank]
+                known = state.registry.add(found)
                 if all(d.id != known.id for d in documents):
-                    documents.append(known)
+                    # The snippet this search matched, not the one of whichever agent's search saw
+                    # the page first: what an agent is shown must not depend on its siblings' timing.
+                    documents.append(known.model_copy(update={"snippet": found.snippet}) if found.snippet else known)
     lane.emit(SearchDocuments(documents=documents), sub)
     for error in errors:
         lane.emit(Error(message=f"Search failed: {error}", recoverable=True), sub)
     numbered = [
         {
             "number": lane.citations.number(d),
-            # another agent of this run has read it: worth less to open again than an unread page
-            "read_elsewhere": state.registry.was_fetched(d.id) and d.id not in lane.page_text,
+            # an earlier agent of this run has read it: worth less to open again than an unread page
+            "read_elsewhere": d.id in lane.read_before and d.id not in lane.page_text,
             **d.model_dump(),
         }
         for d in documents

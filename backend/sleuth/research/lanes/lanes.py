@@ -34,7 +34,11 @@ async def run_lanes(state: RunState, tasks: list[str], plan_steps: list[int | No
     state.tasks_total += len(tasks)
     emit_progress(state)
     started = state.clock.now()
-    lanes = [Lane(state=state, turn=turn, tab=tab, task=task, started_at=started) for tab, task in enumerate(tasks)]
+    read_before = state.registry.fetched_ids()
+    lanes = [
+        Lane(state=state, turn=turn, tab=tab, task=task, started_at=started, read_before=read_before)
+        for tab, task in enumerate(tasks)
+    ]
 
     async def tracked(lane: Lane) -> AgentResult:
         result = await run_lane(lane)
