@@ -583,3 +583,27 @@ def test_a_list_of_bare_names_does_not_head_the_paragraph_after_it() -> None:
     report = _one_page_report("Device Characteristics", excerpt, "What does SQLITE_IOCAP_SAFE_APPEND mean?")
     assert "The SQLITE_IOCAP_SAFE_APPEND value means" in report
     assert "SQLITE_IOCAP_BATCH_ATOMIC" not in report
+
+
+def test_a_list_item_under_an_introduction_still_belongs_to_its_section() -> None:
+    page = (
+        "# 1. Untrusted SQLite Database Files\n\n"
+        "Applications that read database files of uncertain provenance should take precautions.\n\n"
+        "These added defenses come with performance costs, however, and so may not be appropriate everywhere:\n\n"
+        "- Run PRAGMA integrity_check as the first statement after opening.\n\n"
+        "- Do not enable memory-mapped I/O.\n\n"
+        "# 2. Speed\n\n"
+        "Prepared statements are faster when they are reused many times over.\n\n"
+        "Batching writes inside one transaction saves a journal sync for each row:\n\n"
+        "- Keep transactions short.\n"
+    )
+    paragraphs = page_paragraphs(page)
+    assert [(p.heading[:14], p.section) for p in paragraphs[2:4]] == [
+        ("These added de", "1. Untrusted SQLite Database Files"),
+        ("These added de", "1. Untrusted SQLite Database Files"),
+    ]
+    assert paragraphs[-1].section == "2. Speed"
+    report = _one_page_report("Defenses", page, "How do I open a database file from an untrusted source safely?")
+    assert "Run PRAGMA integrity_check as the first statement after opening." in report
+    assert "Do not enable memory-mapped I/O." in report
+    assert "Keep transactions short." not in report

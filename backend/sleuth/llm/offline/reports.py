@@ -135,7 +135,7 @@ def _opens_on_a_name(sentence: str) -> bool:
 
 
 def _score(
-    sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float], *, lead: bool = False
+    sentence: str, heading: str, terms: TaskTerms, rare: dict[str, float], *, lead: bool = False, section: str = ""
 ) -> tuple[float, float, set[str]]:
     """(ranking score, relevance, terms): relevance decides eligibility, the score the order.
 
@@ -149,7 +149,9 @@ def _score(
     # the name an entry defines ("tee" of "itertools.tee(iterable, n=2)"), not the module every
     # entry of the page shares
     name = term_set(entry_name(heading).rsplit(".", 1)[-1] or defined_term(heading))
-    context = term_set(heading) - name - sentence_terms
+    # under a term, a label or a list's introduction, the section they stand in still says what the
+    # sentence is about: "Do not enable memory-mapped I/O." under "Untrusted SQLite Database Files"
+    context = term_set(f"{heading} {section}") - name - sentence_terms
     relevance += TERM_HEADING_SHARE * min(HEADING_CAP, terms.weight(name - sentence_terms, rare))
     relevance += HEADING_SHARE * min(HEADING_CAP, terms.weight(context, rare))
     if lead:
@@ -230,7 +232,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         for position, found in enumerate(sentences):
             heading, sentence = found.heading, found.text
             lead = position == 0 or sentences[position - 1].heading != heading
-            score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead)
+            score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead, section=found.section)
             label = _label(heading, sentence)
             candidate = Candidate(
                 sentence, page.number, position, score + prior, heading, sentence_terms, label, found.example

@@ -237,6 +237,9 @@ class PageParagraph:
     heading: str
     text: str
     example: str = ""  # "" when no short code block follows it directly
+    # The page's own section heading above it: the heading itself, or, under a defined term, a list
+    # item's label or the sentence that introduces a list, the section those stand in.
+    section: str = ""
 
 
 def _example(block: str) -> str:
@@ -269,17 +272,18 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
     after_prose = False  # the last block was a prose paragraph: a code block now illustrates it
     names = 0  # one-line items read in a row: terms, or a list of bare names
     above = ""  # the heading before them
+    section = ""
     for block in re.split(r"\n\s*\n", text):
         if not block.strip():
             continue
         if block.strip() == ELISION:
-            heading = intro = ""  # text was left out here: the heading above may not cover what follows
+            heading = intro = section = ""  # text was left out here: the heading above may not cover what follows
             after_prose = False
             names = 0
             continue
         rows = table_rows(block)
         if rows:
-            out.extend(PageParagraph(heading, row) for row in rows)
+            out.extend(PageParagraph(heading, row, section=section) for row in rows)
             after_prose = False
             names = 0
             continue
@@ -293,6 +297,8 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
             # ("- SQLITE_IOCAP_ATOMIC", "- SQLITE_IOCAP_ATOMIC512", …) does not: its last name is
             # just the last item, and the paragraph after it is about them all.
             heading = above if names >= MIN_NAME_LIST else found
+            if not term:
+                section = found
             intro = ""
             after_prose = False
             continue
@@ -313,12 +319,12 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
         body = paragraph[item.end() :] if item else paragraph
         label = _item_label(body) if item else ""
         if label:
-            out.append(PageParagraph(f"- {label}", body.split(None, len(label.split()))[-1]))
+            out.append(PageParagraph(f"- {label}", body.split(None, len(label.split()))[-1], section=section))
             continue
         if item and intro:
-            out.append(PageParagraph(intro, body))
+            out.append(PageParagraph(intro, body, section=section))
             continue
-        out.append(PageParagraph(heading, body))
+        out.append(PageParagraph(heading, body, section=section))
         intro = split_sentences(paragraph)[-1] if paragraph.endswith(":") else ""
     return out
 
@@ -479,12 +485,13 @@ class PageSentence:
     text: str
     example: str  # the code example after its paragraph ("" when there is none)
     paragraph: int  # the index of its paragraph on the page
+    section: str = ""  # the page's section heading above it (see PageParagraph)
 
 
 def illustrated_sentences(text: str) -> list[PageSentence]:
     """Every candidate fact sentence of a page, in document order, with its paragraph's example."""
     return [
-        PageSentence(paragraph.heading, sentence, paragraph.example, index)
+        PageSentence(paragraph.heading, sentence, paragraph.example, index, paragraph.section)
         for index, paragraph in enumerate(page_paragraphs(text))
         for sentence in split_sentences(paragraph.text)
         if is_fact_sentence(sentence)
