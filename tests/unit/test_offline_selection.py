@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 
 import pytest
 
@@ -607,3 +608,43 @@ def test_a_list_item_under_an_introduction_still_belongs_to_its_section() -> Non
     assert "Run PRAGMA integrity_check as the first statement after opening." in report
     assert "Do not enable memory-mapped I/O." in report
     assert "Keep transactions short." not in report
+
+
+def test_the_opening_prefers_the_page_that_speaks_to_the_whole_question() -> None:
+    question = "How do I find strings that are spelled similarly to a misspelled word?"
+    changelog = [
+        "Double-quoted strings interpreted as column names. [1]",
+        "Escape control characters in JSON strings. [1]",
+        "Disallow control characters inside of strings in JSON. [1]",
+        "Add C-language APIs for dynamic strings. [1]",
+    ]
+    spellfix = [
+        "The spellfix1 table returns the strings of a vocabulary closest to a misspelled word. [2]",
+        "Words spelled similarly are ranked by their edit distance. [2]",
+    ]
+    # every agent opened the changelog, which says "strings" on every line; one read the page that
+    # covers what is asked
+    findings = [
+        {"task": question, "plan_step": 1, "report": " ".join(changelog + spellfix)},
+        {"task": "Definition of strings", "plan_step": 2, "report": " ".join(changelog)},
+        {"task": "Examples of strings", "plan_step": 3, "report": " ".join(changelog)},
+    ]
+    user = render(
+        "report_user",
+        question=question,
+        clarification=None,
+        mode="light",
+        plan=[question, "Definition of strings", "Examples of strings"],
+        findings=findings,
+        sources=[
+            {"number": 1, "title": "Release History", "url": "corpus://d/changes.html"},
+            {"number": 2, "title": "The Spellfix1 Virtual Table", "url": "corpus://d/spellfix1.html"},
+        ],
+        partial=False,
+        min_words=100,
+        max_words=500,
+        max_tokens=2000,
+    )
+    text = final_report(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])).text
+    first_citation = re.search(r"\[(\d+)\]", text)
+    assert first_citation is not None and first_citation.group(1) == "2", text[:300]

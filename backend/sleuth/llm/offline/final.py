@@ -45,6 +45,9 @@ SUPPORT_SHARE = 0.25  # per extra agent that quoted the same sentence
 SUBJECT_WORDS = 5  # a sentence that names the subject in its first words is about it
 SUBJECT_BONUS = 0.5
 SUBJECT_PAGE_BONUS = 1.0
+# A page whose quoted sentences together hold most of what the part asks about is on it; one that
+# matches a single word of it in many places (a changelog's every "strings") is not.
+PAGE_COVERAGE_SHARE = 1.0
 # What a sentence must hold of a phrase the question names: all of a short one ("smoke tests fail"
 # is not "smoke tests"), this share of a longer one (the planner's phrases may keep a verb:
 # "json.dumps serialise objects").
@@ -220,6 +223,7 @@ class Pool:
     finders: dict[str, set[int]] = field(default_factory=dict)  # sentence -> the findings holding it
     quoted: dict[int, int] = field(default_factory=dict)  # source number -> sentences quoting it, copies counted
     quoted_by: dict[int, set[int]] = field(default_factory=dict)  # source number -> the findings quoting it
+    terms: dict[int, set[str]] = field(default_factory=dict)  # source number -> the terms of its quoted sentences
 
     @classmethod
     def of(cls, findings: list[Finding]) -> Pool:
@@ -240,6 +244,7 @@ class Pool:
             for number in set(unit.numbers):
                 pool.quoted[number] = pool.quoted.get(number, 0) + pool.support(unit)
                 pool.quoted_by.setdefault(number, set()).update(pool.finders[unit.bare])
+                pool.terms.setdefault(number, set()).update(term_set(unit.bare))
         return pool
 
     def absorb_parts(self) -> None:
@@ -261,6 +266,10 @@ class Pool:
     def support(self, unit: CitedUnit) -> int:
         """How many findings quote the sentence: one several agents found is better supported."""
         return len(self.finders[unit.bare])
+
+    def page_coverage(self, unit: CitedUnit, asked: set[str]) -> float:
+        """The share of `asked` that the sentences quoted from the unit's best source hold."""
+        return max((overlap(self.terms.get(number, set()), asked) for number in unit.numbers), default=0.0)
 
     def centrality(self, unit: CitedUnit) -> float:
         """Where the research found most: the source the agents quoted most is the one about the
@@ -291,6 +300,7 @@ def opening(parts: list[Part], pool: Pool, titles: dict[int, str]) -> list[Cited
             2 * overlap(term_set(unit.bare), part.terms)
             + (SUBJECT_PAGE_BONUS if from_subject_page else 0.0)
             + SOURCE_SHARE * pool.centrality(unit)
+            + PAGE_COVERAGE_SHARE * pool.page_coverage(unit, part.terms)
             + SUPPORT_SHARE * min(2, pool.support(unit) - 1)
             + 0.25 * part.cues.cue_bonus(unit.bare)
             + (SUBJECT_BONUS if opens_on_subject else 0.0)
