@@ -488,7 +488,7 @@ def test_a_page_titled_with_a_function_named_for_the_subject_is_opened() -> None
 def test_the_opening_comes_from_the_page_on_the_subject_not_a_changelog() -> None:
     question = "How does SQLite choose a new rowid with AUTOINCREMENT?"
     # the changelog quotes the subject's words as often, and two agents quoted it
-    changelog = "Added AUTOINCREMENT support so that a new rowid is never reused after a delete. [1]"
+    changelog = "Added AUTOINCREMENT support, so SQLite chooses a new rowid that is never reused after a delete. [1]"
     page = "With AUTOINCREMENT, SQLite chooses a new rowid one larger than the largest rowid ever used. [2]"
     findings = [
         {"task": question, "plan_step": 1, "report": f"{changelog} {page}"},
