@@ -17,7 +17,7 @@ from sleuth.stream.packets import NumberedSource
 from sleuth.stream.results import ResearchResult
 
 EVAL_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("*.jsonl"))
-# Sets that judge answers (key facts, held-out questions); sqlite_pages.jsonl only names each gold page.
+# Sets that judge answers (gold pages and key facts); claim_labels.jsonl labels claims instead.
 QUESTION_SETS = [path for path in EVAL_SETS if path.name != "claim_labels.jsonl"]
 
 

@@ -314,7 +314,8 @@ class _Provider:
         self.results = results
 
     async def search(self, query: str, *, limit: int) -> list[Document]:
-        return [Document.from_url(url, title=url) for url in self.results[query]][:limit]
+        snippet = f"the passage that matches {query}"
+        return [Document.from_url(url, title=url, snippet=snippet) for url in self.results[query]][:limit]
 
 
 def test_engine_lists_every_querys_best_hit_first_and_flags_what_an_earlier_agent_opened() -> None:
@@ -333,15 +334,8 @@ def test_engine_lists_every_querys_best_hit_first_and_flags_what_an_earlier_agen
     assert [b.read_elsewhere for b in blocks] == [False, True, False, False, False]
 
 
-class _SnippetProvider:
-    name = "local"
-
-    async def search(self, query: str, *, limit: int) -> list[Document]:
-        return [Document.from_url("corpus://d/1", title="One", snippet=f"the passage that matches {query}")]
-
-
 def test_a_search_shows_its_own_snippet_of_a_page_another_search_found_first() -> None:
-    toolbox = Toolbox(providers=[_SnippetProvider()], readers=[])
+    toolbox = Toolbox(providers=[_Provider({"pragma": ["corpus://d/1"], "busy": ["corpus://d/1"]})], readers=[])
     state = new_state(ResearchRequest(question="q"), Settings(), Emitter("run_x", []), SystemClock(), toolbox)
     first, second = (Lane(state=state, turn=1, tab=tab, task="t", started_at=0.0) for tab in (0, 1))
     asyncio.run(_search(first, type("Call", (), {"parsed": {"queries": ["pragma"]}})()))  # type: ignore[arg-type]
