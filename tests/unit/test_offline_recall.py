@@ -247,6 +247,20 @@ def test_searches_leave_out_the_domain_every_page_names() -> None:
     assert "TimeoutError" in " ".join(search_queries(task_terms("When is TimeoutError raised?"), 0, set()))
 
 
+def test_no_search_is_for_the_kind_of_fact_alone() -> None:
+    # the step's last phrase is the domain ("in SQLite"): the kind of fact goes with the last phrase
+    # that names something, not alone, where it would match "example" anywhere in the documentation
+    steps = {
+        "Definition and purpose of several columns in a WHERE clause in SQLite": "WHERE clause definition",
+        "Concrete examples of a large SQLite database in use on a device with RBU": "RBU example",
+        "Pitfalls, edge cases and limitations of math functions in SQLite": "math functions error",
+    }
+    for step, hinted in steps.items():
+        queries = search_queries(task_terms(step), 0, set())
+        assert queries[-1] == hinted, queries
+        assert not {"definition", "example", "error"} & set(queries)
+
+
 def test_a_statement_before_its_example_ends_as_a_statement_once_the_code_is_dropped() -> None:
     page = (
         "If the finally clause executes a return statement, the saved exception is discarded:\n\n"

@@ -201,7 +201,10 @@ def search_queries(terms: TaskTerms, round_index: int, asked: set[str]) -> list[
         if phrases:
             # A name in code form ("generate_series", "SQLITE_BUSY") is the task's most specific
             # word: one the first queries left out is searched for here, before the last phrase.
-            tail = next((p for p in phrases[3:] if _CODE_NAME.search(p)), phrases[-1])
+            # The last phrase may be only the domain ("in SQLite"): the hint alone would search for
+            # "definition" or "example" anywhere in the documentation.
+            own = [p for p in phrases if any(stem(word.lower()) not in terms.domain for word in p.split())]
+            tail = next((p for p in own[3:] if _CODE_NAME.search(p)), own[-1] if own else phrases[-1])
             # the kind of fact wanted, as a search word, pulls in pages the siblings' queries miss
             candidates.append(f"{tail} {terms.query_hint}".strip())
     else:
