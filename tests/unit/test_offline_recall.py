@@ -283,3 +283,24 @@ def test_a_name_in_code_form_late_in_the_question_is_searched_for() -> None:
     # a question whose names are among its first phrases keeps its last phrase as the hint query
     plain = search_queries(task_terms("How do Python descriptors and __getattr__ interact during lookup?"), 0, set())
     assert plain[0] == "descriptors __getattr__" and "lookup" in plain[-1]
+
+
+def test_a_quoted_passage_never_skips_a_sentence_of_the_page() -> None:
+    # the footnote-marked sentence cannot be quoted; the sentences around it are no passage without it
+    page = {
+        "number": 1,
+        "title": "Naming and binding",
+        "url": "corpus://builtin/naming",
+        "text": (
+            "The eval() and exec() functions do not have access to the full environment for resolving names. "
+            "Names may be resolved in the local and global namespaces of the caller. "
+            "Free variables are not resolved in the nearest enclosing namespace, but in the global namespace. [1] "
+            "The exec() and eval() functions have optional arguments to override the global and local namespace. "
+            "If only one namespace is specified to eval() or exec(), it is used for both."
+        ),
+    }
+    reply = agent_report(agent_report_request("How do eval() and exec() resolve names?", [page], 600))
+    quoted = [line for line in reply.text.split("\n\n") if line]
+    assert "Names may be resolved in the local and global namespaces of the caller. [1]" in reply.text, reply.text
+    assert "If only one namespace is specified to eval() or exec(), it is used for both. [1]" in reply.text
+    assert not any("caller. If only" in line for line in quoted)

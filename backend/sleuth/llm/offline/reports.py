@@ -80,6 +80,7 @@ class Candidate:
     label: str = ""  # the entry or term the sentence describes, when it does not name it itself
     example: str = ""  # the code example after its paragraph on the page
     next_in_paragraph: Candidate | None = None  # the sentence that follows it in its paragraph
+    follows: bool = False  # it comes right after the candidate before it on the page (PageSentence.follows)
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -235,7 +236,15 @@ def agent_report(request: OfflineRequest) -> Reply:
             score, relevance, sentence_terms = _score(sentence, heading, terms, rare, lead=lead, section=found.section)
             label = _label(heading, sentence)
             candidate = Candidate(
-                sentence, page.number, position, score + prior, heading, sentence_terms, label, found.example
+                sentence,
+                page.number,
+                position,
+                score + prior,
+                heading,
+                sentence_terms,
+                label,
+                found.example,
+                follows=found.follows,
             )
             if previous is not None and sentences[position - 1].paragraph == found.paragraph:
                 previous.next_in_paragraph = candidate
@@ -310,7 +319,12 @@ def agent_report(request: OfflineRequest) -> Reply:
             # Sentences that follow each other on the page are one passage: one citation after the
             # last keeps them together wherever the final report puts them ("However, threading is
             # still an appropriate model" means nothing away from the sentence before it).
-            joined = following is not None and candidate.next_in_paragraph is following and run < MAX_PASSAGE
+            joined = (
+                following is not None
+                and candidate.next_in_paragraph is following
+                and following.follows
+                and run < MAX_PASSAGE
+            )
             # "Return a random byte string." says what, not of which function: the entry's name, copied
             # from its heading, goes in front of a passage (not inside it)
             label = candidate.label if run == 1 else ""

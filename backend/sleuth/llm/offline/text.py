@@ -486,16 +486,26 @@ class PageSentence:
     example: str  # the code example after its paragraph ("" when there is none)
     paragraph: int  # the index of its paragraph on the page
     section: str = ""  # the page's section heading above it (see PageParagraph)
+    # whether the sentence before it on the page is the candidate before it: quoted together, they
+    # are the page's words; with a sentence left out between them (a footnote marker, a fragment)
+    # they are not one passage
+    follows: bool = False
 
 
 def illustrated_sentences(text: str) -> list[PageSentence]:
     """Every candidate fact sentence of a page, in document order, with its paragraph's example."""
-    return [
-        PageSentence(paragraph.heading, sentence, paragraph.example, index, paragraph.section)
-        for index, paragraph in enumerate(page_paragraphs(text))
-        for sentence in split_sentences(paragraph.text)
-        if is_fact_sentence(sentence)
-    ]
+    found: list[PageSentence] = []
+    for index, paragraph in enumerate(page_paragraphs(text)):
+        kept = False  # whether the previous sentence of this paragraph is a candidate
+        for sentence in split_sentences(paragraph.text):
+            if is_fact_sentence(sentence):
+                found.append(
+                    PageSentence(paragraph.heading, sentence, paragraph.example, index, paragraph.section, kept)
+                )
+                kept = True
+            else:
+                kept = False
+    return found
 
 
 # ---- numbered blocks in tool results ------------------------------------------------------
