@@ -35,8 +35,10 @@ from sleuth.llm.offline.vocabulary import looks_english
 from sleuth.llm.prompt_facts import ReportFacts, read_tagged
 from sleuth.llm.prompting import render
 
-SECTION_SENTENCES = 4
-MAX_SECTION_SENTENCES = 6
+# Each agent quotes a few dozen sentences, most of them from the page on the subject; a step's
+# paragraph of five reaches the facts further down that page, where four left them out.
+SECTION_SENTENCES = 5
+MAX_SECTION_SENTENCES = 7
 QUESTION_SHARE = 0.5  # a step prefers, among its sentences, those on the question asked
 SOURCE_SHARE = 0.75  # and those from the sources the agents quoted most
 DUPLICATE_JACCARD = 0.6
