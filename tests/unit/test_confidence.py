@@ -161,6 +161,8 @@ def test_a_report_drawn_from_pages_on_something_else_is_not_high() -> None:
     counts = _counts(ANSWERED)
     assert confidence(replace(counts, on_subject=0.0), RunTally()) == ("medium", "off_subject")
     assert confidence(replace(counts, on_subject=0.5), RunTally()) == ("high", "well_sourced")
+    # a quarter from the page on the subject, the rest from pages that mention it: not yet well sourced
+    assert confidence(replace(counts, on_subject=0.25), RunTally()) == ("medium", "off_subject")
     assert confidence(replace(counts, on_subject=None), RunTally()) == ("high", "well_sourced")  # nothing to tell
     half = _counts(
         "The lru_cache decorator keeps a cache of recent calls. [1] Old entries are dropped. [1]", on_subject=0.0

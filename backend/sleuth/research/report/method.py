@@ -45,7 +45,7 @@ STEP_COVERED_SHARE = 0.5
 UNSUPPORTED_SHARE = 0.25
 # Checked cited sentences from sources titled for the question's subject, as a share: below this the
 # report rests on pages about something else.
-ON_SUBJECT_SHARE = 0.2
+ON_SUBJECT_SHARE = 0.3
 
 
 @dataclass(frozen=True)
