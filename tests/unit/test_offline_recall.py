@@ -304,3 +304,24 @@ def test_a_quoted_passage_never_skips_a_sentence_of_the_page() -> None:
     assert "Names may be resolved in the local and global namespaces of the caller. [1]" in reply.text, reply.text
     assert "If only one namespace is specified to eval() or exec(), it is used for both. [1]" in reply.text
     assert not any("caller. If only" in line for line in quoted)
+
+
+def test_the_section_on_the_subject_is_read_even_when_other_pages_have_more_than_enough_to_say() -> None:
+    syllables = "ba ko mi tu re sa lo ne vi du".split()
+    words = iter(f"{first}{second}{third}" for first in syllables for second in syllables for third in "xyz")
+    pages = [
+        {
+            "number": number,
+            "title": f"Timeouts with asyncio.wait_for, part {number}",
+            "url": f"corpus://d/notes{number}.html",
+            "text": "\n\n".join(
+                f"A timeout of asyncio.wait_for in {next(words)} {next(words)} {next(words)}." for _ in range(8)
+            ),
+        }
+        for number in (2, 3, 4, 5)
+    ]
+    entry = {"number": 1, "title": "asyncio", "url": "corpus://d/asyncio.html", "text": "\n\n".join(WAIT_FOR_ENTRY)}
+    reply = agent_report(agent_report_request("How does asyncio.wait_for enforce a timeout?", [entry, *pages], 2000))
+    assert sum(f"[{number}]" in reply.text for number in (2, 3, 4, 5)) >= 3  # the other pages have their say
+    # the shield() sentence shares no word of the task: it is there because its entry is on the subject
+    assert "To avoid the task cancellation, wrap it in shield()." in reply.text

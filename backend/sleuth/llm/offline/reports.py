@@ -34,6 +34,9 @@ DEFAULT_REPORT_TOKENS = 1200
 # Sibling agents that open the page on the subject quote its best sentences alike: room for more of
 # them lets the report reach the facts further down that page, which the pages read by the way lack.
 MAX_REPORT_SENTENCES = 28
+# The spreading pass stops short of the whole report: the paragraphs it starts and the sections on
+# the task's subject (read next) would otherwise find every place taken by other pages' sentences.
+SPREAD_PLACES = 18
 MAX_PER_SOURCE = 18  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
@@ -283,8 +286,9 @@ def agent_report(request: OfflineRequest) -> Reply:
         # enough to take a place the page on the subject could fill with a better one.
         read_on = _continuations(chosen) + focus if pass_index == 1 else []
         unscored = {id(candidate) for candidate in read_on}
+        room = SPREAD_PLACES if pass_index == 0 else MAX_REPORT_SENTENCES
         for candidate in read_on + ranked:
-            if len(chosen) >= MAX_REPORT_SENTENCES:
+            if len(chosen) >= room:
                 break
             if candidate.score < min_score and id(candidate) not in unscored:
                 continue
