@@ -213,3 +213,19 @@ def test_the_verb_after_how_do_i_is_not_part_of_the_subject() -> None:
         " INSERT would violate a uniqueness constraint. [2]"
     )[0]
     assert any(answers_directly(part, answer) for part in question_parts(question))
+
+
+def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
+    rbu = "How do I update a large SQLite database incrementally on a device with RBU?"
+    assert analyse(rbu).subjects == ["a large SQLite database"]
+    # nothing but the product and a manner before the context: the context names the subject
+    untrusted = "What should I do to use SQLite safely on a database file from an untrusted source?"
+    assert analyse(untrusted).subjects == ["a database file", "an untrusted source"]
+    assert all("safely" not in step for step in plan_steps(untrusted)[1:])
+    assert analyse("How does a family of functions share a cache?").subjects[0] == "a family"  # a noun in -ly
+    # the sentence that defines RBU answers the question; "incrementally" is not a word it must hold
+    answer = cited_units(
+        "The RBU extension is an add-on for SQLite designed for use with large SQLite database files on"
+        " low-power devices at the edge of a network. [1]"
+    )[0]
+    assert any(answers_directly(part, answer) for part in question_parts(rbu))

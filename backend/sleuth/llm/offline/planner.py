@@ -66,6 +66,14 @@ class Topic:
     relation: str = ""  # the verb relating several subjects ("interact")
 
 
+_NOT_ADVERBS = frozenset("family assembly supply reply apply anomaly italy july ally rally poly".split())
+
+
+def _is_adverb(word: str) -> bool:
+    low = word.lower()
+    return len(low) > 4 and low.endswith("ly") and low.isalpha() and low not in _NOT_ADVERBS
+
+
 def clauses(question: str) -> list[str]:
     """The question's sub-questions, each as written (first letter capitalised, '?' kept)."""
     out: list[str] = []
@@ -126,7 +134,12 @@ def analyse(text: str) -> Topic:
     relation = next((w.lower() for w in body.split() if w.lower() in RELATION_WORDS), "")
     phrases = []
     for phrase in noun_phrases(body):
-        words = phrase.split()
+        # "use SQLite safely", "update a database incrementally": how the asker wants it done, not
+        # what they ask about
+        words = [word for word in phrase.split() if not _is_adverb(word)]
+        if not words:
+            continue
+        phrase = " ".join(words)
         head = words[1] if words[0].lower() in _ARTICLES and len(words) > 1 else words[0]
         if head.lower() in _ASPECT_HEADS:  # "the trade-offs" names an aspect, not a subject
             comparison = comparison or head.lower() in ("trade-offs", "tradeoffs", "differences", "difference")
@@ -135,6 +148,9 @@ def analyse(text: str) -> Topic:
                 phrases.append(" ".join(rest))
             continue
         phrases.append(phrase)
+    if context and all(re.fullmatch(r"[A-Z]\w*[a-z]\w*", phrase) for phrase in phrases):
+        # "use SQLite safely on a database file from an untrusted source": the context holds the subject
+        phrases, context = noun_phrases(context.partition(" ")[2]), ""
     # a lone capitalised word ("Python") in front of other subjects names the domain
     if len(phrases) > 1 and re.fullmatch(r"[A-Z][a-z]+", phrases[0]) and not context:
         context = "in " + phrases.pop(0)
