@@ -222,6 +222,7 @@ def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
     untrusted = "What should I do to use SQLite safely on a database file from an untrusted source?"
     assert analyse(untrusted).subjects == ["a database file", "an untrusted source"]
     assert all("safely" not in step for step in plan_steps(untrusted)[1:])
+    assert analyse("How do I use OrderedDict efficiently in Python?").subjects == ["OrderedDict"]
     assert analyse("How does a family of functions share a cache?").subjects[0] == "a family"  # a noun in -ly
     # the sentence that defines RBU answers the question; "incrementally" is not a word it must hold
     answer = cited_units(

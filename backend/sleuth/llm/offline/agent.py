@@ -133,7 +133,7 @@ class TaskTerms:
 _CODE_NAME = re.compile(r"\w_\w|\w\(|[a-z][A-Z]|\w\.\w")
 
 
-def _names_domain(word: str) -> bool:
+def names_domain(word: str) -> bool:
     """A capitalised name that is no identifier: "Python", "SQLite"; not "ExitStack" or "TimeoutError"
     (a lower-case letter before a capital joins two words of a name) and not "VACUUM" (a keyword)."""
     return (
@@ -185,7 +185,7 @@ def task_terms(task: str) -> TaskTerms:
         background_phrases=background_phrases,
         cues=kind[0],
         query_hint=kind[1],
-        domain=frozenset(stem(word) for word in tokens(task) if _names_domain(word)),
+        domain=frozenset(stem(word) for word in tokens(task) if names_domain(word)),
         parts=_name_parts(task),
     )
 

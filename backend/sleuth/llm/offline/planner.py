@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sleuth.llm.offline.agent import names_domain
 from sleuth.llm.offline.clarifier import is_vague
 from sleuth.llm.offline.constraints import Constraints, read_constraints
 from sleuth.llm.offline.request import OfflineRequest, Reply
@@ -148,8 +149,9 @@ def analyse(text: str) -> Topic:
                 phrases.append(" ".join(rest))
             continue
         phrases.append(phrase)
-    if context and all(re.fullmatch(r"[A-Z]\w*[a-z]\w*", phrase) for phrase in phrases):
+    if context and all(phrase.isalpha() and names_domain(phrase) for phrase in phrases):
         # "use SQLite safely on a database file from an untrusted source": the context holds the subject
+        # ("use OrderedDict efficiently in Python" keeps its subject: a joined name is no domain)
         phrases, context = noun_phrases(context.partition(" ")[2]), ""
     # a lone capitalised word ("Python") in front of other subjects names the domain
     if len(phrases) > 1 and re.fullmatch(r"[A-Z][a-z]+", phrases[0]) and not context:
