@@ -325,3 +325,47 @@ def test_the_section_on_the_subject_is_read_even_when_other_pages_have_more_than
     assert sum(f"[{number}]" in reply.text for number in (2, 3, 4, 5)) >= 3  # the other pages have their say
     # the shield() sentence shares no word of the task: it is there because its entry is on the subject
     assert "To avoid the task cancellation, wrap it in shield()." in reply.text
+
+
+def test_a_sentence_that_announces_a_list_is_quoted_with_the_list() -> None:
+    # the items name none of the task's words: they answer it because the sentence above announces them
+    precautions = {
+        "number": 1,
+        "title": "Defense Against The Dark Arts",
+        "url": "corpus://sqlite/security.html",
+        "text": "\n\n".join(
+            [
+                "## Untrusted SQLite Database Files",
+                "Applications that read database files from an untrusted source should take the precautions "
+                "enumerated below.",
+                "For reading database files from an untrusted source that are unusually high-risk, the "
+                "following extra precautions might be justified.",
+                "- Run PRAGMA integrity_check on the database as the first statement after opening it.",
+                "- Enable the PRAGMA cell_size_check=ON setting.",
+                "- Do not enable memory-mapped I/O.",
+                "## Summary",
+                "The precautions above are not required in order to read an untrusted database file.",
+            ]
+        ),
+    }
+    syllables = "ba ko mi tu re sa lo ne vi du".split()
+    words = iter(f"{first}{second}{third}" for first in syllables for second in syllables for third in "xyz")
+    others = [
+        {
+            "number": number,
+            "title": f"Database files, part {number}",
+            "url": f"corpus://sqlite/files{number}.html",
+            "text": "\n\n".join(
+                f"A database file from an untrusted source is {next(words)} {next(words)} {next(words)}."
+                for _ in range(10)
+            ),
+        }
+        for number in (2, 3, 4, 5)
+    ]
+    task = "How do I use SQLite safely on a database file from an untrusted source?"
+    reply = agent_report(agent_report_request(task, [precautions, *others], 1200))
+    assert (
+        "the following extra precautions might be justified. "
+        "Run PRAGMA integrity_check on the database as the first statement after opening it. "
+        "Enable the PRAGMA cell_size_check=ON setting. Do not enable memory-mapped I/O. [1]"
+    ) in reply.text, reply.text

@@ -7,12 +7,13 @@ followed by the [n] that page carried. The final report (final.py) rearranges th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     NumberedBlock,
+    announces_list,
     as_markdown,
     defined_term,
     entry_name,
@@ -58,7 +59,11 @@ FOCUS_SECTION_SENTENCES = 5
 FOCUS_HEADING_SHARE = 0.5
 CONTINUED_PARAGRAPHS = 3  # the strongest sentences whose paragraph the report goes on reading
 CONTINUED_SENTENCES = 2
+# A sentence that announces a list ("the following extra precautions might be justified.") is read on
+# into that many of its items: they are what it announces, in words of their own.
+LIST_SENTENCES = 6
 MAX_PASSAGE = 3  # sentences of a paragraph quoted in a row as one passage
+MAX_LIST_PASSAGE = 1 + LIST_SENTENCES  # a list's introduction and what it announces, in a row
 
 
 _NAMED_SUBJECT = re.compile(r"""^["'`]?[\w.()-]+["'`]?: \S""")
@@ -83,7 +88,12 @@ class Candidate:
     label: str = ""  # the entry or term the sentence describes, when it does not name it itself
     example: str = ""  # the code example after its paragraph on the page
     next_in_paragraph: Candidate | None = None  # the sentence that follows it in its paragraph
-    follows: bool = False  # it comes right after the candidate before it on the page (PageSentence.follows)
+    # the sentence right after it on the page, when that is a candidate: in its paragraph, or the first
+    # of a list the paragraph ends above
+    next_on_page: Candidate | None = None
+    items: list[Candidate] = field(default_factory=list)  # the first sentences of the list items below it
+    paragraph: int = 0  # of the page (PageSentence.paragraph)
+    list_run: int | None = None  # of a list item: the paragraph its list follows (PageSentence.list_run)
 
 
 def _sources(request: OfflineRequest) -> list[NumberedBlock]:
@@ -212,6 +222,24 @@ def _continuations(chosen: list[Candidate]) -> list[Candidate]:
     return out
 
 
+def _announced(chosen: list[Candidate]) -> list[Candidate]:
+    """What each chosen sentence that announces a list goes on to say, strongest sentence first: the
+    rest of its paragraph and the list's items, as far as they follow each other on the page."""
+    out: list[Candidate] = []
+    for candidate in sorted(chosen, key=lambda c: -c.score):
+        if not candidate.items or not announces_list(candidate.sentence):
+            continue
+        run = candidate.paragraph if candidate.list_run is None else candidate.list_run
+        following = candidate.next_on_page
+        for _ in range(LIST_SENTENCES):
+            if following is None or (following.paragraph != candidate.paragraph and following.list_run != run):
+                break
+            if following not in chosen and following not in out:
+                out.append(following)
+            following = following.next_on_page
+    return out
+
+
 def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
     hint = facts.max_tokens if facts else DEFAULT_REPORT_TOKENS
     return min(hint, request.max_tokens or hint)
@@ -233,6 +261,8 @@ def agent_report(request: OfflineRequest) -> Reply:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
         previous: Candidate | None = None
+        paragraph_items: dict[int, list[Candidate]] = {}  # list run -> its items' first sentences
+        page_candidates: list[Candidate] = []
         for position, found in enumerate(sentences):
             heading, sentence = found.heading, found.text
             lead = position == 0 or sentences[position - 1].heading != heading
@@ -247,15 +277,26 @@ def agent_report(request: OfflineRequest) -> Reply:
                 sentence_terms,
                 label,
                 found.example,
-                follows=found.follows,
+                paragraph=found.paragraph,
+                list_run=found.list_run,
             )
             if previous is not None and sentences[position - 1].paragraph == found.paragraph:
                 previous.next_in_paragraph = candidate
+            if previous is not None and found.follows:
+                previous.next_on_page = candidate
             previous = candidate
+            page_candidates.append(candidate)
+            if found.opens_item and found.list_run is not None:
+                paragraph_items.setdefault(found.list_run, []).append(candidate)
             if heading:
                 sections.setdefault((page.number, heading), []).append(candidate)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
                 candidates.append(candidate)
+        for found, candidate in zip(sentences, page_candidates, strict=True):
+            # an item announces the items after it in its own list; a paragraph, the list below it
+            run = found.paragraph if found.list_run is None else found.list_run
+            later = [item for item in paragraph_items.get(run, []) if item.position > candidate.position]
+            candidate.items = later
 
     chosen: list[Candidate] = []
     budget = int(_budget(request, facts) * 0.9)
@@ -284,7 +325,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         # are read in their own order.
         # Those are read whatever their score; the ranked sentences of other pages must be strong
         # enough to take a place the page on the subject could fill with a better one.
-        read_on = _continuations(chosen) + focus if pass_index == 1 else []
+        read_on = _continuations(chosen) + _announced(chosen) + focus if pass_index == 1 else []
         unscored = {id(candidate) for candidate in read_on}
         room = SPREAD_PLACES if pass_index == 0 else MAX_REPORT_SENTENCES
         for candidate in read_on + ranked:
@@ -318,17 +359,15 @@ def agent_report(request: OfflineRequest) -> Reply:
         in_order = sorted((c for c in chosen if c.number == number), key=lambda c: c.position)
         quoted: list[str] = []
         run = 1  # sentences of one paragraph quoted in a row, under one citation
+        limit = MAX_PASSAGE
         for index, candidate in enumerate(in_order):
+            if run == 1:  # a passage that announces a list goes on into it
+                limit = MAX_LIST_PASSAGE if candidate.items and announces_list(candidate.sentence) else MAX_PASSAGE
             following = in_order[index + 1] if index + 1 < len(in_order) else None
             # Sentences that follow each other on the page are one passage: one citation after the
             # last keeps them together wherever the final report puts them ("However, threading is
             # still an appropriate model" means nothing away from the sentence before it).
-            joined = (
-                following is not None
-                and candidate.next_in_paragraph is following
-                and following.follows
-                and run < MAX_PASSAGE
-            )
+            joined = following is not None and candidate.next_on_page is following and run < limit
             # "Return a random byte string." says what, not of which function: the entry's name, copied
             # from its heading, goes in front of a passage (not inside it)
             label = candidate.label if run == 1 else ""

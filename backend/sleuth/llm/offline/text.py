@@ -224,6 +224,15 @@ _POINTS_AHEAD = re.compile(
 )
 
 
+_ANNOUNCES_LIST = re.compile(r"\b(?:following|as follows|below)\b", re.I)
+
+
+def announces_list(sentence: str) -> bool:
+    """Whether a sentence announces what follows it ("as follows:", "the precautions enumerated
+    below.")."""
+    return sentence.endswith(":") or bool(_ANNOUNCES_LIST.search(sentence))
+
+
 # A code example short enough to quote beside the paragraph it illustrates.
 EXAMPLE_LINES = 12
 EXAMPLE_CHARS = 600
@@ -240,6 +249,10 @@ class PageParagraph:
     # The page's own section heading above it: the heading itself, or, under a defined term, a list
     # item's label or the sentence that introduces a list, the section those stand in.
     section: str = ""
+    item: bool = False  # a list item's text, without its marker
+    # a list item right after a paragraph or an item, nothing (a heading, code, a table) between
+    continues: bool = False
+    labelled: bool = False  # a list item whose label sentence became its heading
 
 
 def _example(block: str) -> str:
@@ -315,16 +328,26 @@ def page_paragraphs(text: str) -> list[PageParagraph]:
             continue
         paragraph = normalise_space(block)
         item = _LIST_ITEM.match(paragraph)
+        continues = bool(item) and after_prose
         after_prose = True
         body = paragraph[item.end() :] if item else paragraph
         label = _item_label(body) if item else ""
         if label:
-            out.append(PageParagraph(f"- {label}", body.split(None, len(label.split()))[-1], section=section))
+            out.append(
+                PageParagraph(
+                    f"- {label}",
+                    body.split(None, len(label.split()))[-1],
+                    section=section,
+                    item=True,
+                    continues=continues,
+                    labelled=True,
+                )
+            )
             continue
         if item and intro:
-            out.append(PageParagraph(intro, body, section=section))
+            out.append(PageParagraph(intro, body, section=section, item=True, continues=continues))
             continue
-        out.append(PageParagraph(heading, body, section=section))
+        out.append(PageParagraph(heading, body, section=section, item=bool(item), continues=continues))
         intro = split_sentences(paragraph)[-1] if paragraph.endswith(":") else ""
     return out
 
@@ -490,21 +513,42 @@ class PageSentence:
     # are the page's words; with a sentence left out between them (a footnote marker, a fragment)
     # they are not one passage
     follows: bool = False
+    # of a list item: the paragraph the list follows ("… the following extra precautions might be
+    # justified.")
+    list_run: int | None = None
+    opens_item: bool = False  # the first sentence of a list item
 
 
 def illustrated_sentences(text: str) -> list[PageSentence]:
     """Every candidate fact sentence of a page, in document order, with its paragraph's example."""
     found: list[PageSentence] = []
+    ends_kept = False  # whether the page's last sentence so far is a candidate
+    run = -1  # the paragraph the list being read follows (its own first item after a table or heading)
     for index, paragraph in enumerate(page_paragraphs(text)):
+        if not paragraph.item or not paragraph.continues:
+            run = index
         kept = False  # whether the previous sentence of this paragraph is a candidate
-        for sentence in split_sentences(paragraph.text):
+        for position, sentence in enumerate(split_sentences(paragraph.text)):
             if is_fact_sentence(sentence):
+                opens_item = paragraph.item and position == 0
+                # a labelled item's label sentence stands between it and the text above
+                adjacent = opens_item and paragraph.continues and ends_kept and not paragraph.labelled
                 found.append(
-                    PageSentence(paragraph.heading, sentence, paragraph.example, index, paragraph.section, kept)
+                    PageSentence(
+                        paragraph.heading,
+                        sentence,
+                        paragraph.example,
+                        index,
+                        paragraph.section,
+                        follows=kept or adjacent,
+                        list_run=run if paragraph.item else None,
+                        opens_item=opens_item,
+                    )
                 )
                 kept = True
             else:
                 kept = False
+        ends_kept = kept
     return found
 
 
