@@ -199,3 +199,16 @@ def test_a_hard_wrapped_list_item_is_prose_not_code() -> None:
     assert any("evaluated to obtain a context manager" in paragraph for paragraph in paragraphs(page))
     statement = "CREATE TABLE phonebook2(\n  name TEXT PRIMARY KEY,\n  phonenumber TEXT\n);"
     assert paragraphs(f"The table has a primary key.\n\n{statement}") == ["The table has a primary key."]
+
+
+def test_quoted_names_in_a_note_do_not_make_it_code() -> None:
+    # the reference manuals quote names ("remove()", *x*); the quotes are a sentence's, not code's
+    notes = [
+        '2. The optional argument *i* defaults to "-1", so that by default the\n   last item is removed.',
+        '3. "remove()" raises "ValueError" when *x* is not found in *s*.',
+        '4. If a target was included in the "with" statement, the return value\n'
+        '   from "__enter__()" is assigned to it.',
+    ]
+    found = page_paragraphs("Notes:\n\n" + "\n\n".join(notes))
+    assert not any(paragraph.example for paragraph in found), found
+    assert [paragraph.text[:12] for paragraph in found[-3:]] == ["The optional", '"remove()" r', "If a target "]

@@ -162,6 +162,9 @@ _PROSE_LINE_END = re.compile(r"[.!?:][\"')\]]?\s*$")
 _STATEMENT_START = re.compile(r"^\s*[A-Z]{3,}\s+[^A-Z\s]")  # a keyword, then no capitalised word: "SELECT x, y"
 
 
+_PROSE_MARKUP = frozenset('"*`')
+
+
 def _code_line(line: str) -> bool:
     if _CODE_HINT.search(line):
         return True
@@ -175,6 +178,8 @@ def _looks_like_code(paragraph: str) -> bool:
     # An indented line continues a statement ("CREATE TABLE t(" then "  name TEXT,") only below a line
     # of code: below prose it is a hard-wrapped list item's or paragraph's next line.
     continued = _code_line(lines[0])
+    if len(lines) > 1 and _LIST_ITEM.match(lines[0]) and not continued and _PROSE_LINE_END.search(lines[-1]):
+        return False  # a list item wrapped over lines that ends as a sentence ('…\n   from "__enter__()" is …')
     if (
         len(lines) > 1
         and _STATEMENT_START.match(lines[0])
@@ -184,7 +189,11 @@ def _looks_like_code(paragraph: str) -> bool:
         return True  # a statement broken over lines ("SELECT x" / "FROM t" / "ORDER BY x;")
     code_lines = sum(1 for line in lines if _code_line(line) or (continued and bool(_INDENTED.match(line))))
     letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
-    return code_lines * 2 >= len(lines) or letters < 0.8 * len(paragraph)
+    # quotes and emphasis around names are a sentence's markup ('3. "remove()" raises "ValueError"
+    # when *x* is not found in *s*.'), in a list item or a line that ends as a sentence does
+    sentence_like = _LIST_ITEM.match(lines[0]) or len(lines) == 1
+    markup = sum(ch in _PROSE_MARKUP for ch in paragraph) if sentence_like and _PROSE_LINE_END.search(lines[-1]) else 0
+    return code_lines * 2 >= len(lines) or letters < 0.8 * (len(paragraph) - markup)
 
 
 def _is_heading(paragraph: str) -> bool:
