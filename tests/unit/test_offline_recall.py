@@ -306,20 +306,24 @@ def test_a_quoted_passage_never_skips_a_sentence_of_the_page() -> None:
     assert not any("caller. If only" in line for line in quoted)
 
 
-def test_the_section_on_the_subject_is_read_even_when_other_pages_have_more_than_enough_to_say() -> None:
+def crowding_pages(title: str, sentence: str, count: int) -> list[dict[str, object]]:
+    """Pages 2-5, each of `count` distinct sentences "<sentence> <three made-up words>." that share
+    every word of a task: enough strong sentences to fill an agent report without the page on it."""
     syllables = "ba ko mi tu re sa lo ne vi du".split()
     words = iter(f"{first}{second}{third}" for first in syllables for second in syllables for third in "xyz")
-    pages = [
+    return [
         {
             "number": number,
-            "title": f"Timeouts with asyncio.wait_for, part {number}",
+            "title": f"{title}, part {number}",
             "url": f"corpus://d/notes{number}.html",
-            "text": "\n\n".join(
-                f"A timeout of asyncio.wait_for in {next(words)} {next(words)} {next(words)}." for _ in range(8)
-            ),
+            "text": "\n\n".join(f"{sentence} {next(words)} {next(words)} {next(words)}." for _ in range(count)),
         }
         for number in (2, 3, 4, 5)
     ]
+
+
+def test_the_section_on_the_subject_is_read_even_when_other_pages_have_more_than_enough_to_say() -> None:
+    pages = crowding_pages("Timeouts with asyncio.wait_for", "A timeout of asyncio.wait_for in", 8)
     entry = {"number": 1, "title": "asyncio", "url": "corpus://d/asyncio.html", "text": "\n\n".join(WAIT_FOR_ENTRY)}
     reply = agent_report(agent_report_request("How does asyncio.wait_for enforce a timeout?", [entry, *pages], 2000))
     assert sum(f"[{number}]" in reply.text for number in (2, 3, 4, 5)) >= 3  # the other pages have their say
@@ -348,20 +352,7 @@ def test_a_sentence_that_announces_a_list_is_quoted_with_the_list() -> None:
             ]
         ),
     }
-    syllables = "ba ko mi tu re sa lo ne vi du".split()
-    words = iter(f"{first}{second}{third}" for first in syllables for second in syllables for third in "xyz")
-    others = [
-        {
-            "number": number,
-            "title": f"Database files, part {number}",
-            "url": f"corpus://sqlite/files{number}.html",
-            "text": "\n\n".join(
-                f"A database file from an untrusted source is {next(words)} {next(words)} {next(words)}."
-                for _ in range(10)
-            ),
-        }
-        for number in (2, 3, 4, 5)
-    ]
+    others = crowding_pages("Database files", "A database file from an untrusted source is", 10)
     task = "How do I use SQLite safely on a database file from an untrusted source?"
     reply = agent_report(agent_report_request(task, [precautions, *others], 1200))
     assert (
