@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
+from sleuth.llm.offline.agent import task_terms
 from sleuth.llm.offline.artifact import record_artifact
 from sleuth.llm.offline.final import answers_directly, final_report, question_parts
 from sleuth.llm.offline.planner import analyse, plan_steps
@@ -230,3 +231,17 @@ def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
         " low-power devices at the edge of a network. [1]"
     )[0]
     assert any(answers_directly(part, answer) for part in question_parts(rbu))
+
+
+def test_a_negated_auxiliary_is_not_a_subject() -> None:
+    # the apostrophe splits "shouldn't" into "shouldn" and "t": neither names what the question asks about
+    mutable = "Why shouldn't I use a mutable default argument like a list in a Python function?"
+    assert analyse(mutable).subjects == ["a mutable default argument", "a list"]
+    assert analyse("Why doesn't my SQLite foreign key constraint work?").subjects == ["SQLite foreign key constraint"]
+    assert all("shouldn" not in step for step in plan_steps(mutable)[1:])  # the first is the question
+    assert "shouldn" not in task_terms(mutable).focus
+    answer = cited_units(
+        "(Default values are calculated, once, when the function is defined; thus, a mutable object such as a"
+        " list or dictionary used as default value will be shared by all calls.) [1]"
+    )[0]
+    assert any(answers_directly(part, answer) for part in question_parts(mutable))

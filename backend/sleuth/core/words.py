@@ -26,6 +26,8 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     this those through to too under until up very via was we were what when where which while who
     whom why will with would you your yours yourself
     """.split()
+    # what is left of a negated auxiliary once the apostrophe splits it ("shouldn't" -> "shouldn", "t")
+    + "aren couldn didn doesn don hadn hasn haven isn mustn needn shan shouldn t wasn weren won wouldn".split()
 )
 
 # Question scaffolding: "explain", "works", "difference" frame a question without naming its
