@@ -212,3 +212,13 @@ def test_quoted_names_in_a_note_do_not_make_it_code() -> None:
     found = page_paragraphs("Notes:\n\n" + "\n\n".join(notes))
     assert not any(paragraph.example for paragraph in found), found
     assert [paragraph.text[:12] for paragraph in found[-3:]] == ["The optional", '"remove()" r', "If a target "]
+
+
+def test_an_abbreviation_that_introduces_an_example_keeps_it() -> None:
+    page = (
+        "A way around this is to use None as the default, and explicitly test for it in the body of the"
+        " function, e.g.:\n\ndef whats_on_the_telly(penguin=None):\n    if penguin is None:\n        penguin = []"
+    )
+    [paragraph] = page_paragraphs(page)
+    assert paragraph.text.endswith("function, e.g.:"), paragraph.text  # not "e.g.."
+    assert paragraph.example.startswith("def whats_on_the_telly")

@@ -229,7 +229,7 @@ _LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+(?=\S)")
 # A sentence that leans on what follows it ("as follows:", "for example:", "the following
 # functions:") says nothing once that is dropped.
 _POINTS_AHEAD = re.compile(
-    r"\b(?:following|as follows|below|for example|for instance|such as|like this|like so|here)\b", re.I
+    r"\b(?:following|as follows|below|for example|for instance|such as|like this|like so|here)\b|\be\.g\.", re.I
 )
 
 
