@@ -13,7 +13,7 @@ from typing import Any
 from sleuth.evaluation.hygiene import dangling_colons, repeated_sentences
 from sleuth.llm.offline.agent import task_terms
 from sleuth.llm.offline.artifact import record_artifact
-from sleuth.llm.offline.final import answers_directly, final_report, question_parts
+from sleuth.llm.offline.final import Finding, Pool, answers_directly, final_report, opening, question_parts
 from sleuth.llm.offline.planner import analyse, plan_steps
 from sleuth.llm.offline.request import OfflineRequest
 from sleuth.llm.offline.text import cited_units
@@ -245,3 +245,17 @@ def test_a_negated_auxiliary_is_not_a_subject() -> None:
         " list or dictionary used as default value will be shared by all calls.) [1]"
     )[0]
     assert any(answers_directly(part, answer) for part in question_parts(mutable))
+
+
+def test_a_list_item_that_only_names_an_action_does_not_open_the_report() -> None:
+    question = "How can a database file get corrupted?"
+    units = cited_units(
+        "Swapping journal files between two different databases. [1] "
+        "Moving a journal file from one database to another. [1] "
+        "Deleting a hot journal file after a crash. [1] "
+        "A database file can be corrupted when its hot journal is deleted after a crash. [1] "
+        "Making a copy of a database file while a transaction is in progress can corrupt the copy. [1]"
+    )
+    lead = opening(question_parts(question), Pool.of([Finding(task=question, units=units)]), {})
+    assert lead and all(not unit.bare.startswith(("Swapping", "Moving", "Deleting")) for unit in lead), lead
+    assert lead[0].bare.startswith("A database file can be corrupted")

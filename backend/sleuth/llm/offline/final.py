@@ -61,6 +61,18 @@ _POINTS_BACK = re.compile(
     r"\b(?:this|these|those|such|the latter|the former|in contrast|as a result|otherwise|instead|as well)\b", re.I
 )
 POINTS_BACK_PENALTY = 0.75
+# A list item that names an action ("Swapping journal files between two different databases.") is
+# no statement: it opens on a gerund and has no verb of its own to say anything with.
+_GERUND_START = re.compile(r"^[A-Z][a-z]+ing\b")
+_FINITE_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|can|cannot|could|will|would|may|might|must|shall|should|does|do|did|has|have|"
+    r"had|makes?|causes?|requires?|returns?|means?|gives?|allows?|lets?|takes?|leads?|results?)\b",
+    re.I,
+)
+
+
+def _is_fragment(sentence: str) -> bool:
+    return bool(_GERUND_START.match(sentence)) and not _FINITE_VERB.search(sentence)
 
 
 @dataclass
@@ -316,7 +328,8 @@ def opening(parts: list[Part], pool: Pool, titles: dict[int, str]) -> list[Cited
             (score(part, f_index, unit), p_index, unit)
             for p_index, part in enumerate(parts)
             for f_index, unit in pool.units
-            if answers_directly(part, unit) and not _POINTS_BACK.match(unit.bare)  # "As a result, ..." opens nothing
+            # "As a result, ..." opens nothing, nor does a list item that only names an action
+            if answers_directly(part, unit) and not _POINTS_BACK.match(unit.bare) and not _is_fragment(unit.bare)
         ),
         key=lambda item: -item[0],
     )
