@@ -57,6 +57,12 @@ def paragraphs(text: str) -> list[str]:
     return [p for p in text.split("\n\n") if p.strip()]
 
 
+def answers(question: str, sentence: str) -> bool:
+    """Whether a cited sentence can open the report on `question` (answers one of its parts directly)."""
+    unit = cited_units(f"{sentence} [1]")[0]
+    return any(answers_directly(part, unit) for part in question_parts(question))
+
+
 def test_the_first_paragraph_answers_from_the_sentences_that_name_the_subject() -> None:
     question = "What does __slots__ do in a Python class?"
     text = report(
@@ -209,11 +215,11 @@ def test_the_verb_after_how_do_i_is_not_part_of_the_subject() -> None:
     assert analyse("How can I turn on foreign keys in SQLite?").subjects == ["foreign keys"]
     assert analyse("How to use asyncio.wait_for with a timeout?").subjects[0] == "asyncio.wait_for"
     # the sentence that defines an upsert answers the question without the asker's "write"
-    answer = cited_units(
+    assert answers(
+        question,
         "UPSERT is a clause added to INSERT that causes the INSERT to behave as an UPDATE or a no-op if the"
-        " INSERT would violate a uniqueness constraint. [2]"
-    )[0]
-    assert any(answers_directly(part, answer) for part in question_parts(question))
+        " INSERT would violate a uniqueness constraint.",
+    )
 
 
 def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
@@ -226,11 +232,11 @@ def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
     assert analyse("How do I use OrderedDict efficiently in Python?").subjects == ["OrderedDict"]
     assert analyse("How does a family of functions share a cache?").subjects[0] == "a family"  # a noun in -ly
     # the sentence that defines RBU answers the question; "incrementally" is not a word it must hold
-    answer = cited_units(
+    assert answers(
+        rbu,
         "The RBU extension is an add-on for SQLite designed for use with large SQLite database files on"
-        " low-power devices at the edge of a network. [1]"
-    )[0]
-    assert any(answers_directly(part, answer) for part in question_parts(rbu))
+        " low-power devices at the edge of a network.",
+    )
 
 
 def test_a_negated_auxiliary_is_not_a_subject() -> None:
@@ -240,11 +246,11 @@ def test_a_negated_auxiliary_is_not_a_subject() -> None:
     assert analyse("Why doesn't my SQLite foreign key constraint work?").subjects == ["SQLite foreign key constraint"]
     assert all("shouldn" not in step for step in plan_steps(mutable)[1:])  # the first is the question
     assert "shouldn" not in task_terms(mutable).focus
-    answer = cited_units(
+    assert answers(
+        mutable,
         "(Default values are calculated, once, when the function is defined; thus, a mutable object such as a"
-        " list or dictionary used as default value will be shared by all calls.) [1]"
-    )[0]
-    assert any(answers_directly(part, answer) for part in question_parts(mutable))
+        " list or dictionary used as default value will be shared by all calls.)",
+    )
 
 
 def test_a_list_item_that_only_names_an_action_does_not_open_the_report() -> None:
