@@ -7,12 +7,13 @@ followed by the [n] that page carried. The final report (final.py) rearranges th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
     NumberedBlock,
+    PageSentence,
     announces_list,
     as_markdown,
     defined_term,
@@ -91,7 +92,7 @@ class Candidate:
     # the sentence right after it on the page, when that is a candidate: in its paragraph, or the first
     # of a list the paragraph ends above
     next_on_page: Candidate | None = None
-    items: list[Candidate] = field(default_factory=list)  # the first sentences of the list items below it
+    announces: bool = False  # it announces a list whose items follow it on the page
     paragraph: int = 0  # of the page (PageSentence.paragraph)
     list_run: int | None = None  # of a list item: the paragraph its list follows (PageSentence.list_run)
 
@@ -227,7 +228,7 @@ def _announced(chosen: list[Candidate]) -> list[Candidate]:
     rest of its paragraph and the list's items, as far as they follow each other on the page."""
     out: list[Candidate] = []
     for candidate in sorted(chosen, key=lambda c: -c.score):
-        if not candidate.items or not announces_list(candidate.sentence):
+        if not candidate.announces:
             continue
         run = candidate.paragraph if candidate.list_run is None else candidate.list_run
         following = candidate.next_on_page
@@ -238,6 +239,21 @@ def _announced(chosen: list[Candidate]) -> list[Candidate]:
                 out.append(following)
             following = following.next_on_page
     return out
+
+
+def _announcing(sentences: list[PageSentence]) -> set[int]:
+    """The positions of a page's sentences that announce a list with items below them: a paragraph's
+    sentence, the list right after its paragraph; an item's, the later items of its own list."""
+    last_item: dict[int, int] = {}  # list run -> position of its last item's first sentence
+    for position, found in enumerate(sentences):
+        if found.opens_item and found.list_run is not None:
+            last_item[found.list_run] = position
+    return {
+        position
+        for position, found in enumerate(sentences)
+        if last_item.get(found.paragraph if found.list_run is None else found.list_run, -1) > position
+        and announces_list(found.text)
+    }
 
 
 def _budget(request: OfflineRequest, facts: AgentReportFacts | None) -> int:
@@ -261,8 +277,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         # a page whose title names the subject is where the subject is explained
         prior = PAGE_TITLE_BONUS * min(1.0, terms.weight(term_set(page.title), rare) / 2.0)
         previous: Candidate | None = None
-        paragraph_items: dict[int, list[Candidate]] = {}  # list run -> its items' first sentences
-        page_candidates: list[Candidate] = []
+        announcing = _announcing(sentences)
         for position, found in enumerate(sentences):
             heading, sentence = found.heading, found.text
             lead = position == 0 or sentences[position - 1].heading != heading
@@ -279,24 +294,17 @@ def agent_report(request: OfflineRequest) -> Reply:
                 found.example,
                 paragraph=found.paragraph,
                 list_run=found.list_run,
+                announces=position in announcing,
             )
             if previous is not None and sentences[position - 1].paragraph == found.paragraph:
                 previous.next_in_paragraph = candidate
             if previous is not None and found.follows:
                 previous.next_on_page = candidate
             previous = candidate
-            page_candidates.append(candidate)
-            if found.opens_item and found.list_run is not None:
-                paragraph_items.setdefault(found.list_run, []).append(candidate)
             if heading:
                 sections.setdefault((page.number, heading), []).append(candidate)
             if relevance >= MIN_RELEVANCE:  # about one distinctive focus term, or several common ones
                 candidates.append(candidate)
-        for found, candidate in zip(sentences, page_candidates, strict=True):
-            # an item announces the items after it in its own list; a paragraph, the list below it
-            run = found.paragraph if found.list_run is None else found.list_run
-            later = [item for item in paragraph_items.get(run, []) if item.position > candidate.position]
-            candidate.items = later
 
     chosen: list[Candidate] = []
     budget = int(_budget(request, facts) * 0.9)
@@ -362,7 +370,7 @@ def agent_report(request: OfflineRequest) -> Reply:
         limit = MAX_PASSAGE
         for index, candidate in enumerate(in_order):
             if run == 1:  # a passage that announces a list goes on into it
-                limit = MAX_LIST_PASSAGE if candidate.items and announces_list(candidate.sentence) else MAX_PASSAGE
+                limit = MAX_LIST_PASSAGE if candidate.announces else MAX_PASSAGE
             following = in_order[index + 1] if index + 1 < len(in_order) else None
             # Sentences that follow each other on the page are one passage: one citation after the
             # last keeps them together wherever the final report puts them ("However, threading is

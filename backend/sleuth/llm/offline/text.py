@@ -228,12 +228,11 @@ def table_rows(block: str) -> list[str]:
 _LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+(?=\S)")
 # A sentence that leans on what follows it ("as follows:", "for example:", "the following
 # functions:") says nothing once that is dropped.
+_LIST_AHEAD = "following|as follows|below"  # what announces a list, not just an example
 _POINTS_AHEAD = re.compile(
-    r"\b(?:following|as follows|below|for example|for instance|such as|like this|like so|here)\b|\be\.g\.", re.I
+    rf"\b(?:{_LIST_AHEAD}|for example|for instance|such as|like this|like so|here)\b|\be\.g\.", re.I
 )
-
-
-_ANNOUNCES_LIST = re.compile(r"\b(?:following|as follows|below)\b", re.I)
+_ANNOUNCES_LIST = re.compile(rf"\b(?:{_LIST_AHEAD})\b", re.I)
 
 
 def announces_list(sentence: str) -> bool:
