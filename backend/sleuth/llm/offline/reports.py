@@ -7,6 +7,7 @@ followed by the [n] that page carried. The final report (final.py) rearranges th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sleuth.llm.offline.agent import TaskTerms, task_terms
@@ -208,37 +209,45 @@ def focus_sections(headings: list[tuple[int, str]], terms: TaskTerms) -> list[tu
     return [(number, heading) for _, number, heading in scored[:FOCUS_SECTIONS]]
 
 
-def _continuations(chosen: list[Candidate]) -> list[Candidate]:
-    """The next CONTINUED_SENTENCES sentences of the paragraph of each of the strongest sentences
-    chosen, best paragraph first."""
+def _read_on(
+    starts: list[Candidate],
+    chosen: list[Candidate],
+    count: int,
+    step: Callable[[Candidate], Candidate | None],
+    within: Callable[[Candidate, Candidate], bool] = lambda start, following: True,
+) -> list[Candidate]:
+    """Up to `count` sentences after each start, following `step` while `within` holds, that are not
+    chosen yet, in the starts' order."""
     out: list[Candidate] = []
-    for candidate in sorted(chosen, key=lambda c: -c.score)[:CONTINUED_PARAGRAPHS]:
-        following = candidate.next_in_paragraph
-        for _ in range(CONTINUED_SENTENCES):
-            if following is None:
+    for start in starts:
+        following = step(start)
+        for _ in range(count):
+            if following is None or not within(start, following):
                 break
             if following not in chosen and following not in out:
                 out.append(following)
-            following = following.next_in_paragraph
+            following = step(following)
     return out
+
+
+def _continuations(chosen: list[Candidate]) -> list[Candidate]:
+    """The next CONTINUED_SENTENCES sentences of the paragraph of each of the strongest sentences
+    chosen, best paragraph first."""
+    strongest = sorted(chosen, key=lambda c: -c.score)[:CONTINUED_PARAGRAPHS]
+    return _read_on(strongest, chosen, CONTINUED_SENTENCES, lambda c: c.next_in_paragraph)
+
+
+def _in_announced_list(start: Candidate, following: Candidate) -> bool:
+    """Whether `following` is the rest of the paragraph of `start`, or an item of the list it announces."""
+    run = start.paragraph if start.list_run is None else start.list_run
+    return following.paragraph == start.paragraph or following.list_run == run
 
 
 def _announced(chosen: list[Candidate]) -> list[Candidate]:
     """What each chosen sentence that announces a list goes on to say, strongest sentence first: the
     rest of its paragraph and the list's items, as far as they follow each other on the page."""
-    out: list[Candidate] = []
-    for candidate in sorted(chosen, key=lambda c: -c.score):
-        if not candidate.announces:
-            continue
-        run = candidate.paragraph if candidate.list_run is None else candidate.list_run
-        following = candidate.next_on_page
-        for _ in range(LIST_SENTENCES):
-            if following is None or (following.paragraph != candidate.paragraph and following.list_run != run):
-                break
-            if following not in chosen and following not in out:
-                out.append(following)
-            following = following.next_on_page
-    return out
+    announcing = [c for c in sorted(chosen, key=lambda c: -c.score) if c.announces]
+    return _read_on(announcing, chosen, LIST_SENTENCES, lambda c: c.next_on_page, _in_announced_list)
 
 
 def _announcing(sentences: list[PageSentence]) -> set[int]:
