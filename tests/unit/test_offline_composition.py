@@ -230,13 +230,38 @@ def test_how_the_asker_wants_it_done_is_not_what_they_ask_about() -> None:
     assert analyse(untrusted).subjects == ["a database file", "an untrusted source"]
     assert all("safely" not in step for step in plan_steps(untrusted)[1:])
     assert analyse("How do I use OrderedDict efficiently in Python?").subjects == ["OrderedDict"]
-    assert analyse("How does a family of functions share a cache?").subjects[0] == "a family"  # a noun in -ly
+    # a noun in -ly
+    assert analyse("How does a family of functions share a cache?").subjects[0] == "a family of functions"
     # the sentence that defines RBU answers the question; "incrementally" is not a word it must hold
     assert answers(
         rbu,
         "The RBU extension is an add-on for SQLite designed for use with large SQLite database files on"
         " low-power devices at the edge of a network.",
     )
+
+
+def test_a_noun_bound_by_of_is_one_subject_and_a_name_stops_at_its_verb() -> None:
+    sequence = "How do I generate a sequence of integers in SQLite like generate_series in PostgreSQL?"
+    assert analyse(sequence).subjects == ["a sequence of integers"]
+    assert "Definition and purpose of a sequence of integers in SQLite" in plan_steps(sequence)[1]
+    assert analyse("How do I pass an array of values from C into a SQLite query?").subjects[0] == "an array of values"
+    # "of" after these starts a phrase of its own
+    assert all("instead of" not in s for s in analyse("How do I retry instead of failing at once?").subjects)
+    assert analyse("What are the advantages of using write-ahead logging?").subjects == ["write-ahead logging"]
+    # after "does", a name and then the question's verb: the name alone is the subject
+    lru = analyse("How does functools.lru_cache decide which entries to evict?")
+    assert lru.subjects == ["functools.lru_cache", "entries"]
+    assert analyse("How does itertools.tee split one iterator?").subjects[0] == "itertools.tee"
+    assert (
+        analyse("How do collections.Counter objects count elements?")
+        .subjects[0]
+        .startswith("collections.Counter objects")
+    )
+    # the product named before the verb is the domain, not a thing the steps are about
+    atomic = "How does SQLite make a commit atomic so that a power failure does not corrupt the database?"
+    assert "SQLite" not in analyse(atomic).subjects
+    assert all(" SQLite and " not in step for step in plan_steps(atomic)[1:])
+    assert analyse("How does SQLite treat NULL values in UNIQUE columns?").subjects == ["NULL values"]
 
 
 def test_a_negated_auxiliary_is_not_a_subject() -> None:

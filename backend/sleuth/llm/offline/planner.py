@@ -44,7 +44,8 @@ _VERBS = frozenset(
     "guarantee guarantees provide provides allow allows define defines determine determines influence "
     "influences combine combines depend depends lead leads become becomes keep keeps produce produces "
     "enable enables detect detects protect protects replace replaces optimise optimize process processes "
-    "interpret interprets execute executes compile compiles load loads find finds".split()
+    "interpret interprets execute executes compile compiles load loads find finds share shares decide decides "
+    "treat treats enforce enforces choose chooses".split()
 )
 _ASPECT_HEADS = frozenset(
     "trade-offs tradeoffs trade-off differences difference pros cons advantages disadvantages benefits "
@@ -92,13 +93,32 @@ def _is_break(word: str, following: str) -> bool:
     return low in _VERBS or low in RELATION_WORDS or low in VAGUE_WORDS or not re.match(r"[\w]", word)
 
 
+# Words that "of" follows without making one thing of the two: "instead of", "one of", "all of".
+_NOT_OF_HEADS = frozenset(
+    "instead because out ahead kind sort type lot lots number all some any each most many none one both".split()
+)
+
+
+def _joins(run: list[str], following: str, after: str) -> bool:
+    """Whether "of" binds two nouns into one thing ("a sequence of integers", "an array of values")
+    rather than starting a phrase of its own ("instead of failing", "advantages of using")."""
+    if not run or run[-1].lower() in _NOT_OF_HEADS or run[-1].lower() in _ASPECT_HEADS:
+        return False
+    if not following or following.lower().endswith("ing") or not re.match(r"\w", following):
+        return False
+    return not _is_break(following, after)
+
+
 def noun_phrases(text: str) -> list[str]:
     """Runs of words between function words and verbs, kept verbatim (a leading article too)."""
     words = _WORD.findall(text)
     phrases: list[list[str]] = [[]]
     for index, word in enumerate(words):
         following = words[index + 1] if index + 1 < len(words) else ""
-        if _is_break(word, following):
+        after = words[index + 2] if index + 2 < len(words) else ""
+        if word.lower() == "of" and _joins(phrases[-1], following, after):
+            phrases[-1].append(word)
+        elif _is_break(word, following):
             phrases.append([])
         else:
             phrases[-1].append(word)
@@ -124,6 +144,26 @@ def _split_context(clause: str) -> tuple[str, str]:
     return body, ""
 
 
+# "does functools.lru_cache decide …": after an auxiliary, a name, then the question's own verb in its
+# bare form (never a plural: "Counter objects" goes on naming the subject)
+_NAME_THEN_VERB = re.compile(
+    r"^(?:does|do|did|can|could|should|would|will|might|must)\s+"
+    r"(?=[\w.()]*(?:[._]|[A-Z]))[\w.()]+(?<!['’]s)\s+(?P<verb>[a-z]+)\b"
+)
+
+
+def _without_main_verb(body: str) -> str:
+    """The body with the verb after its subject name turned into a break, so that the name stands
+    alone: "SQLite treat NULL values" is the name and what it acts on, not one subject."""
+    found = _NAME_THEN_VERB.match(body)
+    if not found:
+        return body
+    verb = found.group("verb")
+    if verb in STOPWORDS or (verb.endswith("s") and not verb.endswith(("ss", "us"))):
+        return body
+    return f"{body[: found.start('verb')]}; {body[found.end('verb') :]}"
+
+
 def analyse(text: str) -> Topic:
     """Subjects, context and comparison of the first sub-question (or of `text` if it has none)."""
     first = (clauses(text) or [text])[0]
@@ -133,6 +173,7 @@ def analyse(text: str) -> Topic:
     body = _QUESTION_START.sub("", body.strip()).strip()
     comparison = bool(_COMPARISON.search(first))
     relation = next((w.lower() for w in body.split() if w.lower() in RELATION_WORDS), "")
+    body = _without_main_verb(body)
     phrases = []
     for phrase in noun_phrases(body):
         # "use SQLite safely", "update a database incrementally": how the asker wants it done, not
@@ -153,9 +194,10 @@ def analyse(text: str) -> Topic:
         # "use SQLite safely on a database file from an untrusted source": the context holds the subject
         # ("use OrderedDict efficiently in Python" keeps its subject: a joined name is no domain)
         phrases, context = noun_phrases(context.partition(" ")[2]), ""
-    # a lone capitalised word ("Python") in front of other subjects names the domain
-    if len(phrases) > 1 and re.fullmatch(r"[A-Z][a-z]+", phrases[0]) and not context:
-        context = "in " + phrases.pop(0)
+    # a lone capitalised word ("Python", "SQLite") in front of other subjects names the domain
+    if len(phrases) > 1 and " " not in phrases[0] and names_domain(phrases[0]):
+        domain = phrases.pop(0)
+        context = context or "in " + domain
     return Topic(subjects=phrases[:2], context=context, comparison=comparison, relation=relation)
 
 
