@@ -262,6 +262,9 @@ def test_a_noun_bound_by_of_is_one_subject_and_a_name_stops_at_its_verb() -> Non
     assert "SQLite" not in analyse(atomic).subjects
     assert all(" SQLite and " not in step for step in plan_steps(atomic)[1:])
     assert analyse("How does SQLite treat NULL values in UNIQUE columns?").subjects == ["NULL values"]
+    # nor does the example after the subject take the product's place
+    lookup = "How does Python decide where an attribute lookup like obj.x finds its value?"
+    assert analyse(lookup).subjects[0] == "an attribute lookup" and "obj.x" not in analyse(lookup).subjects
 
 
 def test_a_negated_auxiliary_is_not_a_subject() -> None:

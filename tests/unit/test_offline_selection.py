@@ -642,3 +642,23 @@ def test_the_opening_prefers_the_page_that_speaks_to_the_whole_question() -> Non
     text = final_report(OfflineRequest(messages=[{"role": "user", "content": user}], tools=[])).text
     first_citation = re.search(r"\[(\d+)\]", text)
     assert first_citation is not None and first_citation.group(1) == "2", text[:300]
+
+
+def test_the_word_that_asks_how_things_differ_does_not_make_a_sentence_relevant() -> None:
+    task = "How do threading.Event and threading.Condition differ for coordinating threads?"
+    assert "differ" not in task_terms(task).focus
+    notes = (
+        "Note that the treatment of a negative timeout differs from the behaviour of a lock in threads.\n\n"
+        "Note that signal handling differs for threads, where the equivalent blocking calls ignore it."
+    )
+    threading = (
+        "An event object manages an internal flag that the set() method sets to true and clear() resets.\n\n"
+        "A condition variable allows one or more threads to wait until they are notified by another thread."
+    )
+    pages = [
+        {"number": 1, "title": "Programming guidelines", "url": "corpus://d/notes.html", "text": notes},
+        {"number": 2, "title": "Thread-based parallelism", "url": "corpus://d/threading.html", "text": threading},
+    ]
+    reply = agent_report(agent_report_request(task, pages, 70)).text
+    assert "internal flag" in reply and "notified by another thread" in reply, reply
+    assert "differs from" not in reply

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sleuth.core.words import stem
 from sleuth.llm.offline.request import OfflineRequest, Reply
 from sleuth.llm.offline.text import (
+    RELATION_WORDS,
     NumberedBlock,
     chunks,
     content_words,
@@ -155,7 +156,7 @@ def _name_parts(text: str) -> frozenset[str]:
 def _clean_phrases(text: str) -> list[str]:
     phrases: list[str] = []
     for phrase in chunks(text):
-        words = [word for word in phrase.split() if word.lower() not in _STEP_WORDS]
+        words = [word for word in phrase.split() if word.lower() not in _STEP_WORDS | RELATION_WORDS]
         if words:
             phrases.append(" ".join(words))
     return phrases

@@ -164,6 +164,11 @@ def _without_main_verb(body: str) -> str:
     return f"{body[: found.start('verb')]}; {body[found.end('verb') :]}"
 
 
+def _is_example(phrase: str, text: str) -> bool:
+    """Whether `text` gives the phrase as an example of something else ("like obj.x", "such as sqrt")."""
+    return bool(re.search(rf"\b(?:like|such as|e\.g\.)\s+{re.escape(phrase)}", text))
+
+
 def analyse(text: str) -> Topic:
     """Subjects, context and comparison of the first sub-question (or of `text` if it has none)."""
     first = (clauses(text) or [text])[0]
@@ -194,10 +199,12 @@ def analyse(text: str) -> Topic:
         # "use SQLite safely on a database file from an untrusted source": the context holds the subject
         # ("use OrderedDict efficiently in Python" keeps its subject: a joined name is no domain)
         phrases, context = noun_phrases(context.partition(" ")[2]), ""
-    # a lone capitalised word ("Python", "SQLite") in front of other subjects names the domain
+    # a lone capitalised word ("Python", "SQLite") in front of other subjects names the domain; an
+    # example the question gives ("like obj.x") does not take its place
     if len(phrases) > 1 and " " not in phrases[0] and names_domain(phrases[0]):
         domain = phrases.pop(0)
-        context = context or "in " + domain
+        context = context or f"in {domain}"
+        phrases = phrases[:1] + [phrase for phrase in phrases[1:] if not _is_example(phrase, body)]
     return Topic(subjects=phrases[:2], context=context, comparison=comparison, relation=relation)
 
 
