@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from typing import Any
 
 import pytest
 
@@ -150,6 +151,14 @@ def test_the_page_on_the_subject_gives_the_report_all_its_sentences_beside_anoth
     assert len(quoted) == len(facts)
 
 
+def _pages(*pages: tuple[str, str, str]) -> list[dict[str, Any]]:
+    """Opened pages numbered from 1, each (title, file name, text)."""
+    return [
+        {"number": number, "title": title, "url": f"corpus://d/{name}", "text": text}
+        for number, (title, name, text) in enumerate(pages, 1)
+    ]
+
+
 def _one_page_report(title: str, text: str, task: str) -> str:
     pages = [{"number": 1, "title": title, "url": "corpus://d/page.html", "text": text}]
     return agent_report(agent_report_request(task, pages, 4000)).text
@@ -186,10 +195,9 @@ def test_a_page_on_the_words_of_a_snake_case_name_is_not_about_that_name() -> No
         "These functions return the number of rows modified, inserted or deleted by the last statement.\n\n"
         "The total number of rows changed since the connection opened is returned by another function."
     )
-    pages = [
-        {"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": windows},
-        {"number": 2, "title": "Count The Number Of Rows Modified", "url": "corpus://d/changes.html", "text": changes},
-    ]
+    pages = _pages(
+        ("Window Functions", "windows.html", windows), ("Count The Number Of Rows Modified", "changes.html", changes)
+    )
     reply = agent_report(agent_report_request("How does the row_number() window function work?", pages, 4000))
     assert "[1]" in reply.text
     assert "[2]" not in reply.text  # "row" and "number" are words of the name, not what the task asks about
@@ -655,10 +663,9 @@ def test_the_word_that_asks_how_things_differ_does_not_make_a_sentence_relevant(
         "An event object manages an internal flag that the set() method sets to true and clear() resets.\n\n"
         "A condition variable allows one or more threads to wait until they are notified by another thread."
     )
-    pages = [
-        {"number": 1, "title": "Programming guidelines", "url": "corpus://d/notes.html", "text": notes},
-        {"number": 2, "title": "Thread-based parallelism", "url": "corpus://d/threading.html", "text": threading},
-    ]
+    pages = _pages(
+        ("Programming guidelines", "notes.html", notes), ("Thread-based parallelism", "threading.html", threading)
+    )
     reply = agent_report(agent_report_request(task, pages, 70)).text
     assert "internal flag" in reply and "notified by another thread" in reply, reply
     assert "differs from" not in reply
