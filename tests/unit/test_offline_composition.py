@@ -293,3 +293,16 @@ def test_a_list_item_that_only_names_an_action_does_not_open_the_report() -> Non
     lead = opening(question_parts(question), Pool.of([Finding(task=question, units=units)]), {})
     assert lead and all(not unit.bare.startswith(("Swapping", "Moving", "Deleting")) for unit in lead), lead
     assert lead[0].bare.startswith("A database file can be corrupted")
+
+
+def test_a_sentence_on_the_general_subject_does_not_answer_for_the_name_asked_about() -> None:
+    question = "How does itertools.tee split one iterator into several independent iterators?"
+    general = [
+        "An iterator is an object representing a stream of data that returns its items one at a time. [1]",
+        "When the iterator is exhausted, the suite in the else clause, if present, is executed. [1]",
+    ]
+    text = report(question, plan_steps(question), [" ".join(general)])
+    assert paragraphs(text)[0].startswith("_The sources found do not answer this question directly")
+    tee = "`itertools.tee()`: Return n independent iterators from a single iterable. [2]"
+    text = report(question, plan_steps(question), [" ".join([*general, tee])])
+    assert paragraphs(text)[0].startswith("`itertools.tee()`: Return n independent iterators")

@@ -210,8 +210,15 @@ def answers_directly(part: Part, unit: CitedUnit) -> bool:
         return False
     terms = term_set(unit.bare)
     if part.subjects:
-        return any(_names_subject(subject, terms) for subject in part.subjects)
+        # a name the question asks about ("itertools.tee") is what the answer must be about: a
+        # sentence on iterators in general does not answer how tee() splits one
+        named = [subject for subject in part.subjects if any(_is_name(term) for term in subject)]
+        return any(_names_subject(subject, terms) for subject in named or part.subjects)
     return len(terms & part.terms) >= min(2, len(part.terms))
+
+
+def _is_name(term: str) -> bool:
+    return "." in term.strip(".") or "_" in term.strip("_")
 
 
 def _part_of(step: str, parts: list[Part]) -> int:
