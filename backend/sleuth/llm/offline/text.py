@@ -178,7 +178,9 @@ def _looks_like_code(paragraph: str) -> bool:
     # An indented line continues a statement ("CREATE TABLE t(" then "  name TEXT,") only below a line
     # of code: below prose it is a hard-wrapped list item's or paragraph's next line.
     continued = _code_line(lines[0])
-    if len(lines) > 1 and _LIST_ITEM.match(lines[0]) and not continued and _PROSE_LINE_END.search(lines[-1]):
+    item = bool(_LIST_ITEM.match(lines[0]))
+    ends_as_sentence = bool(_PROSE_LINE_END.search(lines[-1]))
+    if len(lines) > 1 and item and not continued and ends_as_sentence:
         return False  # a list item wrapped over lines that ends as a sentence ('…\n   from "__enter__()" is …')
     if (
         len(lines) > 1
@@ -191,8 +193,7 @@ def _looks_like_code(paragraph: str) -> bool:
     letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
     # quotes and emphasis around names are a sentence's markup ('3. "remove()" raises "ValueError"
     # when *x* is not found in *s*.'), in a list item or a line that ends as a sentence does
-    sentence_like = _LIST_ITEM.match(lines[0]) or len(lines) == 1
-    markup = sum(ch in _PROSE_MARKUP for ch in paragraph) if sentence_like and _PROSE_LINE_END.search(lines[-1]) else 0
+    markup = sum(ch in _PROSE_MARKUP for ch in paragraph) if (item or len(lines) == 1) and ends_as_sentence else 0
     return code_lines * 2 >= len(lines) or letters < 0.8 * (len(paragraph) - markup)
 
 
