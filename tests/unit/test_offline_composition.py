@@ -306,3 +306,29 @@ def test_a_sentence_on_the_general_subject_does_not_answer_for_the_name_asked_ab
     tee = "`itertools.tee()`: Return n independent iterators from a single iterable. [2]"
     text = report(question, plan_steps(question), [" ".join([*general, tee])])
     assert paragraphs(text)[0].startswith("`itertools.tee()`: Return n independent iterators")
+
+
+def test_a_page_the_agents_quoted_once_keeps_a_place_beside_the_page_they_quoted_at_length() -> None:
+    question = "How does the SQLite query planner choose an index for a query?"
+    planner = [
+        "The query planner chooses an index for each table in the FROM clause of a query. [1]",
+        "The query planner estimates the cost of each index before it chooses one. [1]",
+        "An index on the columns of the WHERE clause lets the query planner skip a full scan. [1]",
+        "The query planner may use an index to avoid sorting the rows of the query. [1]",
+        "Statistics gathered by ANALYZE help the query planner compare one index with another. [1]",
+        "The query planner can use at most one index per table in a simple query. [1]",
+        "A multi-column index helps the query planner only when its left-most columns are constrained. [1]",
+        "The query planner ignores an index whose first column is not used in the query. [1]",
+        "An index can make the query planner pick a worse plan when statistics are stale. [1]",
+        "The query planner treats an OR term as several lookups on the same index. [1]",
+        "A partial index is used by the query planner only when the WHERE clause implies its condition. [1]",
+        "The query planner prefers an index that also delivers the rows in ORDER BY order. [1]",
+    ]
+    covering = (
+        "A covering index lets the query planner answer a query from the index alone, without reading the table. [2]"
+    )
+    found = " ".join([*planner, covering])
+    text = report(question, [question], [found, found, found], [1, 1, 1])
+    # more of [1] than the report has room for, each sentence as much on the question as [2]'s
+    assert len(re.findall(r"\[1\]", text)) < len(planner)
+    assert text.count("A covering index lets the query planner answer") == 1

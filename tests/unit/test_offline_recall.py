@@ -136,9 +136,9 @@ def test_excerpts_keep_the_definition_under_a_matching_term() -> None:
 
 
 def test_sections_grow_with_the_things_a_step_lists_within_a_bound() -> None:
-    assert section_size("How does functools.lru_cache evict entries?") == 5
-    assert section_size("What are the start methods spawn, fork and forkserver?") == 7
-    assert section_size("Compare a, b, c, d, e, f and g") == 7
+    assert section_size("How does functools.lru_cache evict entries?") == 6
+    assert section_size("What are the start methods spawn, fork and forkserver?") == 8
+    assert section_size("Compare a, b, c, d, e, f and g") == 8
 
 
 def test_weak_sentences_of_other_entries_do_not_crowd_out_the_entry_that_answers() -> None:

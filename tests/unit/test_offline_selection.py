@@ -151,6 +151,27 @@ def test_the_page_on_the_subject_gives_the_report_all_its_sentences_beside_anoth
     assert len(quoted) == len(facts)
 
 
+def test_an_agent_quotes_the_page_on_the_subject_past_its_first_thirty_sentences() -> None:
+    # Every agent that opens the page on the subject quotes its best sentences alike; only a report
+    # that goes on past them reaches what the rest of the page says.
+    words = (
+        "apple basin cedar delta ember falcon garnet harbor ivory jasper kettle lantern meadow nickel orchid "
+        "pepper quartz raven saddle timber umber velvet willow yarrow zephyr anchor bramble copper dune fern "
+        "glacier hollow island juniper kelp lichen marble nectar oak pebble quill reed slate thistle tulip vine "
+        "acorn beacon canyon dagger engine fossil goblet hammer igloo jacket kernel ladder magnet needle oyster "
+        "parcel quiver ribbon shovel tunnel wagon walnut basket candle"
+    ).split()
+    facts = [
+        f"Window frames read {first} rows before {second} rows."
+        for first, second in zip(words[::2], words[1::2], strict=True)
+    ]
+    pages = [{"number": 1, "title": "Window Functions", "url": "corpus://d/windows.html", "text": "\n\n".join(facts)}]
+    reply = agent_report(agent_report_request("How do window frames read rows?", pages, 4000))
+    quoted = [fact for fact in facts if fact[:-1] in reply.text]
+    assert len(facts) > 30
+    assert len(quoted) == len(facts)
+
+
 def _pages(*pages: tuple[str, str, str]) -> list[dict[str, Any]]:
     """Opened pages numbered from 1, each (title, file name, text)."""
     return [
@@ -208,12 +229,13 @@ def test_a_weak_sentence_of_another_page_does_not_take_the_place_of_a_strong_one
     syllables = (
         ["ka", "lo", "mi", "nu", "pe", "ro", "su", "ti"],
         ["bar", "dex", "gol", "vin", "fam", "hup", "jet", "wok"],
+        ["a", "o"],
     )
     names = ["".join(pair) for pair in itertools.product(*syllables)]
     facts = [
         f"The window {a} {b} and {c} the {n} and {m} rows."
         for (a, b, c), n, m in zip(itertools.combinations(verbs, 3), names[0::2], names[1::2], strict=False)
-    ][:30]
+    ][: MAX_REPORT_SENTENCES + 5]
     pages = [
         {"number": 1, "title": "Window Functions", "url": "corpus://d/w.html", "text": "\n\n".join(facts)},
         {

@@ -36,9 +36,14 @@ from sleuth.llm.prompt_facts import ReportFacts, read_tagged
 from sleuth.llm.prompting import render
 
 # Each agent quotes a few dozen sentences, most of them from the page on the subject; a step's
-# paragraph of five reaches the facts further down that page, where four left them out.
-SECTION_SENTENCES = 5
-MAX_SECTION_SENTENCES = 7
+# paragraph of six reaches the facts further down that page, where fewer left them out.
+SECTION_SENTENCES = 6
+MAX_SECTION_SENTENCES = 8
+# A sentence from a page the report does not cite yet: with every agent quoting the page on the
+# subject at length, a page only one agent read (often the one that holds the rest of the answer)
+# would otherwise lose every place to that page's lesser sentences.
+NEW_SOURCE_BONUS = 0.25
+ON_STEP_SHARE = 0.34  # of a step's words, in a sentence on its topic
 QUESTION_SHARE = 0.5  # a step prefers, among its sentences, those on the question asked
 SOURCE_SHARE = 0.75  # and those from the sources the agents quoted most
 DUPLICATE_JACCARD = 0.6
@@ -367,7 +372,7 @@ def steps_answers(
     def score(s_index: int, unit: CitedUnit) -> float:
         owned = bool(pool.finders[unit.bare] & set(owners.get(s_index, [])))
         relevance = overlap(term_set(unit.bare), step_terms[s_index])
-        if not owned and relevance < 0.34:
+        if not owned and relevance < ON_STEP_SHARE:
             return -1.0  # a sentence from another step's finding must at least be on this step's topic
         return (
             (1.0 if owned else 0.0)
@@ -378,18 +383,27 @@ def steps_answers(
             - (0.3 if is_dangling(unit.bare) else 0.0)
         )
 
+    def newcomer(s_index: int, unit: CitedUnit) -> float:
+        # a step's first sentence is its best on its merits; the rest may make room for other pages,
+        # for a sentence on the step's topic
+        if not picked[s_index] or cited.intersection(unit.numbers):
+            return 0.0
+        return NEW_SOURCE_BONUS if overlap(term_set(unit.bare), step_terms[s_index]) >= ON_STEP_SHARE else 0.0
+
     used = list(used)
+    cited = {number for unit in used for number in unit.numbers}
     picked: list[list[CitedUnit]] = [[] for _ in plan]
     sizes = [section_size(step) for step in plan]
     for turn in range(max(sizes, default=0)):
         for s_index in range(len(plan)):
             if turn >= sizes[s_index]:
                 continue
-            scored = [(score(s_index, unit), unit) for _, unit in pool.units]
+            scored = [(score(s_index, unit) + newcomer(s_index, unit), unit) for _, unit in pool.units]
             choice = _pick([item for item in scored if item[0] >= 0], used, 1)
             if choice:
                 picked[s_index].extend(choice)
                 used.extend(choice)
+                cited.update(choice[0].numbers)
     return picked
 
 

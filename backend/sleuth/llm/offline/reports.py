@@ -36,11 +36,12 @@ from sleuth.llm.prompting import render
 DEFAULT_REPORT_TOKENS = 1200
 # Sibling agents that open the page on the subject quote its best sentences alike: room for more of
 # them lets the report reach the facts further down that page, which the pages read by the way lack.
-MAX_REPORT_SENTENCES = 28
+# Forty sentences are still well within the tokens the prompt allows an agent's report.
+MAX_REPORT_SENTENCES = 40
 # The spreading pass stops short of the whole report: the paragraphs it starts and the sections on
 # the task's subject (read next) would otherwise find every place taken by other pages' sentences.
 SPREAD_PLACES = 18
-MAX_PER_SOURCE = 18  # the page about the question may fill most of a report before weaker pages add theirs
+MAX_PER_SOURCE = 26  # the page about the question may fill most of a report before weaker pages add theirs
 MAX_PER_HEADING = 2  # first pass: a page's entries each get a say before one entry gets more
 SPREAD_FLOOR = 0.5  # of the best score: what the first pass takes at all
 OTHER_PAGES_FLOOR = 0.35  # of the best score: what the second pass takes while a page may give more
