@@ -235,6 +235,9 @@ def test_a_report_is_answered_in_its_first_paragraph_only_by_a_checked_cited_sen
 def test_a_report_that_does_not_open_on_a_cited_answer_is_not_high() -> None:
     counts = replace(_counts(INDIRECT), opening_cited=opens_with_a_cited_answer(INDIRECT))
     assert confidence(counts, RunTally()) == ("medium", "opening_uncited")
+    # the reason is the one the report itself gives where its answer would start, though few of its
+    # sentences come from pages titled for the subject as well
+    assert confidence(replace(counts, on_subject=0.25), RunTally()) == ("medium", "opening_uncited")
     note = method_note(counts, RunTally())
     assert note.opening_cited is False
     assert note.confidence_reason == (

@@ -119,12 +119,15 @@ def confidence(counts: Counts, tally: RunTally) -> tuple[Confidence, str]:
     partly = question is not None and (
         question.share < PARTLY_ANSWERED_SHARE or question.names_found < question.names_asked
     )
-    if counts.off_subject:
-        return ("low" if partly else "medium"), "off_subject"
-    if counts.uncited_subject:
-        return "medium", "subject_page_uncited"
+    if counts.off_subject and partly:
+        return "low", "off_subject"
+    # a report that opens by saying its sources do not answer directly gives that as its reason
     if counts.opening_cited is False:
         return "medium", "opening_uncited"
+    if counts.off_subject:
+        return "medium", "off_subject"
+    if counts.uncited_subject:
+        return "medium", "subject_page_uncited"
     if set(tally.degraded) - HARMLESS:
         return "medium", "degraded"
     if counts.citations_removed or counts.claims_unsupported:
