@@ -332,3 +332,15 @@ def test_a_page_the_agents_quoted_once_keeps_a_place_beside_the_page_they_quoted
     # more of [1] than the report has room for, each sentence as much on the question as [2]'s
     assert len(re.findall(r"\[1\]", text)) < len(planner)
     assert text.count("A covering index lets the query planner answer") == 1
+
+
+def test_a_call_in_a_name_and_a_passive_verb_do_not_split_or_add_a_subject() -> None:
+    close = "What happens when a generator's close() method is called?"
+    assert analyse(close).subjects == ["a generator's close() method"]
+    assert "Definition and purpose of a generator's close() method" in plan_steps(close)[1]
+    assert analyse("How does the str.join() method handle non-string items?").subjects[0] == "the str.join() method"
+    assert analyse("What happens when an exception is raised inside a finally clause?").subjects == ["an exception"]
+    # a participle before a noun describes it; before an adverb it is the verb
+    assert "reserved keywords" in analyse("Which words are reserved keywords in SQLite?").subjects
+    spelled = analyse("How do I find strings that are spelled similarly to a misspelled word?")
+    assert spelled.subjects == ["strings", "a misspelled word"]

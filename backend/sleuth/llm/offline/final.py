@@ -52,6 +52,9 @@ SUPPORT_SHARE = 0.25  # per extra agent that quoted the same sentence
 SUBJECT_WORDS = 5  # a sentence that names the subject in its first words is about it
 SUBJECT_BONUS = 0.5
 SUBJECT_PAGE_BONUS = 1.0
+# a sentence that names every thing the part asks about ("strings" and "a misspelled word") answers
+# it before one that names only the most common of them
+ALL_SUBJECTS_BONUS = 1.0
 # A page whose quoted sentences together hold most of what the part asks about is on it; one that
 # matches a single word of it in many places (a changelog's every "strings") is not.
 PAGE_COVERAGE_SHARE = 1.0
@@ -322,9 +325,12 @@ def opening(parts: list[Part], pool: Pool, titles: dict[int, str]) -> list[Cited
         words = tokens(unit.bare)
         opens_on_subject = any(stem(word.lower()) in part.terms for word in words[:SUBJECT_WORDS])
         from_subject_page = any(titled_for(titles.get(number, ""), part.cues) for number in unit.numbers)
+        terms = term_set(unit.bare)
+        both = len(part.subjects) > 1 and all(_names_subject(subject, terms) for subject in part.subjects)
         return (
-            2 * overlap(term_set(unit.bare), part.terms)
+            2 * overlap(terms, part.terms)
             + (SUBJECT_PAGE_BONUS if from_subject_page else 0.0)
+            + (ALL_SUBJECTS_BONUS if both else 0.0)
             + SOURCE_SHARE * pool.centrality(unit)
             + PAGE_COVERAGE_SHARE * pool.page_coverage(unit, part.terms)
             + SUPPORT_SHARE * min(2, pool.support(unit) - 1)

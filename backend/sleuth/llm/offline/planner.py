@@ -56,7 +56,7 @@ _COMPARISON = re.compile(r"\b(vs\.?|versus|compared?|comparison|better|trade-?of
 _CONTEXT_PREPOSITIONS = ("during", "in", "for", "when", "within", "inside", "under", "on", "with")
 _ARTICLES = frozenset({"the", "a", "an"})
 # A possessive stays on its word: "Python's cyclic garbage collector" is one subject, not "Python" and "s".
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./+#-][A-Za-z0-9_]+)*(?:['’]s\b)?|\d+(?:\.\d+)*|\S")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./+#-][A-Za-z0-9_]+)*(?:\(\))?(?:['’]s\b)?|\d+(?:\.\d+)*|\S")
 _KEYWORD_NOUNS = frozenset("statement statements loop loops clause clauses keyword keywords block blocks".split())
 
 
@@ -109,6 +109,22 @@ def _joins(run: list[str], following: str, after: str) -> bool:
     return not _is_break(following, after)
 
 
+# "is called", "are stored", "was given": after a form of "be", a participle is the question's verb
+_PASSIVE_AUXILIARIES = frozenset("is are was were be been being gets get got".split())
+_IRREGULAR_PARTICIPLES = frozenset(
+    "given taken written chosen broken thrown shown known done seen made kept held".split()
+)
+
+
+def _is_passive(previous: str, word: str, following: str) -> bool:
+    """Whether `word` is a participle that ends the subject; before a noun it describes it ("are
+    reserved keywords")."""
+    low = word.lower()
+    if previous.lower() not in _PASSIVE_AUXILIARIES or not (low.endswith("ed") or low in _IRREGULAR_PARTICIPLES):
+        return False
+    return not following or following.lower() in STOPWORDS or _is_adverb(following) or not re.match(r"\w", following)
+
+
 def noun_phrases(text: str) -> list[str]:
     """Runs of words between function words and verbs, kept verbatim (a leading article too)."""
     words = _WORD.findall(text)
@@ -118,7 +134,7 @@ def noun_phrases(text: str) -> list[str]:
         after = words[index + 2] if index + 2 < len(words) else ""
         if word.lower() == "of" and _joins(phrases[-1], following, after):
             phrases[-1].append(word)
-        elif _is_break(word, following):
+        elif _is_break(word, following) or (index > 0 and _is_passive(words[index - 1], word, following)):
             phrases.append([])
         else:
             phrases[-1].append(word)
