@@ -344,3 +344,11 @@ def test_a_call_in_a_name_and_a_passive_verb_do_not_split_or_add_a_subject() -> 
     assert "reserved keywords" in analyse("Which words are reserved keywords in SQLite?").subjects
     spelled = analyse("How do I find strings that are spelled similarly to a misspelled word?")
     assert spelled.subjects == ["strings", "a misspelled word"]
+    # a participle after the subject, before a preposition or the end, is the verb of the clause
+    assert analyse("How are default argument values evaluated in Python?").subjects == ["default argument values"]
+    enforced = "Why are my SQLite foreign key constraints not enforced, and how do I turn them on?"
+    assert analyse(enforced).subjects == ["SQLite foreign key constraints"]
+    # a keyword in capitals is no participle
+    begin = analyse("What is the difference between BEGIN DEFERRED, IMMEDIATE and EXCLUSIVE transactions?")
+    assert begin.subjects[0] == "BEGIN DEFERRED"
+    assert analyse("How is query speed affected by indexes?").subjects == ["query speed", "indexes"]

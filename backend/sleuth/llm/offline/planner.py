@@ -117,10 +117,17 @@ _IRREGULAR_PARTICIPLES = frozenset(
 
 
 def _is_passive(previous: str, word: str, following: str) -> bool:
-    """Whether `word` is a participle that ends the subject; before a noun it describes it ("are
-    reserved keywords")."""
+    """Whether `word` is a participle that ends the subject: after a form of "be" ("is called"), or
+    after the subject itself when the clause goes on with a preposition or ends ("are default argument
+    values evaluated in Python"). Before a noun it describes it ("are reserved keywords")."""
     low = word.lower()
-    if previous.lower() not in _PASSIVE_AUXILIARIES or not (low.endswith("ed") or low in _IRREGULAR_PARTICIPLES):
+    if not word.islower():  # "BEGIN DEFERRED, IMMEDIATE": a keyword, not a verb
+        return False
+    if previous.lower() in _PASSIVE_AUXILIARIES:
+        participle = low.endswith("ed") or low in _IRREGULAR_PARTICIPLES
+    else:
+        participle = len(low) > 4 and low.endswith("ed") and not low.endswith("eed") and previous.isalpha()
+    if not participle:
         return False
     return not following or following.lower() in STOPWORDS or _is_adverb(following) or not re.match(r"\w", following)
 
