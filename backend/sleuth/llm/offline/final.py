@@ -377,24 +377,22 @@ def steps_answers(
 
     def score(s_index: int, unit: CitedUnit) -> float:
         owned = bool(pool.finders[unit.bare] & set(owners.get(s_index, [])))
-        relevance = overlap(term_set(unit.bare), step_terms[s_index])
+        newcomer = bool(picked[s_index]) and not cited.intersection(unit.numbers)
+        terms = term_set(unit.bare)
+        relevance = overlap(terms, step_terms[s_index])
         if not owned and relevance < ON_STEP_SHARE:
             return -1.0  # a sentence from another step's finding must at least be on this step's topic
         return (
             (1.0 if owned else 0.0)
             + relevance
-            + QUESTION_SHARE * overlap(term_set(unit.bare), question_terms)
+            + QUESTION_SHARE * overlap(terms, question_terms)
             + SOURCE_SHARE * pool.centrality(unit)
             + 0.25 * step_kinds[s_index].cue_bonus(unit.bare)
             - (0.3 if is_dangling(unit.bare) else 0.0)
+            # a step's first sentence is its best on its merits; the rest may make room for a sentence
+            # on the step's topic from another page
+            + (NEW_SOURCE_BONUS if newcomer and relevance >= ON_STEP_SHARE else 0.0)
         )
-
-    def newcomer(s_index: int, unit: CitedUnit) -> float:
-        # a step's first sentence is its best on its merits; the rest may make room for other pages,
-        # for a sentence on the step's topic
-        if not picked[s_index] or cited.intersection(unit.numbers):
-            return 0.0
-        return NEW_SOURCE_BONUS if overlap(term_set(unit.bare), step_terms[s_index]) >= ON_STEP_SHARE else 0.0
 
     used = list(used)
     cited = {number for unit in used for number in unit.numbers}
@@ -404,7 +402,7 @@ def steps_answers(
         for s_index in range(len(plan)):
             if turn >= sizes[s_index]:
                 continue
-            scored = [(score(s_index, unit) + newcomer(s_index, unit), unit) for _, unit in pool.units]
+            scored = [(score(s_index, unit), unit) for _, unit in pool.units]
             choice = _pick([item for item in scored if item[0] >= 0], used, 1)
             if choice:
                 picked[s_index].extend(choice)
